@@ -1,0 +1,262 @@
+package tofino
+
+import (
+	"fmt"
+
+	"archsim/configs"
+)
+
+// Config is a Tofino-family chip description, decoded from configs/*.yaml.
+// Field meanings and sources are in the YAML files.
+type Config struct {
+	Name              string   `mapstructure:"name"`
+	ClockMHz          float64  `mapstructure:"clock_mhz"`
+	Pipes             int      `mapstructure:"pipes"`
+	FrontPortsPerPipe int      `mapstructure:"front_ports_per_pipe"`
+	PortGbps          float64  `mapstructure:"port_gbps"`
+	DevPortPipeStride int      `mapstructure:"dev_port_pipe_stride"`
+	RecircLocalPort   int      `mapstructure:"recirc_local_port"`
+	RecircGbps        float64  `mapstructure:"recirc_gbps"`
+	PktgenLocalPort   int      `mapstructure:"pktgen_local_port"`
+	PacketsPerCycle   int      `mapstructure:"packets_per_cycle"`
+	MAU               MAU      `mapstructure:"mau"`
+	SALU              SALU     `mapstructure:"salu"`
+	ALU               ALU      `mapstructure:"alu"`
+	Latency           Latency  `mapstructure:"latency"`
+	TM                TM       `mapstructure:"tm"`
+	Features          Features `mapstructure:"features"`
+}
+
+// MAU holds per-stage budgets and table-layout rules.
+type MAU struct {
+	Stages             int     `mapstructure:"stages"`
+	LogicalTables      int     `mapstructure:"logical_tables"`
+	TernaryTables      int     `mapstructure:"ternary_tables"`
+	SRAMBlocks         int     `mapstructure:"sram_blocks"`
+	SRAMDepth          int     `mapstructure:"sram_depth"`
+	SRAMWidthBits      int     `mapstructure:"sram_width_bits"`
+	MapRAMs            int     `mapstructure:"map_rams"`
+	TCAMBlocks         int     `mapstructure:"tcam_blocks"`
+	TCAMDepth          int     `mapstructure:"tcam_depth"`
+	TCAMWidthBits      int     `mapstructure:"tcam_width_bits"`
+	MeterALUs          int     `mapstructure:"meter_alus"`
+	StatsALUs          int     `mapstructure:"stats_alus"`
+	ExactXbarBytes     int     `mapstructure:"exact_xbar_bytes"`
+	TernaryXbarBytes   int     `mapstructure:"ternary_xbar_bytes"`
+	HashBits           int     `mapstructure:"hash_bits"`
+	HashDistUnits      int     `mapstructure:"hash_dist_units"`
+	Gateways           int     `mapstructure:"gateways"`
+	VLIWRows           int     `mapstructure:"vliw_rows"`
+	ExactMinWays       int     `mapstructure:"exact_min_ways"`
+	ExactMaxPack       int     `mapstructure:"exact_max_pack"`
+	ExactMaxPackPerRAM int     `mapstructure:"exact_max_pack_per_ram"`
+	GhostBits          int     `mapstructure:"ghost_bits"`
+	VersionBits        int     `mapstructure:"version_bits"`
+	HashIndexBits      int     `mapstructure:"hash_index_bits"`
+	HashIndexGroups    int     `mapstructure:"hash_index_groups"`
+	ImmediateBits      int     `mapstructure:"immediate_bits"`
+	RangeEntryFraction float64 `mapstructure:"range_entry_fraction"`
+	RangeMaxLines      int     `mapstructure:"range_max_lines"`
+	RangeMaxNibbles    int     `mapstructure:"range_max_nibbles"`
+	GatewayBytes       int     `mapstructure:"gateway_bytes"`
+	GatewayHashBits    int     `mapstructure:"gateway_hash_bits"`
+}
+
+// SALU holds the stateful ALU (register action) limits.
+type SALU struct {
+	MaxWidth           int `mapstructure:"max_width"`
+	MaxPairWidth       int `mapstructure:"max_pair_width"`
+	ActionsPerRegister int `mapstructure:"actions_per_register"`
+	Comparators        int `mapstructure:"comparators"`
+	OutputWords        int `mapstructure:"output_words"`
+	PHVInputs          int `mapstructure:"phv_inputs"`
+	PHVInputBits       int `mapstructure:"phv_input_bits"`
+	ConstMin           int `mapstructure:"const_min"`
+	ConstMax           int `mapstructure:"const_max"`
+	RegfileRows        int `mapstructure:"regfile_rows"`
+	OpsPerAssignment   int `mapstructure:"ops_per_assignment"`
+}
+
+// ALU holds the VLIW action ALU limits.
+type ALU struct {
+	Multiply string `mapstructure:"multiply"` // "pow2_constant" or "any"
+	Shift    string `mapstructure:"shift"`    // "constant" or "any"
+}
+
+// Latency holds pipeline timing in MAU clock cycles.
+type Latency struct {
+	StageBase             int `mapstructure:"stage_base"`
+	TCAMExtra             int `mapstructure:"tcam_extra"`
+	StatefulExtra         int `mapstructure:"stateful_extra"`
+	MeterExtra            int `mapstructure:"meter_extra"`
+	ActionDep             int `mapstructure:"action_dep"`
+	Concurrent            int `mapstructure:"concurrent"`
+	CornerTurnStage       int `mapstructure:"corner_turn_stage"`
+	CornerTurn            int `mapstructure:"corner_turn"`
+	MinEgressMAU          int `mapstructure:"min_egress_mau"`
+	ParserBase            int `mapstructure:"parser_base"`
+	ParserPerState        int `mapstructure:"parser_per_state"`
+	ParserWindowBytes     int `mapstructure:"parser_window_bytes"`
+	DeparserBase          int `mapstructure:"deparser_base"`
+	DeparserBytesPerCycle int `mapstructure:"deparser_bytes_per_cycle"`
+}
+
+// TM holds traffic-manager parameters.
+type TM struct {
+	BufferBytes     int64 `mapstructure:"buffer_bytes"`
+	CellBytes       int   `mapstructure:"cell_bytes"`
+	QueuesPerPort   int   `mapstructure:"queues_per_port"`
+	QueueLimitBytes int64 `mapstructure:"queue_limit_bytes"`
+}
+
+// Features are what-if knobs.
+type Features struct {
+	IngressQueueVisibility bool `mapstructure:"ingress_queue_visibility"`
+	EarlyReadLateWrite     bool `mapstructure:"early_read_late_write"`
+}
+
+// Arch describes one architecture name the CLI accepts.
+type Arch struct {
+	Name  string
+	Files []string
+	Doc   string
+}
+
+// Archs lists the Tofino-family architectures (each a config, one model).
+var Archs = []Arch{
+	{"tofino", []string{"tofino.yaml"}, "Intel Tofino 1: 4 pipes x 12 MAU stages, 16 x 100G per pipe"},
+	{"tofino2", []string{"tofino.yaml", "tofino2.yaml"}, "Intel Tofino 2: 20 stages, ghost thread (ingress queue visibility)"},
+}
+
+// FlagKeys maps the CLI's chip flags to config keys.
+var FlagKeys = map[string]string{
+	"tofino.mau.stages":     "stages",
+	"tofino.mau.meter_alus": "salus-per-stage",
+	"tofino.clock_mhz":      "clock-mhz",
+}
+
+// LoadConfig decodes and validates a Tofino config.
+func LoadConfig(l *configs.Loaded) (*Config, error) {
+	c := &Config{}
+	if err := l.Decode("tofino", c); err != nil {
+		return nil, err
+	}
+	if err := c.validate(l); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+type check struct {
+	key    string
+	val    float64
+	lo, hi float64
+}
+
+func (c *Config) validate(l *configs.Loaded) error {
+	checks := []check{
+		{"clock_mhz", c.ClockMHz, 1, 10000},
+		{"pipes", float64(c.Pipes), 1, 16},
+		{"front_ports_per_pipe", float64(c.FrontPortsPerPipe), 1, 64},
+		{"port_gbps", c.PortGbps, 0.001, 3200},
+		{"dev_port_pipe_stride", float64(c.DevPortPipeStride), float64(c.FrontPortsPerPipe), 4096},
+		{"recirc_local_port", float64(c.RecircLocalPort), float64(c.FrontPortsPerPipe), float64(c.DevPortPipeStride - 1)},
+		{"recirc_gbps", c.RecircGbps, 0.001, 3200},
+		{"pktgen_local_port", float64(c.PktgenLocalPort), 0, float64(c.DevPortPipeStride - 1)},
+		{"packets_per_cycle", float64(c.PacketsPerCycle), 1, 8},
+		{"mau.stages", float64(c.MAU.Stages), 1, 64},
+		{"mau.logical_tables", float64(c.MAU.LogicalTables), 1, 256},
+		{"mau.ternary_tables", float64(c.MAU.TernaryTables), 0, 256},
+		{"mau.sram_blocks", float64(c.MAU.SRAMBlocks), 0, 4096},
+		{"mau.sram_depth", float64(c.MAU.SRAMDepth), 1, 1 << 20},
+		{"mau.sram_width_bits", float64(c.MAU.SRAMWidthBits), 8, 4096},
+		{"mau.map_rams", float64(c.MAU.MapRAMs), 0, 4096},
+		{"mau.tcam_blocks", float64(c.MAU.TCAMBlocks), 0, 4096},
+		{"mau.tcam_depth", float64(c.MAU.TCAMDepth), 1, 1 << 20},
+		{"mau.tcam_width_bits", float64(c.MAU.TCAMWidthBits), 1, 4096},
+		{"mau.meter_alus", float64(c.MAU.MeterALUs), 0, 64},
+		{"mau.stats_alus", float64(c.MAU.StatsALUs), 0, 64},
+		{"mau.exact_xbar_bytes", float64(c.MAU.ExactXbarBytes), 1, 4096},
+		{"mau.ternary_xbar_bytes", float64(c.MAU.TernaryXbarBytes), 0, 4096},
+		{"mau.hash_bits", float64(c.MAU.HashBits), 0, 1 << 16},
+		{"mau.hash_dist_units", float64(c.MAU.HashDistUnits), 0, 256},
+		{"mau.gateways", float64(c.MAU.Gateways), 0, 256},
+		{"mau.vliw_rows", float64(c.MAU.VLIWRows), 1, 4096},
+		{"mau.exact_min_ways", float64(c.MAU.ExactMinWays), 1, 64},
+		{"mau.exact_max_pack", float64(c.MAU.ExactMaxPack), 1, 64},
+		{"mau.exact_max_pack_per_ram", float64(c.MAU.ExactMaxPackPerRAM), 1, 64},
+		{"mau.ghost_bits", float64(c.MAU.GhostBits), 0, 64},
+		{"mau.version_bits", float64(c.MAU.VersionBits), 0, 64},
+		{"mau.hash_index_bits", float64(c.MAU.HashIndexBits), 1, 64},
+		{"mau.hash_index_groups", float64(c.MAU.HashIndexGroups), 1, 64},
+		{"mau.immediate_bits", float64(c.MAU.ImmediateBits), 0, 1024},
+		{"mau.range_entry_fraction", c.MAU.RangeEntryFraction, 0, 1},
+		{"mau.range_max_lines", float64(c.MAU.RangeMaxLines), 1, 64},
+		{"mau.range_max_nibbles", float64(c.MAU.RangeMaxNibbles), 1, 64},
+		{"mau.gateway_bytes", float64(c.MAU.GatewayBytes), 1, 64},
+		{"mau.gateway_hash_bits", float64(c.MAU.GatewayHashBits), 0, 64},
+		{"salu.max_width", float64(c.SALU.MaxWidth), 1, 128},
+		{"salu.max_pair_width", float64(c.SALU.MaxPairWidth), 2, 256},
+		{"salu.actions_per_register", float64(c.SALU.ActionsPerRegister), 1, 64},
+		{"salu.comparators", float64(c.SALU.Comparators), 0, 64},
+		{"salu.output_words", float64(c.SALU.OutputWords), 1, 64},
+		{"salu.phv_inputs", float64(c.SALU.PHVInputs), 0, 64},
+		{"salu.phv_input_bits", float64(c.SALU.PHVInputBits), 1, 128},
+		{"salu.const_min", float64(c.SALU.ConstMin), -1 << 20, 0},
+		{"salu.const_max", float64(c.SALU.ConstMax), 0, 1 << 20},
+		{"salu.regfile_rows", float64(c.SALU.RegfileRows), 0, 64},
+		{"salu.ops_per_assignment", float64(c.SALU.OpsPerAssignment), 1, 64},
+		{"latency.stage_base", float64(c.Latency.StageBase), 1, 10000},
+		{"latency.tcam_extra", float64(c.Latency.TCAMExtra), 0, 10000},
+		{"latency.stateful_extra", float64(c.Latency.StatefulExtra), 0, 10000},
+		{"latency.meter_extra", float64(c.Latency.MeterExtra), 0, 10000},
+		{"latency.action_dep", float64(c.Latency.ActionDep), 1, 10000},
+		{"latency.concurrent", float64(c.Latency.Concurrent), 1, 10000},
+		{"latency.corner_turn_stage", float64(c.Latency.CornerTurnStage), 0, 64},
+		{"latency.corner_turn", float64(c.Latency.CornerTurn), 0, 10000},
+		{"latency.min_egress_mau", float64(c.Latency.MinEgressMAU), 0, 100000},
+		{"latency.parser_base", float64(c.Latency.ParserBase), 0, 10000},
+		{"latency.parser_per_state", float64(c.Latency.ParserPerState), 0, 10000},
+		{"latency.parser_window_bytes", float64(c.Latency.ParserWindowBytes), 1, 10000},
+		{"latency.deparser_base", float64(c.Latency.DeparserBase), 0, 10000},
+		{"latency.deparser_bytes_per_cycle", float64(c.Latency.DeparserBytesPerCycle), 1, 10000},
+		{"tm.buffer_bytes", float64(c.TM.BufferBytes), 1, 1 << 40},
+		{"tm.cell_bytes", float64(c.TM.CellBytes), 1, 65536},
+		{"tm.queues_per_port", float64(c.TM.QueuesPerPort), 1, 1024},
+		{"tm.queue_limit_bytes", float64(c.TM.QueueLimitBytes), 1, 1 << 40},
+	}
+	for _, ch := range checks {
+		if ch.val < ch.lo || ch.val > ch.hi {
+			key := "tofino." + ch.key
+			return fmt.Errorf("%s: %s = %v is out of range [%v, %v]", l.Origin(key), key, ch.val, ch.lo, ch.hi)
+		}
+	}
+	switch c.ALU.Multiply {
+	case "pow2_constant", "any":
+	default:
+		return fmt.Errorf("%s: tofino.alu.multiply must be pow2_constant or any, got %q", l.Origin("tofino.alu.multiply"), c.ALU.Multiply)
+	}
+	switch c.ALU.Shift {
+	case "constant", "any":
+	default:
+		return fmt.Errorf("%s: tofino.alu.shift must be constant or any, got %q", l.Origin("tofino.alu.shift"), c.ALU.Shift)
+	}
+	return nil
+}
+
+// CyclePs returns the MAU clock period in picoseconds.
+func (c *Config) CyclePs() float64 { return 1e6 / c.ClockMHz }
+
+// CyclesToPs converts a cycle count to picoseconds (rounded).
+func (c *Config) CyclesToPs(cycles int64) int64 {
+	return int64(float64(cycles)*c.CyclePs() + 0.5)
+}
+
+// DevPort returns the device port id of a pipe-local port.
+func (c *Config) DevPort(pipe, local int) int { return pipe*c.DevPortPipeStride + local }
+
+// PipeOf returns the pipe of a device port.
+func (c *Config) PipeOf(devPort int) int { return devPort / c.DevPortPipeStride }
+
+// RecircPort returns the device id of a pipe's recirculation port.
+func (c *Config) RecircPort(pipe int) int { return c.DevPort(pipe, c.RecircLocalPort) }

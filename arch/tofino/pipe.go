@@ -1,0 +1,160 @@
+package tofino
+
+import (
+	"math/rand"
+
+	"github.com/sarchlab/akita/v3/sim"
+
+	"archsim/components/packet"
+	"archsim/components/stats"
+	"archsim/programs"
+)
+
+// PipeThread is one thread (ingress or egress) of one pipe: parser, the
+// placed MAU stages and deparser. It accepts packets_per_cycle packets per
+// clock and never stalls; packets that arrive in the same cycle wait for
+// the next issue slot, the only queueing inside a pipeline. A packet's
+// latency is its wait plus the parser's cycles (states visited, bytes
+// consumed), the MAU pipeline length derived from the placement's stage
+// dependencies, and the deparser's cycles.
+type PipeThread struct {
+	*sim.ComponentBase
+	engine sim.Engine
+	cfg    *Config
+	prog   *programs.Program
+	place  *Placement
+	gress  Gress
+	pipe   int
+	state  *programs.State
+	exec   *programs.Exec
+	phv    []int64
+	next   sim.Handler // traffic manager (ingress) or port (egress)
+	sw     *Switch
+
+	nextIssuePs int64
+	Stats       ThreadStats
+}
+
+// ThreadStats counts what a pipeline thread did.
+type ThreadStats struct {
+	Packets      int
+	ParserDrops  int
+	ProgramDrops int
+	Latency      stats.Samples // ps from arrival to deparser output (includes issue wait)
+	Fixed        stats.Samples // ps of parser + MAU + deparser only
+	WaitPs       stats.Samples
+	ParserStates stats.Samples
+}
+
+// NotifyRecv is unused: packets arrive as scheduled events (see events.go).
+func (p *PipeThread) NotifyRecv(sim.VTimeInSec, sim.Port) {}
+
+// NotifyPortFree is unused (no Akita ports).
+func (p *PipeThread) NotifyPortFree(sim.VTimeInSec, sim.Port) {}
+
+// Handle processes a packet arriving at the thread.
+func (p *PipeThread) Handle(e sim.Event) error {
+	ev := e.(*pktEvent)
+	p.process(ev.pkt, secToPs(ev.t))
+	return nil
+}
+
+func (p *PipeThread) std(id programs.StdID) int { return p.prog.Std[id].Slot }
+
+func (p *PipeThread) process(pkt *packet.Packet, nowPs int64) {
+	c := p.cfg
+	cyc := c.CyclePs()
+	issueCycle := int64(float64(max(nowPs, p.nextIssuePs))/cyc + 0.999999)
+	issuePs := c.CyclesToPs(issueCycle)
+	slot := c.CyclesToPs(1) / int64(c.PacketsPerCycle)
+	p.nextIssuePs = issuePs + max(1, slot)
+	p.Stats.Packets++
+
+	for i := range p.phv {
+		p.phv[i] = 0
+	}
+	phv := p.phv
+	phv[p.std(programs.StdPacketLength)] = int64(pkt.Len)
+	phv[p.std(programs.StdTstamp)] = (issuePs / 1000) & (1<<48 - 1)
+	if p.gress == Ingress {
+		phv[p.std(programs.StdIngressPort)] = int64(pkt.InPort)
+	} else {
+		phv[p.std(programs.StdEgressPort)] = int64(pkt.OutPort)
+		phv[p.std(programs.StdQid)] = int64(pkt.Qid)
+		phv[p.std(programs.StdEnqQdepth)] = int64(pkt.EnqDepthCells)
+		phv[p.std(programs.StdDeqQdepth)] = int64(pkt.DeqDepthCells)
+		phv[p.std(programs.StdEnqTstamp)] = (pkt.EnqPs / 1000) & (1<<32 - 1)
+		phv[p.std(programs.StdDeqTimedelta)] = min(pkt.DeqDeltaPs/1000, 1<<32-1)
+		if pkt.Deflected {
+			phv[p.std(programs.StdDeflected)] = 1
+		}
+	}
+	res := p.prog.Parse(pkt.Head, pkt.Len, phv, p.gress == Egress)
+	p.Stats.ParserStates.Add(int64(res.States))
+	if res.Rejected {
+		p.Stats.ParserDrops++
+		p.sw.dropped(pkt, p.gress.String()+" parser reject")
+		return
+	}
+	p.exec.NowPs = issuePs
+	var ctl *programs.Control
+	if p.gress == Ingress {
+		ctl = p.prog.Ingress
+	} else {
+		ctl = p.prog.Egress
+	}
+	p.exec.PHV = phv
+	p.exec.RunControl(ctl)
+
+	head, length := p.prog.Deparse(phv, pkt.Head, pkt.Len, res.Offset, p.gress == Ingress)
+	emitted := len(head) - max(0, len(pkt.Head)-res.Offset)
+	L := c.Latency
+	parser := L.ParserBase + L.ParserPerState*res.States + ceilDiv(res.Bytes, L.ParserWindowBytes)
+	deparser := L.DeparserBase + ceilDiv(emitted, L.DeparserBytesPerCycle)
+	fixed := c.CyclesToPs(int64(parser + p.place.MAUCycles[p.gress] + deparser))
+	outPs := issuePs + fixed
+	p.Stats.Latency.Add(outPs - nowPs)
+	p.Stats.Fixed.Add(fixed)
+	p.Stats.WaitPs.Add(issuePs - nowPs)
+	pkt.Head, pkt.Len = head, length
+
+	if phv[p.std(programs.StdDrop)] != 0 {
+		p.Stats.ProgramDrops++
+		p.sw.dropped(pkt, p.gress.String()+" program drop")
+		return
+	}
+	if p.gress == Ingress {
+		pkt.IngressInPs, pkt.IngressOutPs = nowPs, outPs
+		pkt.OutPort = int(phv[p.std(programs.StdEgressPort)])
+		pkt.Qid = int(phv[p.std(programs.StdQid)])
+		pkt.DeflectOnDrop = phv[p.std(programs.StdDeflectOnDrop)] != 0
+		pkt.McastGrp = int(phv[p.std(programs.StdMcastGrp)])
+		pkt.Mirror = phv[p.std(programs.StdMirror)] != 0
+		pkt.MirrorSession = int(phv[p.std(programs.StdMirrorSession)])
+		pkt.Recirculate = phv[p.std(programs.StdRecirculate)] != 0
+		schedule(p.engine, p.next, outPs, evTMArrive, pkt, 0)
+		return
+	}
+	pkt.EgressInPs, pkt.EgressOutPs = nowPs, outPs
+	schedule(p.engine, p.next, outPs, evPortTx, pkt, pkt.OutPort)
+}
+
+func newPipeThread(sw *Switch, gress Gress, pipe int, state *programs.State, rng *rand.Rand) *PipeThread {
+	name := sim.BuildNameWithIndex("Tofino", "Pipe", pipe) + "." + map[Gress]string{Ingress: "Ingress", Egress: "Egress"}[gress]
+	p := &PipeThread{
+		ComponentBase: sim.NewComponentBase(name),
+		engine:        sw.engine, cfg: sw.cfg, prog: sw.prog, place: sw.place,
+		gress: gress, pipe: pipe, state: state, sw: sw,
+		phv: make([]int64, len(sw.prog.Fields)),
+	}
+	p.exec = programs.NewExec(state, rng)
+	p.exec.Gress = gress.String()
+	if gress == Ingress && sw.cfg.Features.IngressQueueVisibility {
+		// Tofino 2 ghost thread: ingress reads the current depth of the
+		// queue its packet is heading for.
+		egress := sw.prog.Std[programs.StdEgressPort].Slot
+		p.exec.DynSlot = sw.prog.Std[programs.StdEnqQdepth].Slot
+		p.exec.Dyn = func() int64 { return sw.tm.depthCells(int(p.phv[egress])) }
+	}
+	return p
+}

@@ -1,0 +1,316 @@
+package tofino
+
+import (
+	"fmt"
+	"math/rand"
+	"sort"
+
+	"github.com/sarchlab/akita/v3/sim"
+
+	"archsim/components/packet"
+	"archsim/components/stats"
+	"archsim/programs"
+)
+
+// Switch is a Tofino-family switch assembled from a chip config and a placed
+// program: per pipe an ingress and an egress thread sharing that pipe's
+// stateful memory (no coherency between pipes), one traffic manager, and
+// the ports.
+type Switch struct {
+	engine sim.Engine
+	cfg    *Config
+	prog   *programs.Program
+	place  *Placement
+	pipes  []*pipeUnits
+	tm     *TrafficManager
+	ports  *Ports
+
+	drops     map[string]int
+	Delivered int
+	E2E       stats.Samples
+}
+
+type pipeUnits struct {
+	state   *programs.State
+	ingress *PipeThread
+	egress  *PipeThread
+}
+
+// Builder assembles a Switch (Akita builder style: value receiver, WithX).
+type Builder struct {
+	engine sim.Engine
+	cfg    *Config
+	place  *Placement
+	seed   int64
+}
+
+// MakeBuilder returns a builder with no inputs set.
+func MakeBuilder() Builder { return Builder{} }
+
+// WithEngine sets the Akita engine.
+func (b Builder) WithEngine(e sim.Engine) Builder { b.engine = e; return b }
+
+// WithConfig sets the chip config.
+func (b Builder) WithConfig(c *Config) Builder { b.cfg = c; return b }
+
+// WithPlacement sets the placed program.
+func (b Builder) WithPlacement(p *Placement) Builder { b.place = p; return b }
+
+// WithSeed sets the seed of the switch's random number generators.
+func (b Builder) WithSeed(s int64) Builder { b.seed = s; return b }
+
+// Build constructs the switch.
+func (b Builder) Build() *Switch {
+	if b.engine == nil || b.cfg == nil || b.place == nil {
+		panic("tofino.Builder: engine, config and placement are required")
+	}
+	sw := &Switch{engine: b.engine, cfg: b.cfg, prog: b.place.Prog, place: b.place, drops: map[string]int{}}
+	sw.tm = newTrafficManager(sw)
+	sw.ports = &Ports{ComponentBase: sim.NewComponentBase("Tofino.Ports"), sw: sw}
+	for pipe := 0; pipe < b.cfg.Pipes; pipe++ {
+		st := programs.NewState(sw.prog)
+		u := &pipeUnits{state: st}
+		// One random generator per thread, seeded from the run seed.
+		u.ingress = newPipeThread(sw, Ingress, pipe, st, rand.New(rand.NewSource(b.seed*1000003+int64(2*pipe))))
+		u.egress = newPipeThread(sw, Egress, pipe, st, rand.New(rand.NewSource(b.seed*1000003+int64(2*pipe+1))))
+		u.ingress.next = sw.tm
+		u.egress.next = sw.ports
+		sw.pipes = append(sw.pipes, u)
+	}
+	return sw
+}
+
+func (sw *Switch) dropped(pkt *packet.Packet, reason string) { sw.drops[reason]++ }
+
+// Ports models the MACs: a front-panel port delivers the packet out of the
+// switch; a recirculation port feeds it back into its pipe's ingress after
+// serializing it.
+type Ports struct {
+	*sim.ComponentBase
+	sw *Switch
+}
+
+// NotifyRecv is unused (see events.go).
+func (p *Ports) NotifyRecv(sim.VTimeInSec, sim.Port) {}
+
+// NotifyPortFree is unused.
+func (p *Ports) NotifyPortFree(sim.VTimeInSec, sim.Port) {}
+
+// Handle transmits a packet leaving an egress deparser.
+func (p *Ports) Handle(e sim.Event) error {
+	ev := e.(*pktEvent)
+	sw := p.sw
+	now := secToPs(ev.t)
+	pkt := ev.pkt
+	pipe := sw.cfg.PipeOf(pkt.OutPort)
+	if pkt.OutPort == sw.cfg.RecircPort(pipe) {
+		pkt.InPort = pkt.OutPort
+		pkt.Passes++
+		pkt.Deflected = false
+		at := now + serializationPs(pkt.Len, sw.cfg.RecircGbps)
+		schedule(sw.engine, sw.pipes[pipe].ingress, at, evIngressArrive, pkt, 0)
+		return nil
+	}
+	sw.Delivered++
+	sw.E2E.Add(now + serializationPs(pkt.Len, sw.cfg.PortGbps) - pkt.BornPs)
+	return nil
+}
+
+// isIngressPort reports whether a device port can inject packets: a
+// front-panel port, or the recirculation/packet-generator port of a pipe.
+func (c *Config) isIngressPort(dp int) bool {
+	if dp < 0 {
+		return false
+	}
+	pipe, local := dp/c.DevPortPipeStride, dp%c.DevPortPipeStride
+	if pipe >= c.Pipes {
+		return false
+	}
+	return local < c.FrontPortsPerPipe || local == c.RecircLocalPort || local == c.PktgenLocalPort
+}
+
+// RunOptions sets up the packets a latency measurement pushes through.
+type RunOptions struct {
+	Packets int     // total packets offered
+	Load    float64 // per ingress port, fraction of line rate
+	Seed    int64
+}
+
+// ThreadSummary is what one thread kind (all pipes) measured.
+type ThreadSummary struct {
+	Packets       int           `json:"packets"`
+	ParserDrops   int           `json:"parser_drops"`
+	ProgramDrops  int           `json:"program_drops"`
+	LatencyNs     stats.Summary `json:"latency_ns"`
+	LatencyCycles stats.Summary `json:"latency_cycles"`
+	WaitNs        stats.Summary `json:"issue_wait_ns"`
+}
+
+// DropCount is packets dropped for one reason.
+type DropCount struct {
+	Reason  string `json:"reason"`
+	Packets int    `json:"packets"`
+}
+
+// RunResult is a latency measurement's outcome.
+type RunResult struct {
+	Offered     int            `json:"offered"`
+	Delivered   int            `json:"delivered"`
+	Drops       []DropCount    `json:"drops"`
+	Ingress     ThreadSummary  `json:"ingress"`
+	Egress      ThreadSummary  `json:"egress"`
+	EndToEndNs  stats.Summary  `json:"end_to_end_ns"`
+	Events      int64          `json:"events"`
+	SimulatedNs float64        `json:"simulated_ns"`
+	Unmodelled  map[string]int `json:"not_modelled_yet"`
+}
+
+type eventCounter struct{ n int64 }
+
+func (c *eventCounter) Func(ctx sim.HookCtx) {
+	if ctx.Pos == sim.HookPosBeforeEvent {
+		c.n++
+	}
+}
+
+// Measure simulates the program's traffic templates through the switch on
+// a serial Akita engine and returns the measured per-thread latencies.
+func Measure(cfg *Config, place *Placement, opt RunOptions) (*RunResult, error) {
+	prog := place.Prog
+	if len(prog.Traffic) == 0 {
+		return nil, fmt.Errorf("%s: program %s has no traffic section, so there are no packets to measure latency with", prog.File, prog.Name)
+	}
+	engine := sim.NewSerialEngine()
+	counter := &eventCounter{}
+	engine.AcceptHook(counter)
+	sw := MakeBuilder().WithEngine(engine).WithConfig(cfg).WithPlacement(place).WithSeed(opt.Seed).Build()
+	offered, err := sw.inject(opt)
+	if err != nil {
+		return nil, err
+	}
+	if err := engine.Run(); err != nil {
+		return nil, err
+	}
+	r := &RunResult{Offered: offered, Delivered: sw.Delivered, Events: counter.n,
+		SimulatedNs: float64(secToPs(engine.CurrentTime())) / 1000}
+	for g, ts := range []*ThreadSummary{&r.Ingress, &r.Egress} {
+		var lat, wait stats.Samples
+		for _, u := range sw.pipes {
+			th := u.ingress
+			if g == 1 {
+				th = u.egress
+			}
+			ts.Packets += th.Stats.Packets
+			ts.ParserDrops += th.Stats.ParserDrops
+			ts.ProgramDrops += th.Stats.ProgramDrops
+			lat.Merge(&th.Stats.Latency)
+			wait.Merge(&th.Stats.WaitPs)
+		}
+		ts.LatencyNs = lat.Summarize(1000)
+		ts.LatencyCycles = lat.Summarize(cfg.CyclePs())
+		ts.WaitNs = wait.Summarize(1000)
+	}
+	r.EndToEndNs = sw.E2E.Summarize(1000)
+	reasons := make([]string, 0, len(sw.drops))
+	for k := range sw.drops {
+		reasons = append(reasons, k)
+	}
+	sort.Strings(reasons)
+	for _, k := range reasons {
+		r.Drops = append(r.Drops, DropCount{Reason: k, Packets: sw.drops[k]})
+	}
+	r.Unmodelled = map[string]int{
+		"multicast_requests": sw.tm.UnmodelledMcast,
+		"mirror_requests":    sw.tm.UnmodelledMirror,
+		"deflect_on_drop":    sw.tm.UnmodelledDeflect,
+	}
+	return r, nil
+}
+
+// inject schedules the program's test traffic: per ingress port, packets
+// back to back at Load of line rate (or every interval_ns for periodic
+// flows), sizes cycling through each flow's size classes so every class is
+// simulated, flows chosen by weight with a seeded generator.
+func (sw *Switch) inject(opt RunOptions) (int, error) {
+	c := sw.cfg
+	prog := sw.prog
+	type portFlows struct {
+		port  int
+		flows []int
+	}
+	var ports []*portFlows
+	byPort := map[int]*portFlows{}
+	for fi, ft := range prog.Traffic {
+		for _, dp := range ft.Ports {
+			if !c.isIngressPort(dp) {
+				return 0, fmt.Errorf("%s: traffic %q: port %d is not an ingress port of %s (device port = pipe*%d + local; local 0..%d front panel, %d recirculation/packet generator)",
+					ft.Pos, ft.Name, dp, c.Name, c.DevPortPipeStride, c.FrontPortsPerPipe-1, c.RecircLocalPort)
+			}
+			pf, ok := byPort[dp]
+			if !ok {
+				pf = &portFlows{port: dp}
+				byPort[dp] = pf
+				ports = append(ports, pf)
+			}
+			pf.flows = append(pf.flows, fi)
+		}
+	}
+	sort.Slice(ports, func(i, j int) bool { return ports[i].port < ports[j].port })
+	if opt.Packets < len(ports) {
+		return 0, fmt.Errorf("--packets %d: need at least one packet per ingress port (%d ports)", opt.Packets, len(ports))
+	}
+	if opt.Load <= 0 || opt.Load > 1 {
+		return 0, fmt.Errorf("--load %g: must be in (0, 1]", opt.Load)
+	}
+	rng := rand.New(rand.NewSource(opt.Seed))
+	var id uint64
+	total := 0
+	for pi, pf := range ports {
+		n := opt.Packets / len(ports)
+		if pi < opt.Packets%len(ports) {
+			n++
+		}
+		gbps := c.PortGbps
+		if pf.port%c.DevPortPipeStride >= c.FrontPortsPerPipe {
+			gbps = c.RecircGbps
+		}
+		weights := 0
+		for _, fi := range pf.flows {
+			weights += prog.Traffic[fi].Weight
+		}
+		var t int64
+		seq := make([]int, len(prog.Traffic))
+		for k := 0; k < n; k++ {
+			pick := rng.Intn(weights)
+			fi := pf.flows[0]
+			for _, f := range pf.flows {
+				if pick < prog.Traffic[f].Weight {
+					fi = f
+					break
+				}
+				pick -= prog.Traffic[f].Weight
+			}
+			ft := prog.Traffic[fi]
+			size := ft.Sizes[seq[fi]%len(ft.Sizes)]
+			head := ft.BuildPacket(seq[fi], size)
+			seq[fi]++
+			if size < len(head) {
+				size = len(head)
+			}
+			gap := int64(float64(serializationPs(size, gbps)) / opt.Load)
+			if ft.IntervalNs > 0 {
+				gap = ft.IntervalNs * 1000
+			}
+			if k == 0 {
+				t = rng.Int63n(max(gap, 1))
+			}
+			id++
+			pkt := &packet.Packet{ID: id, Flow: fi, Head: head, Len: size, InPort: pf.port, BornPs: t, Passes: 1}
+			pipe := c.PipeOf(pf.port)
+			schedule(sw.engine, sw.pipes[pipe].ingress, t, evIngressArrive, pkt, 0)
+			total++
+			t += gap
+		}
+	}
+	return total, nil
+}

@@ -1,0 +1,94 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+
+	"github.com/spf13/cobra"
+
+	"archsim/arch/tofino"
+	"archsim/configs"
+	"archsim/programs"
+)
+
+func newListCmd(out io.Writer) *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "list",
+		Short: "List architectures, built-in programs and scenarios",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			type progInfo struct {
+				Name   string `json:"name"`
+				Source string `json:"source"`
+			}
+			type archInfo struct {
+				Name    string   `json:"name"`
+				Configs []string `json:"configs"`
+				Doc     string   `json:"doc"`
+			}
+			var archs []archInfo
+			for _, a := range tofino.Archs {
+				archs = append(archs, archInfo{a.Name, a.Files, a.Doc})
+			}
+			var progs []progInfo
+			for _, name := range programs.Builtins() {
+				p, err := programs.Resolve(name, nil)
+				if err != nil {
+					return &exitError{code: 1, msg: oneLine(err.Error())}
+				}
+				progs = append(progs, progInfo{name, p.Source})
+			}
+			scen := configs.Scenarios()
+			if asJSON {
+				return writeJSON(out, map[string]any{"architectures": archs, "programs": progs, "scenarios": scen})
+			}
+			var buf bytes.Buffer
+			t := newTable(&buf, "Architecture", "Config files", "Description")
+			for _, a := range archs {
+				appendRow(t, a.Name, fmt.Sprint(a.Configs), a.Doc)
+			}
+			_ = t.Render()
+			fmt.Fprintln(&buf)
+			t = newTable(&buf, "Program", "Source")
+			for _, p := range progs {
+				appendRow(t, p.Name, p.Source)
+			}
+			_ = t.Render()
+			fmt.Fprintln(&buf)
+			if len(scen) == 0 {
+				fmt.Fprintln(&buf, "Scenarios: none yet (network scenarios come with the traffic-manager work; see configs/scenarios/README.md)")
+			} else {
+				t = newTable(&buf, "Scenario")
+				for _, s := range scen {
+					appendRow(t, s)
+				}
+				_ = t.Render()
+			}
+			_, err := out.Write(buf.Bytes())
+			return err
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	return cmd
+}
+
+func newShowCmd(out io.Writer) *cobra.Command {
+	var program string
+	cmd := &cobra.Command{
+		Use:   "show --program NAME",
+		Short: "Print a built-in program's description (a complete example of the format)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			data, ok := programs.BuiltinSource(program)
+			if !ok {
+				return &exitError{code: 2, msg: fmt.Sprintf("--program %q: not a built-in program (archsim list)", program)}
+			}
+			_, err := out.Write(data)
+			return err
+		},
+	}
+	cmd.Flags().StringVar(&program, "program", "", "built-in program name")
+	return cmd
+}

@@ -1,0 +1,41 @@
+// Package packet defines the packet that travels between archsim's
+// components: the first bytes of the frame (headers) plus its total length,
+// and the timestamps the statistics need.
+package packet
+
+// Packet is a frame in flight. Only the first bytes (Head) are stored; the
+// rest of the frame (Len - len(Head) bytes) is payload whose content the
+// model never reads.
+type Packet struct {
+	ID   uint64
+	Flow int // index of the traffic template that made it
+	Head []byte
+	Len  int // total length in bytes (L2 frame without preamble/IFG)
+
+	InPort  int // device port the packet arrived on
+	OutPort int // device port chosen by the ingress pipeline
+	Qid     int
+
+	// Set by the ingress deparser for the traffic manager.
+	Drop          bool
+	DeflectOnDrop bool
+	McastGrp      int
+	Mirror        bool
+	MirrorSession int
+	Recirculate   bool
+
+	// Set by the traffic manager for the egress pipeline.
+	EnqDepthCells int
+	DeqDepthCells int
+	EnqPs         int64
+	DeqDeltaPs    int64
+	Deflected     bool
+
+	// Timestamps in picoseconds.
+	BornPs       int64
+	IngressInPs  int64
+	IngressOutPs int64
+	EgressInPs   int64
+	EgressOutPs  int64
+	Passes       int // ingress passes (recirculations + 1)
+}

@@ -1,0 +1,182 @@
+package configs
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"sort"
+	"strings"
+
+	"github.com/go-viper/mapstructure/v2"
+	"github.com/spf13/pflag"
+	"github.com/spf13/viper"
+	"gopkg.in/yaml.v3"
+)
+
+// Source tells the loader where the chip description comes from and what
+// overrides it.
+type Source struct {
+	Base     []string          // embedded files merged in order, e.g. tofino.yaml, tofino2.yaml
+	UserFile string            // --config file merged over them ("" = none)
+	Sets     []string          // --set key=value overrides
+	Flags    map[string]string // viper key -> flag name, for flags bound with BindPFlag
+	FlagSet  *pflag.FlagSet
+}
+
+// Loaded is a merged configuration plus where each user-set key came from,
+// so errors can name the file or flag.
+type Loaded struct {
+	V      *viper.Viper
+	origin map[string]string
+	base   string
+}
+
+// Origin names where key's value came from.
+func (l *Loaded) Origin(key string) string {
+	if o, ok := l.origin[key]; ok {
+		return o
+	}
+	return "configs/" + l.base
+}
+
+// Load merges the embedded base files, the user's file, the bound flags and
+// the --set overrides. Unknown keys are errors.
+func Load(src Source) (*Loaded, error) {
+	v := viper.New()
+	v.SetConfigType("yaml")
+	l := &Loaded{V: v, origin: map[string]string{}, base: src.Base[0]}
+	for i, name := range src.Base {
+		data, err := Read(name)
+		if err != nil {
+			return nil, fmt.Errorf("configs/%s: %v", name, err)
+		}
+		if i == 0 {
+			err = v.ReadConfig(bytes.NewReader(data))
+		} else {
+			err = v.MergeConfig(bytes.NewReader(data))
+		}
+		if err != nil {
+			return nil, fmt.Errorf("configs/%s: %v", name, err)
+		}
+		if i > 0 {
+			keys, _ := yamlKeys(data)
+			for _, k := range keys {
+				l.origin[k] = "configs/" + name
+			}
+		}
+	}
+	known := map[string]bool{}
+	for _, k := range v.AllKeys() {
+		known[k] = true
+	}
+	if src.UserFile != "" {
+		data, err := os.ReadFile(src.UserFile)
+		if err != nil {
+			return nil, fmt.Errorf("%s: cannot read config: %v", src.UserFile, err)
+		}
+		keys, err := yamlKeys(data)
+		if err != nil {
+			return nil, fmt.Errorf("%s: not valid YAML: %v", src.UserFile, err)
+		}
+		for _, k := range keys {
+			if !known[k] {
+				return nil, fmt.Errorf("%s: unknown config key %q (see configs/%s for the keys)", src.UserFile, k, src.Base[0])
+			}
+			l.origin[k] = src.UserFile
+		}
+		if err := v.MergeConfig(bytes.NewReader(data)); err != nil {
+			return nil, fmt.Errorf("%s: %v", src.UserFile, err)
+		}
+	}
+	if src.FlagSet != nil {
+		names := make([]string, 0, len(src.Flags))
+		for k := range src.Flags {
+			names = append(names, k)
+		}
+		sort.Strings(names)
+		for _, key := range names {
+			f := src.FlagSet.Lookup(src.Flags[key])
+			if f == nil {
+				continue
+			}
+			if err := v.BindPFlag(key, f); err != nil {
+				return nil, err
+			}
+			if f.Changed {
+				l.origin[key] = "--" + f.Name
+			}
+		}
+	}
+	for _, s := range src.Sets {
+		k, val, ok := strings.Cut(s, "=")
+		k = strings.ToLower(strings.TrimSpace(k))
+		if !ok || k == "" {
+			return nil, fmt.Errorf("--set %q: expected key=value (e.g. tofino.mau.stages=10)", s)
+		}
+		if !known[k] {
+			return nil, fmt.Errorf("--set %s: unknown config key (see configs/%s)", k, src.Base[0])
+		}
+		var parsed any
+		if err := yaml.Unmarshal([]byte(val), &parsed); err != nil || parsed == nil {
+			parsed = val
+		}
+		v.Set(k, parsed)
+		l.origin[k] = "--set " + k
+	}
+	return l, nil
+}
+
+// Decode decodes the subtree at key into out; unknown or mistyped values are
+// errors naming the key and where it was set.
+func (l *Loaded) Decode(key string, out any) error {
+	var md mapstructure.Metadata
+	err := l.V.UnmarshalKey(key, out, func(c *mapstructure.DecoderConfig) {
+		c.ErrorUnused = true
+		c.WeaklyTypedInput = false
+		c.Metadata = &md
+	})
+	if err != nil {
+		msg := err.Error()
+		if i := strings.Index(msg, "\n"); i >= 0 {
+			msg = strings.TrimSpace(msg[i+1:])
+		}
+		msg = strings.TrimPrefix(msg, "* ")
+		// mapstructure names the field ('mau.stages'); find its origin.
+		field := ""
+		if a := strings.Index(msg, "'"); a >= 0 {
+			if b := strings.Index(msg[a+1:], "'"); b >= 0 {
+				field = key + "." + msg[a+1:a+1+b]
+			}
+		}
+		where := l.Origin(field)
+		return fmt.Errorf("%s: %s", where, msg)
+	}
+	return nil
+}
+
+// yamlKeys lists the dotted leaf keys of a YAML document (lower case, as
+// viper stores them).
+func yamlKeys(data []byte) ([]string, error) {
+	var m map[string]any
+	if err := yaml.Unmarshal(data, &m); err != nil {
+		return nil, err
+	}
+	var out []string
+	var walk func(prefix string, v any)
+	walk = func(prefix string, v any) {
+		if mm, ok := v.(map[string]any); ok {
+			for k, vv := range mm {
+				p := strings.ToLower(k)
+				if prefix != "" {
+					p = prefix + "." + p
+				}
+				walk(p, vv)
+			}
+			return
+		}
+		out = append(out, prefix)
+	}
+	walk("", m)
+	sort.Strings(out)
+	return out, nil
+}

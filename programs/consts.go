@@ -1,0 +1,205 @@
+package programs
+
+import (
+	"fmt"
+	"go/ast"
+	"go/constant"
+	"go/parser"
+	"go/token"
+	"math"
+	"strings"
+)
+
+// number is a compile-time numeric value: an integer or a float.
+type number struct {
+	i       int64
+	f       float64
+	isFloat bool
+}
+
+func (n number) float() float64 {
+	if n.isFloat {
+		return n.f
+	}
+	return float64(n.i)
+}
+
+// builtinConsts are names every program may use.
+var builtinConsts = map[string]int64{
+	"true": 1, "false": 0,
+	"GREEN": 0, "YELLOW": 1, "RED": 3, // Tofino meter colour encoding (TNA MeterColor_t)
+}
+
+// constScope resolves names to compile-time constants.
+type constScope struct {
+	names map[string]number
+}
+
+func (s *constScope) lookup(name string) (number, bool) {
+	if v, ok := builtinConsts[name]; ok {
+		return number{i: v}, true
+	}
+	v, ok := s.names[name]
+	return v, ok
+}
+
+// evalConstString evaluates a compile-time expression written in Go syntax:
+// numbers, named constants, + - * / % << >> & | ^ and parentheses.
+func (s *constScope) evalConstString(src string) (number, error) {
+	src = strings.TrimSpace(src)
+	if v, ok := parseIntLiteral(src); ok {
+		return number{i: v}, nil
+	}
+	if v, ok := parseAddress(src); ok {
+		return number{i: v}, nil
+	}
+	e, err := parser.ParseExpr(src)
+	if err != nil {
+		return number{}, fmt.Errorf("cannot parse %q as an expression", src)
+	}
+	return s.evalConst(e)
+}
+
+func (s *constScope) evalConst(e ast.Expr) (number, error) {
+	switch e := e.(type) {
+	case *ast.BasicLit:
+		v := constant.MakeFromLiteral(e.Value, e.Kind, 0)
+		switch v.Kind() {
+		case constant.Int:
+			if i, ok := constant.Int64Val(v); ok {
+				return number{i: i}, nil
+			}
+			return number{}, fmt.Errorf("integer %s does not fit in 64 bits", e.Value)
+		case constant.Float:
+			f, _ := constant.Float64Val(v)
+			if f == math.Trunc(f) && math.Abs(f) < 1<<62 {
+				return number{i: int64(f)}, nil
+			}
+			return number{f: f, isFloat: true}, nil
+		}
+		return number{}, fmt.Errorf("%s is not a number", e.Value)
+	case *ast.Ident:
+		if v, ok := s.lookup(e.Name); ok {
+			return v, nil
+		}
+		return number{}, fmt.Errorf("undefined constant %q", e.Name)
+	case *ast.ParenExpr:
+		return s.evalConst(e.X)
+	case *ast.UnaryExpr:
+		x, err := s.evalConst(e.X)
+		if err != nil {
+			return x, err
+		}
+		switch e.Op {
+		case token.SUB:
+			return number{i: -x.i, f: -x.f, isFloat: x.isFloat}, nil
+		case token.ADD:
+			return x, nil
+		case token.XOR:
+			if x.isFloat {
+				return x, fmt.Errorf("^ needs an integer")
+			}
+			return number{i: ^x.i}, nil
+		}
+	case *ast.BinaryExpr:
+		return s.evalConstBinary(e)
+	}
+	return number{}, fmt.Errorf("not a compile-time constant expression")
+}
+
+func (s *constScope) evalConstBinary(e *ast.BinaryExpr) (number, error) {
+	x, err := s.evalConst(e.X)
+	if err != nil {
+		return x, err
+	}
+	y, err := s.evalConst(e.Y)
+	if err != nil {
+		return y, err
+	}
+	if x.isFloat || y.isFloat {
+		a, b := x.float(), y.float()
+		switch e.Op {
+		case token.ADD:
+			return floatOrInt(a + b), nil
+		case token.SUB:
+			return floatOrInt(a - b), nil
+		case token.MUL:
+			return floatOrInt(a * b), nil
+		case token.QUO:
+			if b == 0 {
+				return x, fmt.Errorf("division by zero")
+			}
+			return floatOrInt(a / b), nil
+		}
+		return x, fmt.Errorf("operator %s needs integers", e.Op)
+	}
+	a, b := x.i, y.i
+	switch e.Op {
+	case token.ADD:
+		return number{i: a + b}, nil
+	case token.SUB:
+		return number{i: a - b}, nil
+	case token.MUL:
+		return number{i: a * b}, nil
+	case token.QUO:
+		if b == 0 {
+			return x, fmt.Errorf("division by zero")
+		}
+		if a%b != 0 {
+			return number{f: float64(a) / float64(b), isFloat: true}, nil
+		}
+		return number{i: a / b}, nil
+	case token.REM:
+		if b == 0 {
+			return x, fmt.Errorf("division by zero")
+		}
+		return number{i: a % b}, nil
+	case token.SHL:
+		return number{i: a << uint(b)}, nil
+	case token.SHR:
+		return number{i: a >> uint(b)}, nil
+	case token.AND:
+		return number{i: a & b}, nil
+	case token.OR:
+		return number{i: a | b}, nil
+	case token.XOR:
+		return number{i: a ^ b}, nil
+	}
+	return x, fmt.Errorf("operator %s is not allowed in a constant", e.Op)
+}
+
+func floatOrInt(f float64) number {
+	if f == math.Trunc(f) && math.Abs(f) < 1<<62 {
+		return number{i: int64(f)}
+	}
+	return number{f: f, isFloat: true}
+}
+
+// intValue evaluates a YAML scalar that must be an integer.
+func (s *constScope) intValue(n node) (int64, error) {
+	str, err := n.str()
+	if err != nil {
+		return 0, err
+	}
+	v, err := s.evalConstString(str)
+	if err != nil {
+		return 0, n.errf("%v", err)
+	}
+	if v.isFloat {
+		return 0, n.errf("expected an integer, got %g", v.f)
+	}
+	return v.i, nil
+}
+
+// floatValue evaluates a YAML scalar that must be a number.
+func (s *constScope) floatValue(n node) (float64, error) {
+	str, err := n.str()
+	if err != nil {
+		return 0, err
+	}
+	v, err := s.evalConstString(str)
+	if err != nil {
+		return 0, n.errf("%v", err)
+	}
+	return v.float(), nil
+}

@@ -1,0 +1,508 @@
+package programs
+
+import (
+	"encoding/binary"
+	"hash/crc32"
+	"math/rand"
+	"sort"
+
+	"archsim/components/meter"
+)
+
+// State is the stateful memory of one program instance: register cells,
+// meters, counters and table contents. On Tofino every pipe has its own
+// State (no coherency between pipes); on Trio a PFE shares one.
+type State struct {
+	Prog     *Program
+	Regs     [][]int64
+	Meters   [][]meter.TrTCM
+	Counters [][][2]int64 // [counter][index] = {packets, bytes}
+	Tables   []*TableState
+}
+
+// NewState returns fresh state for prog: registers at their initial value,
+// meters with full buckets, tables holding the program's entries.
+func NewState(prog *Program) *State {
+	s := &State{Prog: prog}
+	for _, r := range prog.Registers {
+		cells := make([]int64, r.Size)
+		for i := range cells {
+			cells[i] = r.Type.Norm(r.Init)
+		}
+		s.Regs = append(s.Regs, cells)
+	}
+	for _, m := range prog.Meters {
+		ms := make([]meter.TrTCM, m.Size)
+		for i := range ms {
+			ms[i] = meter.New(m.CIR, m.PIR, m.CBS, m.PBS)
+		}
+		s.Meters = append(s.Meters, ms)
+	}
+	for _, c := range prog.Counters {
+		s.Counters = append(s.Counters, make([][2]int64, c.Size))
+	}
+	for _, t := range prog.Tables {
+		s.Tables = append(s.Tables, newTableState(t))
+	}
+	return s
+}
+
+// TableState holds a table's entries in lookup structures.
+type TableState struct {
+	T       *Table
+	exact   map[[8]int64]*Entry // when every key is exact and there are ≤ 8 keys
+	ordered []*Entry            // otherwise, in match priority order
+	Hits    int64
+	Misses  int64
+}
+
+func allExact(t *Table) bool {
+	if len(t.Keys) == 0 || len(t.Keys) > 8 {
+		return false
+	}
+	for _, k := range t.Keys {
+		if k.Kind != MatchExact {
+			return false
+		}
+	}
+	return true
+}
+
+func newTableState(t *Table) *TableState {
+	ts := &TableState{T: t}
+	if allExact(t) {
+		ts.exact = map[[8]int64]*Entry{}
+	}
+	for _, e := range t.Entries {
+		ts.Add(e)
+	}
+	return ts
+}
+
+// Add installs an entry (control-plane write). For exact tables a later
+// entry with the same key replaces the earlier one.
+func (ts *TableState) Add(e *Entry) {
+	if ts.exact != nil {
+		var k [8]int64
+		copy(k[:], e.Values)
+		ts.exact[k] = e
+		return
+	}
+	ts.ordered = append(ts.ordered, e)
+	// LPM: longest total prefix first; ternary/range: entry priority.
+	sort.SliceStable(ts.ordered, func(i, j int) bool {
+		a, b := ts.ordered[i], ts.ordered[j]
+		pa, pb := prefixLen(a, ts.T), prefixLen(b, ts.T)
+		if pa != pb {
+			return pa > pb
+		}
+		return a.Priority < b.Priority
+	})
+}
+
+func prefixLen(e *Entry, t *Table) int {
+	n := 0
+	for i, k := range t.Keys {
+		if k.Kind == MatchLPM {
+			n += e.Prefix[i]
+		}
+	}
+	return n
+}
+
+// Lookup matches key values against the table.
+func (ts *TableState) Lookup(vals []int64) *Entry {
+	if ts.exact != nil {
+		var k [8]int64
+		copy(k[:], vals)
+		return ts.exact[k]
+	}
+	for _, e := range ts.ordered {
+		if entryMatches(ts.T, e, vals) {
+			return e
+		}
+	}
+	return nil
+}
+
+func entryMatches(t *Table, e *Entry, vals []int64) bool {
+	for i, k := range t.Keys {
+		v := vals[i]
+		switch k.Kind {
+		case MatchExact:
+			if v != e.Values[i] {
+				return false
+			}
+		case MatchTernary, MatchLPM:
+			if v&e.Masks[i] != e.Values[i] {
+				return false
+			}
+		case MatchRange:
+			if v < e.Values[i] || v > e.Masks[i] {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// Exec executes program code on one packet's header vector.
+type Exec struct {
+	State *State
+	PHV   []int64
+	Rng   *rand.Rand
+	NowPs int64 // current time, for meters
+	// Gress is "ingress" or "egress" (for tracing only).
+	Gress string
+
+	params []int64
+	cell   int64
+	out    int64
+	ra     *RegisterAction
+	keyBuf []int64
+	hashB  []byte
+	// Steps counts executed table applications and inline statements,
+	// useful to check that a program did work on a packet.
+	Steps int
+	// DynSlot, when ≥ 0, is a field whose value Dyn computes at the moment
+	// it is read (e.g. live queue depth seen by ingress on Tofino 2).
+	DynSlot int
+	Dyn     func() int64
+}
+
+// NewExec returns an executor bound to a state.
+func NewExec(s *State, rng *rand.Rand) *Exec {
+	return &Exec{State: s, Rng: rng, DynSlot: -1}
+}
+
+// RunControl executes a control block.
+func (x *Exec) RunControl(c *Control) {
+	if c == nil {
+		return
+	}
+	x.stmts(c.Body)
+}
+
+func (x *Exec) stmts(list []Stmt) {
+	for _, s := range list {
+		x.stmt(s)
+	}
+}
+
+func (x *Exec) stmt(s Stmt) {
+	switch s := s.(type) {
+	case *AssignStmt:
+		v := x.eval(s.Src)
+		x.store(s.Dst, v)
+	case *ExprStmt:
+		x.eval(s.X)
+	case *IfStmt:
+		if x.eval(s.Cond) != 0 {
+			x.stmts(s.Then)
+		} else {
+			x.stmts(s.Else)
+		}
+	case *ApplyStmt:
+		x.apply(s.Table)
+	case *SwitchStmt:
+		_, a := x.apply(s.Table)
+		for _, c := range s.Cases {
+			for _, ca := range c.Actions {
+				if ca == a {
+					x.stmts(c.Body)
+					return
+				}
+			}
+		}
+		x.stmts(s.Default)
+	case *ForStmt:
+		x.stmts(s.Init)
+		for i := 0; x.eval(s.Cond) != 0; i++ {
+			if i >= maxLoopIterations {
+				break
+			}
+			x.stmts(s.Body)
+			x.stmts(s.Post)
+		}
+	case *CountStmt:
+		idx := x.index(s.Index, s.Counter.Size)
+		c := &x.State.Counters[s.Counter.Index][idx]
+		c[0]++
+		c[1] += x.PHV[x.State.Prog.Std[StdPacketLength].Slot]
+	}
+	x.Steps++
+}
+
+// maxLoopIterations bounds loops so a buggy program cannot hang a run.
+const maxLoopIterations = 1 << 16
+
+func (x *Exec) store(dst LValue, v int64) {
+	switch {
+	case dst.Field != nil:
+		x.PHV[dst.Field.Slot] = dst.Field.Type.Norm(v)
+	case dst.Cell != nil:
+		r := dst.Cell.Reg
+		if dst.Cell.Half == 0 {
+			x.cell = r.Type.Norm(v)
+			return
+		}
+		ht := r.HalfType()
+		hb := uint(ht.Bits)
+		mask := uint64(1)<<hb - 1
+		u := uint64(x.cell)
+		hv := uint64(ht.Norm(v)) & mask
+		if dst.Cell.Half == 1 {
+			u = u&^mask | hv
+		} else {
+			u = u&mask | hv<<hb
+		}
+		x.cell = int64(u)
+	default:
+		x.out = x.ra.OutType.Norm(v)
+	}
+}
+
+// apply matches a table and runs the selected action; it reports whether
+// the table hit and which action ran.
+func (x *Exec) apply(t *Table) (bool, *Action) {
+	ts := x.State.Tables[t.Index]
+	x.keyBuf = x.keyBuf[:0]
+	for _, k := range t.Keys {
+		x.keyBuf = append(x.keyBuf, x.eval(k.Expr))
+	}
+	var call ActionCall
+	hit := false
+	if e := ts.Lookup(x.keyBuf); e != nil {
+		call, hit = e.Call, true
+		ts.Hits++
+	} else {
+		call = t.Default
+		ts.Misses++
+	}
+	if call.Action == nil {
+		return hit, nil
+	}
+	saved := x.params
+	x.params = call.Args
+	x.stmts(call.Action.Body)
+	x.params = saved
+	return hit, call.Action
+}
+
+func (x *Exec) index(e Expr, size int) int {
+	v := x.eval(e)
+	if v < 0 {
+		v = -v
+	}
+	return int(v % int64(size))
+}
+
+// CallRegister runs a register action on a cell (atomic read-modify-write)
+// and returns its output.
+func (x *Exec) callRegister(c *RegisterCall) int64 {
+	ra := c.Action
+	r := ra.Register
+	cells := x.State.Regs[r.Index]
+	i := x.index(c.Index, r.Size)
+	savedRA, savedCell, savedOut := x.ra, x.cell, x.out
+	x.ra, x.cell, x.out = ra, cells[i], 0
+	x.stmts(ra.Body)
+	cells[i] = x.cell
+	out := x.out
+	x.ra, x.cell, x.out = savedRA, savedCell, savedOut
+	return out
+}
+
+func (x *Exec) eval(e Expr) int64 {
+	switch e := e.(type) {
+	case *ConstExpr:
+		return e.Val
+	case *FieldExpr:
+		if e.F.Slot == x.DynSlot {
+			return e.F.Type.Norm(x.Dyn())
+		}
+		return x.PHV[e.F.Slot]
+	case *ParamExpr:
+		return x.params[e.P.Index]
+	case *CellExpr:
+		if e.Half == 0 {
+			return x.cell
+		}
+		ht := e.Reg.HalfType()
+		u := uint64(x.cell)
+		if e.Half == 2 {
+			u >>= uint(ht.Bits)
+		}
+		return ht.Norm(int64(u))
+	case *BinaryExpr:
+		if e.Op == OpLAnd {
+			return b2i(x.eval(e.X) != 0 && x.eval(e.Y) != 0)
+		}
+		if e.Op == OpLOr {
+			return b2i(x.eval(e.X) != 0 || x.eval(e.Y) != 0)
+		}
+		t := e.T
+		if e.Op.IsCompare() {
+			t = Type{}
+		}
+		return evalBinary(e.Op, x.eval(e.X), x.eval(e.Y), t)
+	case *UnaryExpr:
+		return evalUnary(e.Op, x.eval(e.X), e.T)
+	case *SliceExpr:
+		v := uint64(x.eval(e.X)) >> uint(e.Lo)
+		w := uint(e.Hi - e.Lo + 1)
+		if w >= 64 {
+			return int64(v)
+		}
+		return int64(v & (uint64(1)<<w - 1))
+	case *CastExpr:
+		return e.T.Norm(x.eval(e.X))
+	case *CallExpr:
+		a, b := x.eval(e.Args[0]), x.eval(e.Args[1])
+		switch e.Fn {
+		case FnSatAdd:
+			return satAdd(a, b, e.T)
+		case FnSatSub:
+			return satSub(a, b, e.T)
+		case FnMin:
+			return min(a, b)
+		default:
+			return max(a, b)
+		}
+	case *RandomExpr:
+		return e.T.Norm(int64(x.Rng.Uint64()))
+	case *HashExpr:
+		x.hashB = x.hashB[:0]
+		for _, a := range e.Args {
+			n := (a.Type().Bits + 7) / 8
+			var buf [8]byte
+			binary.BigEndian.PutUint64(buf[:], uint64(x.eval(a)))
+			x.hashB = append(x.hashB, buf[8-n:]...)
+		}
+		return int64(crc32.ChecksumIEEE(x.hashB))
+	case *RegisterCall:
+		return x.callRegister(e)
+	case *MeterCall:
+		m := e.Meter
+		i := x.index(e.Index, m.Size)
+		size := int64(1)
+		if m.Unit == MeterBytes {
+			size = x.PHV[x.State.Prog.Std[StdPacketLength].Slot]
+		}
+		return int64(x.State.Meters[m.Index][i].Mark(x.NowPs, size))
+	case *ValidExpr:
+		return x.PHV[e.H.Valid.Slot]
+	case *HitExpr:
+		hit, _ := x.apply(e.Table)
+		return b2i(hit)
+	}
+	panic("programs: unknown expression")
+}
+
+func b2i(b bool) int64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+func satAdd(a, b int64, t Type) int64 {
+	s := a + b
+	if s > t.Max() {
+		return t.Max()
+	}
+	if s < t.Min() {
+		return t.Min()
+	}
+	return s
+}
+
+func satSub(a, b int64, t Type) int64 {
+	s := a - b
+	if s > t.Max() {
+		return t.Max()
+	}
+	if s < t.Min() {
+		return t.Min()
+	}
+	return s
+}
+
+// evalBinary applies op; arithmetic results are normalized to t.
+func evalBinary(op Op, a, b int64, t Type) int64 {
+	switch op {
+	case OpAdd:
+		return t.Norm(a + b)
+	case OpSub:
+		return t.Norm(a - b)
+	case OpMul:
+		return t.Norm(a * b)
+	case OpDiv:
+		if b == 0 {
+			return 0
+		}
+		if t.Signed || t.Bits == 0 {
+			return t.Norm(a / b)
+		}
+		return t.Norm(int64(uint64(a) / uint64(b)))
+	case OpMod:
+		if b == 0 {
+			return 0
+		}
+		if t.Signed || t.Bits == 0 {
+			return t.Norm(a % b)
+		}
+		return t.Norm(int64(uint64(a) % uint64(b)))
+	case OpAnd:
+		return t.Norm(a & b)
+	case OpOr:
+		return t.Norm(a | b)
+	case OpXor:
+		return t.Norm(a ^ b)
+	case OpShl:
+		if b >= 64 || b < 0 {
+			return 0
+		}
+		return t.Norm(a << uint(b))
+	case OpShr:
+		if b >= 64 || b < 0 {
+			if t.Signed && a < 0 {
+				return -1
+			}
+			return 0
+		}
+		if t.Signed || t.Bits == 0 {
+			return t.Norm(a >> uint(b))
+		}
+		return t.Norm(int64(uint64(a) >> uint(b)))
+	case OpEq:
+		return b2i(a == b)
+	case OpNe:
+		return b2i(a != b)
+	case OpLt:
+		return b2i(a < b)
+	case OpLe:
+		return b2i(a <= b)
+	case OpGt:
+		return b2i(a > b)
+	case OpGe:
+		return b2i(a >= b)
+	case OpLAnd:
+		return b2i(a != 0 && b != 0)
+	case OpLOr:
+		return b2i(a != 0 || b != 0)
+	}
+	panic("programs: unknown operator")
+}
+
+func evalUnary(op Op, a int64, t Type) int64 {
+	switch op {
+	case OpNeg:
+		return t.Norm(-a)
+	case OpNot:
+		return b2i(a == 0)
+	case OpBNot:
+		return t.Norm(^a)
+	}
+	panic("programs: unknown operator")
+}

@@ -1,0 +1,684 @@
+package programs
+
+import (
+	"fmt"
+	"go/token"
+	"os"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+)
+
+var nameRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
+// reservedNames cannot name headers, registers, meters, counters, tables or
+// actions: they are namespaces, built-ins or code keywords.
+var reservedNames = map[string]bool{
+	"meta": true, "std": true, "value": true, "lo": true, "hi": true, "out": true,
+	"drop": true, "mirror": true, "multicast": true, "recirculate": true, "random": true,
+	"hash": true, "sat_add": true, "sat_sub": true, "min": true, "max": true,
+	"accept": true, "reject": true, "default": true,
+}
+
+// checkFieldName checks names that live inside a namespace (header fields,
+// metadata fields, parameters): only the syntax matters.
+func checkFieldName(n node, name, kind string) error {
+	if !nameRE.MatchString(name) {
+		return n.errf("%s name %q must be letters, digits and _", kind, name)
+	}
+	if token.Lookup(name).IsKeyword() {
+		return n.errf("%s name %q is a reserved word of the code syntax; rename it", kind, name)
+	}
+	return nil
+}
+
+func checkName(n node, name, kind string) error {
+	if !nameRE.MatchString(name) {
+		return n.errf("%s name %q must be letters, digits and _", kind, name)
+	}
+	if token.Lookup(name).IsKeyword() {
+		return n.errf("%s name %q is a reserved word of the code syntax; rename it", kind, name)
+	}
+	if reservedNames[name] {
+		return n.errf("%s name %q is reserved", kind, name)
+	}
+	if _, ok := builtinConsts[name]; ok {
+		return n.errf("%s name %q is a built-in constant", kind, name)
+	}
+	return nil
+}
+
+// LoadFile reads and checks a program description file.
+func LoadFile(path string, overrides map[string]string) (*Program, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("%s: cannot read program: %v", path, err)
+	}
+	return Load(data, path, overrides)
+}
+
+// Load checks a program description. overrides replace named constants
+// (e.g. "PORTS": "256") before anything else is evaluated.
+func Load(data []byte, file string, overrides map[string]string) (*Program, error) {
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		return nil, fmt.Errorf("%s: not valid YAML: %s", file, strings.TrimPrefix(err.Error(), "yaml: "))
+	}
+	if len(doc.Content) == 0 {
+		return nil, fmt.Errorf("%s: empty program file", file)
+	}
+	root := node{n: doc.Content[0], file: file}
+	l := &loader{
+		file:   file,
+		prog:   &Program{File: file},
+		consts: &constScope{names: map[string]number{}},
+		names:  map[string]string{},
+	}
+	if err := l.load(root, overrides); err != nil {
+		return nil, err
+	}
+	return l.prog, nil
+}
+
+type loader struct {
+	file   string
+	prog   *Program
+	consts *constScope
+	names  map[string]string // top-level object name -> kind
+
+	headers   map[string]*Header
+	meta      map[string]*Field
+	std       map[string]*Field
+	registers map[string]*Register
+	meters    map[string]*Meter
+	counters  map[string]*Counter
+	actions   map[string]*Action
+	tables    map[string]*Table
+}
+
+var topKeys = []string{"program", "doc", "source", "constants", "headers", "metadata", "parser",
+	"registers", "meters", "counters", "actions", "tables", "mirror_sessions", "multicast_groups",
+	"ingress", "egress", "traffic"}
+
+func (l *loader) load(root node, overrides map[string]string) error {
+	f, err := root.fields(topKeys...)
+	if err != nil {
+		return err
+	}
+	name, ok := f["program"]
+	if !ok {
+		return root.errf("missing key \"program\" (the program's name)")
+	}
+	if l.prog.Name, err = name.str(); err != nil {
+		return err
+	}
+	if n, ok := f["doc"]; ok {
+		l.prog.Doc, _ = n.str()
+	}
+	if n, ok := f["source"]; ok {
+		l.prog.Source, _ = n.str()
+	}
+	steps := []struct {
+		key string
+		fn  func(node) error
+	}{
+		{"constants", func(n node) error { return l.loadConstants(n, overrides) }},
+		{"headers", l.loadHeaders},
+		{"metadata", l.loadMetadata},
+		{"", func(node) error { l.addStd(); return nil }},
+		{"registers", l.loadRegisters},
+		{"meters", l.loadMeters},
+		{"counters", l.loadCounters},
+		{"actions", l.loadActions},
+		{"tables", l.loadTables},
+		{"parser", l.loadParser},
+		{"mirror_sessions", l.loadMirrors},
+		{"multicast_groups", l.loadMulticast},
+		{"ingress", func(n node) error { return l.loadControl(n, "ingress") }},
+		{"egress", func(n node) error { return l.loadControl(n, "egress") }},
+		{"traffic", l.loadTraffic},
+	}
+	for _, s := range steps {
+		n, ok := f[s.key]
+		if s.key != "" && !ok {
+			n = node{n: &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!null"}, file: l.file, what: s.key}
+			n.n.Line = root.n.Line
+		}
+		if n.what == "" {
+			n.what = s.key
+		}
+		if err := s.fn(n); err != nil {
+			return err
+		}
+	}
+	if l.prog.Parser == nil {
+		return root.errf("missing key \"parser\"")
+	}
+	if l.prog.Ingress == nil && l.prog.Egress == nil {
+		return root.errf("the program has neither ingress nor egress control flow")
+	}
+	return nil
+}
+
+func (l *loader) declare(n node, name, kind string) error {
+	if err := checkName(n, name, kind); err != nil {
+		return err
+	}
+	if k, ok := l.names[name]; ok {
+		return n.errf("%s %q: the name is already used by a %s", kind, name, k)
+	}
+	l.names[name] = kind
+	return nil
+}
+
+func (l *loader) loadConstants(n node, overrides map[string]string) error {
+	ps, err := n.pairs()
+	if err != nil {
+		return err
+	}
+	used := map[string]bool{}
+	for _, p := range ps {
+		if err := checkName(p.val, p.key, "constant"); err != nil {
+			return err
+		}
+		src, err := p.val.str()
+		if err != nil {
+			return err
+		}
+		if o, ok := overrides[p.key]; ok {
+			src = o
+			used[p.key] = true
+		}
+		v, err := l.consts.evalConstString(src)
+		if err != nil {
+			return p.val.errf("%v", err)
+		}
+		l.consts.names[p.key] = v
+		l.prog.Constants = append(l.prog.Constants, Constant{Name: p.key, Value: v.i, Float: v.float(), Pos: p.val.pos()})
+	}
+	var unknown []string
+	for k := range overrides {
+		if !used[k] {
+			unknown = append(unknown, k)
+		}
+	}
+	sort.Strings(unknown)
+	if len(unknown) > 0 {
+		return fmt.Errorf("%s: --param %s: program %s has no such constant", l.file, unknown[0], l.prog.Name)
+	}
+	return nil
+}
+
+// parseType parses a width spec: "32" (bit<32>), "i32" (int<32>), "bool".
+func parseType(n node) (Type, error) {
+	s, err := n.str()
+	if err != nil {
+		return Type{}, err
+	}
+	s = strings.TrimSpace(s)
+	if s == "bool" {
+		return Type{Bits: 1}, nil
+	}
+	signed := false
+	if strings.HasPrefix(s, "i") {
+		signed = true
+		s = s[1:]
+	}
+	b, err := strconv.Atoi(s)
+	if err != nil || b < 1 || b > 64 {
+		return Type{}, n.errf("width must be 1..64 bits, written 32 (unsigned), i32 (signed) or bool; got %q", n.n.Value)
+	}
+	return Type{Bits: b, Signed: signed}, nil
+}
+
+func (l *loader) newField(f *Field) *Field {
+	f.Slot = len(l.prog.Fields)
+	l.prog.Fields = append(l.prog.Fields, f)
+	return f
+}
+
+func (l *loader) loadHeaders(n node) error {
+	l.headers = map[string]*Header{}
+	ps, err := n.pairs()
+	if err != nil {
+		return err
+	}
+	for _, p := range ps {
+		if err := l.declare(p.val, p.key, "header"); err != nil {
+			return err
+		}
+		h := &Header{Name: p.key, Index: len(l.prog.Headers), Pos: p.val.pos()}
+		fs, err := p.val.pairs()
+		if err != nil {
+			return err
+		}
+		if len(fs) == 0 {
+			return p.val.errf("a header needs at least one field")
+		}
+		for _, fp := range fs {
+			if err := checkFieldName(fp.val, fp.key, "field"); err != nil {
+				return err
+			}
+			t, err := parseType(fp.val)
+			if err != nil {
+				return err
+			}
+			f := l.newField(&Field{Name: h.Name + "." + fp.key, Short: fp.key, Type: t, Kind: HeaderField,
+				Header: h, Offset: h.Bits, Pos: fp.val.pos()})
+			h.Fields = append(h.Fields, f)
+			h.Bits += t.Bits
+		}
+		if h.Bits%8 != 0 {
+			return p.val.errf("header is %d bits long; headers must be whole bytes", h.Bits)
+		}
+		h.Valid = l.newField(&Field{Name: h.Name + ".$valid", Short: "$valid", Type: Type{Bits: 1},
+			Kind: ValidBit, Header: h, Pos: h.Pos})
+		l.headers[h.Name] = h
+		l.prog.Headers = append(l.prog.Headers, h)
+	}
+	return nil
+}
+
+func (l *loader) loadMetadata(n node) error {
+	l.meta = map[string]*Field{}
+	ps, err := n.pairs()
+	if err != nil {
+		return err
+	}
+	for _, p := range ps {
+		if err := checkFieldName(p.val, p.key, "metadata field"); err != nil {
+			return err
+		}
+		var t Type
+		bridged := false
+		if p.val.isMap() {
+			f, err := p.val.fields("width", "bridged")
+			if err != nil {
+				return err
+			}
+			w, ok := f["width"]
+			if !ok {
+				return p.val.errf("missing width")
+			}
+			if t, err = parseType(w); err != nil {
+				return err
+			}
+			if b, ok := f["bridged"]; ok {
+				bridged = b.n.Value == "true"
+			}
+		} else if t, err = parseType(p.val); err != nil {
+			return err
+		}
+		f := l.newField(&Field{Name: "meta." + p.key, Short: p.key, Type: t, Kind: MetaField, Bridged: bridged, Pos: p.val.pos()})
+		if bridged {
+			l.prog.BridgeBits += t.Bits
+		}
+		l.meta[p.key] = f
+		l.prog.Meta = append(l.prog.Meta, f)
+	}
+	return nil
+}
+
+func (l *loader) addStd() {
+	l.std = map[string]*Field{}
+	for _, info := range StdFields {
+		f := l.newField(&Field{Name: "std." + info.Name, Short: info.Name, Type: Type{Bits: info.Bits},
+			Kind: StdField, Std: info.ID, Pos: Pos{File: l.file}})
+		l.std[info.Name] = f
+		l.prog.Std[info.ID] = f
+	}
+	l.prog.NumSlots = len(l.prog.Fields)
+}
+
+func (l *loader) loadRegisters(n node) error {
+	l.registers = map[string]*Register{}
+	ps, err := n.pairs()
+	if err != nil {
+		return err
+	}
+	// Declare all registers and their actions first, then check bodies.
+	type pending struct {
+		ra   *RegisterAction
+		body node
+	}
+	var bodies []pending
+	for _, p := range ps {
+		if err := l.declare(p.val, p.key, "register"); err != nil {
+			return err
+		}
+		f, err := p.val.fields("width", "size", "init", "pair", "actions")
+		if err != nil {
+			return err
+		}
+		r := &Register{Index: len(l.prog.Registers), Name: p.key, Pos: p.val.pos()}
+		w, ok := f["width"]
+		if !ok {
+			return p.val.errf("missing width")
+		}
+		if r.Type, err = parseType(w); err != nil {
+			return err
+		}
+		size, ok := f["size"]
+		if !ok {
+			return p.val.errf("missing size (number of cells)")
+		}
+		sz, err := l.consts.intValue(size)
+		if err != nil {
+			return err
+		}
+		if sz < 1 || sz > 1<<24 {
+			return size.errf("size must be 1..16777216 cells, got %d", sz)
+		}
+		r.Size = int(sz)
+		if v, ok := f["init"]; ok {
+			if r.Init, err = l.consts.intValue(v); err != nil {
+				return err
+			}
+		}
+		if v, ok := f["pair"]; ok {
+			r.Pair = v.n.Value == "true"
+			if r.Pair && r.Type.Bits%2 != 0 {
+				return v.errf("a pair register needs an even width")
+			}
+		}
+		acts, ok := f["actions"]
+		if !ok {
+			return p.val.errf("a register needs at least one register action under \"actions\"")
+		}
+		aps, err := acts.pairs()
+		if err != nil {
+			return err
+		}
+		for _, ap := range aps {
+			if err := checkName(ap.val, ap.key, "register action"); err != nil {
+				return err
+			}
+			for _, other := range r.Actions {
+				if other.Name == ap.key {
+					return ap.val.errf("duplicate register action")
+				}
+			}
+			ra := &RegisterAction{Name: ap.key, Register: r, OutType: r.Type, Pos: ap.val.pos()}
+			if r.Pair {
+				ra.OutType = r.HalfType()
+			}
+			body := ap.val
+			if ap.val.isMap() {
+				af, err := ap.val.fields("do", "out")
+				if err != nil {
+					return err
+				}
+				if body, ok = af["do"]; !ok {
+					return ap.val.errf("missing do")
+				}
+				if on, ok := af["out"]; ok {
+					if ra.OutType, err = parseType(on); err != nil {
+						return err
+					}
+				}
+			}
+			r.Actions = append(r.Actions, ra)
+			bodies = append(bodies, pending{ra, body})
+		}
+		l.registers[r.Name] = r
+		l.prog.Registers = append(l.prog.Registers, r)
+	}
+	for _, b := range bodies {
+		c := l.code(b.body, ctxRegisterAction)
+		c.ra = b.ra
+		c.what = fmt.Sprintf("register %s action %s", b.ra.Register.Name, b.ra.Name)
+		stmts, err := c.parse()
+		if err != nil {
+			return err
+		}
+		b.ra.Body = stmts
+		b.ra.Writes = c.writesCell
+	}
+	return nil
+}
+
+func (l *loader) loadMeters(n node) error {
+	l.meters = map[string]*Meter{}
+	ps, err := n.pairs()
+	if err != nil {
+		return err
+	}
+	for _, p := range ps {
+		if err := l.declare(p.val, p.key, "meter"); err != nil {
+			return err
+		}
+		f, err := p.val.fields("size", "unit", "cir", "pir", "cbs", "pbs")
+		if err != nil {
+			return err
+		}
+		m := &Meter{Index: len(l.prog.Meters), Name: p.key, Pos: p.val.pos()}
+		for _, k := range []string{"size", "cir", "pir", "cbs", "pbs"} {
+			if _, ok := f[k]; !ok {
+				return p.val.errf("missing %s", k)
+			}
+		}
+		sz, err := l.consts.intValue(f["size"])
+		if err != nil {
+			return err
+		}
+		if sz < 1 || sz > 1<<20 {
+			return f["size"].errf("size must be 1..1048576, got %d", sz)
+		}
+		m.Size = int(sz)
+		if u, ok := f["unit"]; ok {
+			switch u.n.Value {
+			case "bytes":
+				m.Unit = MeterBytes
+			case "packets":
+				m.Unit = MeterPackets
+			default:
+				return u.errf("unit must be bytes or packets, got %q", u.n.Value)
+			}
+		}
+		if m.CIR, err = l.consts.floatValue(f["cir"]); err != nil {
+			return err
+		}
+		if m.PIR, err = l.consts.floatValue(f["pir"]); err != nil {
+			return err
+		}
+		if m.CBS, err = l.consts.intValue(f["cbs"]); err != nil {
+			return err
+		}
+		if m.PBS, err = l.consts.intValue(f["pbs"]); err != nil {
+			return err
+		}
+		if m.CIR <= 0 || m.PIR < m.CIR {
+			return p.val.errf("need 0 < cir <= pir (RFC 2698), got cir %g pir %g", m.CIR, m.PIR)
+		}
+		if m.CBS <= 0 || m.PBS <= 0 {
+			return p.val.errf("cbs and pbs must be positive")
+		}
+		l.meters[m.Name] = m
+		l.prog.Meters = append(l.prog.Meters, m)
+	}
+	return nil
+}
+
+func (l *loader) loadCounters(n node) error {
+	l.counters = map[string]*Counter{}
+	ps, err := n.pairs()
+	if err != nil {
+		return err
+	}
+	for _, p := range ps {
+		if err := l.declare(p.val, p.key, "counter"); err != nil {
+			return err
+		}
+		f, err := p.val.fields("size")
+		if err != nil {
+			return err
+		}
+		sz, ok := f["size"]
+		if !ok {
+			return p.val.errf("missing size")
+		}
+		v, err := l.consts.intValue(sz)
+		if err != nil {
+			return err
+		}
+		if v < 1 || v > 1<<20 {
+			return sz.errf("size must be 1..1048576")
+		}
+		c := &Counter{Index: len(l.prog.Counters), Name: p.key, Size: int(v), Pos: p.val.pos()}
+		l.counters[c.Name] = c
+		l.prog.Counters = append(l.prog.Counters, c)
+	}
+	return nil
+}
+
+func (l *loader) loadActions(n node) error {
+	l.actions = map[string]*Action{}
+	ps, err := n.pairs()
+	if err != nil {
+		return err
+	}
+	type pending struct {
+		a    *Action
+		body node
+	}
+	var bodies []pending
+	for _, p := range ps {
+		if err := checkName(p.val, p.key, "action"); err != nil {
+			return err
+		}
+		if _, ok := l.actions[p.key]; ok {
+			return p.val.errf("duplicate action")
+		}
+		a := &Action{Name: p.key, Pos: p.val.pos()}
+		body := p.val
+		if p.val.isMap() {
+			f, err := p.val.fields("params", "do")
+			if err != nil {
+				return err
+			}
+			if pn, ok := f["params"]; ok {
+				pps, err := pn.pairs()
+				if err != nil {
+					return err
+				}
+				for _, pp := range pps {
+					if err := checkFieldName(pp.val, pp.key, "parameter"); err != nil {
+						return err
+					}
+					t, err := parseType(pp.val)
+					if err != nil {
+						return err
+					}
+					a.Params = append(a.Params, &Param{Name: pp.key, Type: t, Index: len(a.Params)})
+				}
+			}
+			body = f["do"]
+			if body.n == nil {
+				body = node{n: &yaml.Node{Kind: yaml.ScalarNode, Value: ""}, file: l.file, what: p.key}
+				body.n.Line = p.val.n.Line
+			}
+		}
+		l.actions[a.Name] = a
+		l.prog.Actions = append(l.prog.Actions, a)
+		bodies = append(bodies, pending{a, body})
+	}
+	for _, b := range bodies {
+		c := l.code(b.body, ctxAction)
+		c.action = b.a
+		c.what = "action " + b.a.Name
+		stmts, err := c.parse()
+		if err != nil {
+			return err
+		}
+		b.a.Body = stmts
+	}
+	return nil
+}
+
+func (l *loader) loadControl(n node, gress string) error {
+	if n.n.Tag == "!!null" {
+		return nil
+	}
+	c := l.code(n, ctxControl)
+	c.what = gress
+	stmts, err := c.parse()
+	if err != nil {
+		return err
+	}
+	ctl := &Control{Name: gress, Body: stmts, Pos: n.pos()}
+	if gress == "ingress" {
+		l.prog.Ingress = ctl
+	} else {
+		l.prog.Egress = ctl
+	}
+	return nil
+}
+
+func (l *loader) loadMirrors(n node) error {
+	ps, err := n.pairs()
+	if err != nil {
+		return err
+	}
+	for _, p := range ps {
+		id, err := l.consts.evalConstString(p.key)
+		if err != nil || id.isFloat || id.i < 0 || id.i > 1023 {
+			return p.val.errf("mirror session id must be 0..1023")
+		}
+		f, err := p.val.fields("port", "truncate")
+		if err != nil {
+			return err
+		}
+		s := &MirrorSession{ID: int(id.i), Pos: p.val.pos()}
+		pn, ok := f["port"]
+		if !ok {
+			return p.val.errf("missing port")
+		}
+		port, err := l.consts.intValue(pn)
+		if err != nil {
+			return err
+		}
+		s.Port = int(port)
+		if t, ok := f["truncate"]; ok {
+			v, err := l.consts.intValue(t)
+			if err != nil {
+				return err
+			}
+			if v < 0 || v > 16383 {
+				return t.errf("truncate must be 0..16383 bytes")
+			}
+			s.Truncate = int(v)
+		}
+		l.prog.Mirrors = append(l.prog.Mirrors, s)
+	}
+	return nil
+}
+
+func (l *loader) loadMulticast(n node) error {
+	ps, err := n.pairs()
+	if err != nil {
+		return err
+	}
+	for _, p := range ps {
+		id, err := l.consts.evalConstString(p.key)
+		if err != nil || id.isFloat || id.i < 1 || id.i > 65535 {
+			return p.val.errf("multicast group id must be 1..65535")
+		}
+		items, err := p.val.items()
+		if err != nil {
+			return err
+		}
+		g := &MulticastGroup{ID: int(id.i), Pos: p.val.pos()}
+		for _, it := range items {
+			v, err := l.consts.intValue(it)
+			if err != nil {
+				return err
+			}
+			g.Ports = append(g.Ports, int(v))
+		}
+		l.prog.Multicast = append(l.prog.Multicast, g)
+	}
+	return nil
+}

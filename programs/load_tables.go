@@ -1,0 +1,354 @@
+package programs
+
+import (
+	"fmt"
+	"go/ast"
+	"go/parser"
+	"strings"
+)
+
+// defaultTableSize is the size bf-p4c gives a table that declares none
+// (P4-16 spec §14.2.1.5 leaves it to the target; bf-p4c uses 512).
+const defaultTableSize = 512
+
+func (l *loader) loadTables(n node) error {
+	l.tables = map[string]*Table{}
+	ps, err := n.pairs()
+	if err != nil {
+		return err
+	}
+	for _, p := range ps {
+		if err := l.declare(p.val, p.key, "table"); err != nil {
+			return err
+		}
+		t, err := l.loadTable(p.key, p.val)
+		if err != nil {
+			return err
+		}
+		l.tables[t.Name] = t
+		l.prog.Tables = append(l.prog.Tables, t)
+	}
+	return nil
+}
+
+func (l *loader) loadTable(name string, n node) (*Table, error) {
+	f, err := n.fields("key", "actions", "default", "size", "entries", "const")
+	if err != nil {
+		return nil, err
+	}
+	t := &Table{Index: len(l.prog.Tables), Name: name, Size: defaultTableSize, Pos: n.pos()}
+	if kn, ok := f["key"]; ok {
+		kps, err := kn.pairs()
+		if err != nil {
+			return nil, err
+		}
+		for _, kp := range kps {
+			k, err := l.loadKey(kp.key, kp.val)
+			if err != nil {
+				return nil, err
+			}
+			t.Keys = append(t.Keys, k)
+		}
+	}
+	an, ok := f["actions"]
+	if !ok {
+		return nil, n.errf("missing actions (the list of actions the table may run)")
+	}
+	items, err := an.items()
+	if err != nil {
+		return nil, err
+	}
+	for _, it := range items {
+		s, err := it.str()
+		if err != nil {
+			return nil, err
+		}
+		a, ok := l.actions[s]
+		if !ok {
+			return nil, it.errf("undefined action %q", s)
+		}
+		t.Actions = append(t.Actions, a)
+	}
+	if len(t.Actions) == 0 {
+		return nil, an.errf("a table needs at least one action")
+	}
+	if dn, ok := f["default"]; ok {
+		s, err := dn.str()
+		if err != nil {
+			return nil, err
+		}
+		if t.Default, err = l.parseActionCall(dn, s, t); err != nil {
+			return nil, err
+		}
+	}
+	if sn, ok := f["size"]; ok {
+		v, err := l.consts.intValue(sn)
+		if err != nil {
+			return nil, err
+		}
+		if v < 1 || v > 1<<24 {
+			return nil, sn.errf("size must be 1..16777216 entries, got %d", v)
+		}
+		t.Size = int(v)
+	}
+	if cn, ok := f["const"]; ok {
+		t.Const = cn.n.Value == "true"
+	}
+	if en, ok := f["entries"]; ok {
+		items, err := en.items()
+		if err != nil {
+			return nil, err
+		}
+		for i, it := range items {
+			e, err := l.loadEntry(it, t, i)
+			if err != nil {
+				return nil, err
+			}
+			t.Entries = append(t.Entries, e)
+		}
+		if len(t.Entries) > t.Size {
+			return nil, en.errf("%d entries do not fit the table's size %d", len(t.Entries), t.Size)
+		}
+	}
+	return t, nil
+}
+
+func (l *loader) loadKey(src string, n node) (*Key, error) {
+	kind, err := n.str()
+	if err != nil {
+		return nil, err
+	}
+	k := &Key{Pos: n.pos()}
+	switch kind {
+	case "exact":
+		k.Kind = MatchExact
+	case "ternary":
+		k.Kind = MatchTernary
+	case "lpm":
+		k.Kind = MatchLPM
+	case "range":
+		k.Kind = MatchRange
+	default:
+		return nil, n.errf("match kind must be exact, ternary, lpm or range, got %q", kind)
+	}
+	c := l.codeString(n, src, ctxKey)
+	c.what = "key"
+	e, err := c.parseExpr(src)
+	if err != nil {
+		return nil, err
+	}
+	switch x := e.(type) {
+	case *FieldExpr:
+		k.Field = x.F
+	case *SliceExpr:
+		fe, ok := x.X.(*FieldExpr)
+		if !ok {
+			return nil, n.errf("a key must be a field or a slice of a field")
+		}
+		k.Field = fe.F
+	default:
+		return nil, n.errf("a key must be a field or a slice of a field, got %q", src)
+	}
+	k.Expr = e
+	k.Bits = e.Type().Bits
+	return k, nil
+}
+
+// parseActionCall parses "name" or "name(arg, ...)" with constant arguments.
+func (l *loader) parseActionCall(n node, s string, t *Table) (ActionCall, error) {
+	e, err := parser.ParseExpr(strings.TrimSpace(s))
+	if err != nil {
+		return ActionCall{}, n.errf("cannot parse action call %q", s)
+	}
+	var name string
+	var args []ast.Expr
+	switch x := e.(type) {
+	case *ast.Ident:
+		name = x.Name
+	case *ast.CallExpr:
+		id, ok := x.Fun.(*ast.Ident)
+		if !ok {
+			return ActionCall{}, n.errf("cannot parse action call %q", s)
+		}
+		name, args = id.Name, x.Args
+	default:
+		return ActionCall{}, n.errf("cannot parse action call %q", s)
+	}
+	var a *Action
+	for _, ta := range t.Actions {
+		if ta.Name == name {
+			a = ta
+		}
+	}
+	if a == nil {
+		return ActionCall{}, n.errf("action %q is not one of table %s's actions", name, t.Name)
+	}
+	if len(args) != len(a.Params) {
+		return ActionCall{}, n.errf("action %s takes %d arguments, got %d", name, len(a.Params), len(args))
+	}
+	call := ActionCall{Action: a}
+	for i, arg := range args {
+		v, err := l.consts.evalConst(arg)
+		if err != nil {
+			if lit, ok := arg.(*ast.BasicLit); ok {
+				if addr, ok := parseAddress(strings.Trim(lit.Value, `"`)); ok {
+					v, err = number{i: addr}, nil
+				}
+			}
+		}
+		if err != nil || v.isFloat {
+			return ActionCall{}, n.errf("argument %d of %s must be an integer constant", i+1, name)
+		}
+		if !fits(v.i, a.Params[i].Type) {
+			return ActionCall{}, n.errf("argument %d of %s: %d does not fit %s", i+1, name, v.i, a.Params[i].Type)
+		}
+		call.Args = append(call.Args, a.Params[i].Type.Norm(v.i))
+	}
+	return call, nil
+}
+
+// fits reports whether constant v can be stored in type t (as a signed or an
+// unsigned value of that width).
+func fits(v int64, t Type) bool {
+	if t.Bits >= 64 {
+		return true
+	}
+	if v >= 0 {
+		return v <= (Type{Bits: t.Bits}).Max()
+	}
+	return v >= (Type{Bits: t.Bits, Signed: true}).Min()
+}
+
+func (l *loader) loadEntry(n node, t *Table, index int) (*Entry, error) {
+	f, err := n.fields("key", "action")
+	if err != nil {
+		return nil, err
+	}
+	e := &Entry{Priority: index, Pos: n.pos()}
+	an, ok := f["action"]
+	if !ok {
+		return nil, n.errf("missing action")
+	}
+	s, err := an.str()
+	if err != nil {
+		return nil, err
+	}
+	if e.Call, err = l.parseActionCall(an, s, t); err != nil {
+		return nil, err
+	}
+	kn, ok := f["key"]
+	if !ok {
+		if len(t.Keys) > 0 {
+			return nil, n.errf("missing key")
+		}
+		return e, nil
+	}
+	var vals []node
+	if kn.isSeq() {
+		if vals, err = kn.items(); err != nil {
+			return nil, err
+		}
+	} else {
+		vals = []node{kn}
+	}
+	if len(vals) != len(t.Keys) {
+		return nil, kn.errf("table %s has %d key fields, the entry gives %d values", t.Name, len(t.Keys), len(vals))
+	}
+	for i, vn := range vals {
+		v, m, pfx, err := l.keyValue(vn, t.Keys[i])
+		if err != nil {
+			return nil, err
+		}
+		e.Values = append(e.Values, v)
+		e.Masks = append(e.Masks, m)
+		e.Prefix = append(e.Prefix, pfx)
+	}
+	return e, nil
+}
+
+// keyValue parses one key value of an entry: exact "v"; ternary "v &&& m" or
+// "_"; lpm "v/len" or "_"; range "lo..hi" or "_".
+func (l *loader) keyValue(n node, k *Key) (v, m int64, prefix int, err error) {
+	s, err := n.str()
+	if err != nil {
+		return 0, 0, 0, err
+	}
+	s = strings.TrimSpace(s)
+	t := Type{Bits: k.Bits, Signed: k.Expr.Type().Signed}
+	full := Type{Bits: k.Bits}.Max()
+	num := func(x string) (int64, error) {
+		val, err := l.consts.evalConstString(x)
+		if err != nil {
+			return 0, n.errf("%v", err)
+		}
+		if val.isFloat {
+			return 0, n.errf("key values must be integers")
+		}
+		if !fits(val.i, t) {
+			return 0, n.errf("%d does not fit the %d-bit key %s", val.i, k.Bits, k.Field.Name)
+		}
+		return val.i, nil
+	}
+	if s == "_" {
+		switch k.Kind {
+		case MatchExact:
+			return 0, 0, 0, n.errf("exact keys need a value, not _")
+		case MatchRange:
+			return t.Min(), t.Max(), 0, nil
+		}
+		return 0, 0, 0, nil
+	}
+	switch k.Kind {
+	case MatchExact:
+		v, err = num(s)
+		return t.Norm(v), full, k.Bits, err
+	case MatchTernary:
+		if parts := strings.Split(s, "&&&"); len(parts) == 2 {
+			if v, err = num(parts[0]); err != nil {
+				return
+			}
+			if m, err = num(parts[1]); err != nil {
+				return
+			}
+			m = Type{Bits: k.Bits}.Norm(m)
+			return t.Norm(v) & m, m, 0, nil
+		}
+		v, err = num(s)
+		return t.Norm(v), full, 0, err
+	case MatchLPM:
+		prefix = k.Bits
+		if i := strings.LastIndex(s, "/"); i >= 0 {
+			val, e2 := l.consts.evalConstString(s[i+1:])
+			if e2 != nil || val.isFloat || val.i < 0 || val.i > int64(k.Bits) {
+				return 0, 0, 0, n.errf("prefix length must be 0..%d", k.Bits)
+			}
+			prefix = int(val.i)
+			s = s[:i]
+		}
+		if v, err = num(s); err != nil {
+			return
+		}
+		m = 0
+		if prefix > 0 {
+			m = int64(uint64(full) &^ (uint64(1)<<uint(k.Bits-prefix) - 1))
+		}
+		return t.Norm(v) & m, m, prefix, nil
+	case MatchRange:
+		lo, hi := s, s
+		if parts := strings.Split(s, ".."); len(parts) == 2 {
+			lo, hi = parts[0], parts[1]
+		}
+		if v, err = num(lo); err != nil {
+			return
+		}
+		if m, err = num(hi); err != nil {
+			return
+		}
+		v, m = t.Norm(v), t.Norm(m)
+		if v > m {
+			return 0, 0, 0, n.errf("empty range %d..%d for %s key %s", v, m, t, k.Field.Name)
+		}
+		return v, m, 0, nil
+	}
+	return 0, 0, 0, fmt.Errorf("unreachable")
+}

@@ -1,0 +1,170 @@
+package programs
+
+// ParseResult tells what a parser did with a packet.
+type ParseResult struct {
+	States   int  // parser states visited
+	Bytes    int  // header bytes extracted (including bridged metadata)
+	Offset   int  // first payload byte
+	Rejected bool // the parser reached reject or ran past the packet
+}
+
+// byteAt returns byte i of a packet whose first bytes are head and whose
+// remaining payload (up to length) is zero.
+func byteAt(head []byte, i int) byte {
+	if i < len(head) {
+		return head[i]
+	}
+	return 0
+}
+
+// getBits reads width bits at bit offset off (big-endian, as on the wire).
+func getBits(head []byte, off, width int) uint64 {
+	var v uint64
+	for i := 0; i < width; {
+		bit := off + i
+		b := byteAt(head, bit/8)
+		inByte := 8 - bit%8
+		take := min(inByte, width-i)
+		shift := inByte - take
+		v = v<<uint(take) | uint64(b>>uint(shift))&(1<<uint(take)-1)
+		i += take
+	}
+	return v
+}
+
+// putBits writes width bits of v at bit offset off.
+func putBits(buf []byte, off, width int, v uint64) {
+	for i := 0; i < width; {
+		bit := off + i
+		inByte := 8 - bit%8
+		take := min(inByte, width-i)
+		shift := inByte - take
+		part := byte(v>>uint(width-i-take)) & (1<<uint(take) - 1)
+		mask := byte(1<<uint(take)-1) << uint(shift)
+		buf[bit/8] = buf[bit/8]&^mask | part<<uint(shift)
+		i += take
+	}
+}
+
+// Parse runs the parse graph over a packet (head bytes, total length) and
+// fills the header fields and validity bits of phv. With bridged set, the
+// packet starts with the bridged metadata the ingress deparser prepended.
+func (p *Program) Parse(head []byte, length int, phv []int64, bridged bool) ParseResult {
+	var r ParseResult
+	off := 0 // bit offset
+	if bridged && p.BridgeBits > 0 {
+		for _, f := range p.Meta {
+			if f.Bridged {
+				phv[f.Slot] = f.Type.Norm(int64(getBits(head, off, f.Type.Bits)))
+				off += f.Type.Bits
+			}
+		}
+		off = (off + 7) / 8 * 8
+		r.Bytes += off / 8
+	}
+	for s := p.Parser.Start; s != nil; {
+		if s.IsReject() {
+			r.Rejected = true
+			break
+		}
+		r.States++
+		for _, h := range s.Extract {
+			if (off+h.Bits)/8 > length {
+				r.Rejected = true
+				r.Offset = off / 8
+				return r
+			}
+			for _, f := range h.Fields {
+				phv[f.Slot] = f.Type.Norm(int64(getBits(head, off+f.Offset, f.Type.Bits)))
+			}
+			phv[h.Valid.Slot] = 1
+			off += h.Bits
+			r.Bytes += h.Bytes()
+		}
+		var next *ParseState
+		if s.Select == nil {
+			next = s.Transitions[0].Next
+		} else {
+			v := phv[s.Select.Slot]
+			for _, t := range s.Transitions {
+				if t.Default || v&t.Mask == t.Value {
+					next = t.Next
+					break
+				}
+			}
+		}
+		s = next
+	}
+	r.Offset = off / 8
+	return r
+}
+
+// Deparse serializes the valid headers in declaration order, prefixed by
+// the bridged metadata when withBridge is set, followed by the payload (the
+// packet's bytes from payloadOff on). It returns the new head bytes and the
+// new total length.
+func (p *Program) Deparse(phv []int64, head []byte, length, payloadOff int, withBridge bool) ([]byte, int) {
+	n := 0
+	if withBridge {
+		n += (p.BridgeBits + 7) / 8
+	}
+	for _, h := range p.Headers {
+		if phv[h.Valid.Slot] != 0 {
+			n += h.Bytes()
+		}
+	}
+	rest := 0
+	if payloadOff < len(head) {
+		rest = len(head) - payloadOff
+	}
+	out := make([]byte, n, n+rest)
+	off := 0
+	if withBridge {
+		for _, f := range p.Meta {
+			if f.Bridged {
+				putBits(out, off, f.Type.Bits, uint64(phv[f.Slot]))
+				off += f.Type.Bits
+			}
+		}
+		off = (off + 7) / 8 * 8
+	}
+	for _, h := range p.Headers {
+		if phv[h.Valid.Slot] == 0 {
+			continue
+		}
+		for _, f := range h.Fields {
+			putBits(out, off+f.Offset, f.Type.Bits, uint64(phv[f.Slot]))
+		}
+		off += h.Bits
+	}
+	if rest > 0 {
+		out = append(out, head[payloadOff:]...)
+	}
+	payload := length - payloadOff
+	if payload < 0 {
+		payload = 0
+	}
+	return out, n + payload
+}
+
+// BuildPacket serializes a traffic template's headers (field values picked by
+// seq, cycling through each field's list) into the head bytes of a packet of
+// the given size.
+func (ft *FlowTemplate) BuildPacket(seq int, size int) []byte {
+	n := 0
+	for _, h := range ft.Headers {
+		n += h.Bytes()
+	}
+	out := make([]byte, n)
+	off := 0
+	for _, h := range ft.Headers {
+		for _, f := range h.Fields {
+			if vs := ft.Values[f]; len(vs) > 0 {
+				putBits(out, off+f.Offset, f.Type.Bits, uint64(vs[seq%len(vs)]))
+			}
+		}
+		off += h.Bits
+	}
+	_ = size
+	return out
+}

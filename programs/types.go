@@ -1,0 +1,408 @@
+package programs
+
+import "fmt"
+
+// Type is the type of a field or expression: a bit width and a signedness.
+// Bits == 0 marks an untyped constant, which takes the type of the other
+// operand.
+type Type struct {
+	Bits   int
+	Signed bool
+}
+
+func (t Type) String() string {
+	switch {
+	case t.Bits == 0:
+		return "untyped"
+	case t.Signed:
+		return fmt.Sprintf("int<%d>", t.Bits)
+	default:
+		return fmt.Sprintf("bit<%d>", t.Bits)
+	}
+}
+
+// Norm truncates v to the type's width and extends it back to 64 bits: zero
+// extension for unsigned types, sign extension for signed ones. Every value
+// stored in a field is normalized this way.
+func (t Type) Norm(v int64) int64 {
+	if t.Bits == 0 || t.Bits >= 64 {
+		return v
+	}
+	if t.Signed {
+		shift := uint(64 - t.Bits)
+		return (v << shift) >> shift
+	}
+	return int64(uint64(v) & (uint64(1)<<uint(t.Bits) - 1))
+}
+
+// Max returns the largest value of the type.
+func (t Type) Max() int64 {
+	if t.Bits >= 64 || t.Bits == 0 {
+		if t.Signed || t.Bits == 0 {
+			return int64(^uint64(0) >> 1)
+		}
+		return int64(^uint64(0) >> 1) // unsigned 64-bit saturates at 2^63-1 in this model
+	}
+	if t.Signed {
+		return int64(1)<<uint(t.Bits-1) - 1
+	}
+	return int64(1)<<uint(t.Bits) - 1
+}
+
+// Min returns the smallest value of the type.
+func (t Type) Min() int64 {
+	if !t.Signed {
+		return 0
+	}
+	if t.Bits >= 64 || t.Bits == 0 {
+		return -int64(^uint64(0)>>1) - 1
+	}
+	return -(int64(1) << uint(t.Bits-1))
+}
+
+// FieldKind tells where a field lives.
+type FieldKind int
+
+// Field kinds.
+const (
+	HeaderField FieldKind = iota // a field of a packet header
+	MetaField                    // user metadata (meta.*), per packet
+	StdField                     // standard (intrinsic) metadata (std.*)
+	ValidBit                     // a header's validity bit (pseudo field)
+)
+
+// Field is one named, typed storage location of the packet-header vector.
+type Field struct {
+	Name    string // full name: "ipv4.dst_addr", "meta.delay", "std.tstamp"
+	Short   string // name inside its header or namespace
+	Type    Type
+	Kind    FieldKind
+	Header  *Header // for HeaderField and ValidBit
+	Offset  int     // bit offset inside the header (HeaderField)
+	Slot    int     // index into the packet-header vector
+	Bridged bool    // MetaField carried from ingress to egress
+	Std     StdID   // for StdField
+	Pos     Pos
+}
+
+// Header is a packet header type with its fields in wire order.
+type Header struct {
+	Name   string
+	Fields []*Field
+	Bits   int
+	Valid  *Field // validity pseudo field
+	Index  int    // declaration index; also deparse order
+	Pos    Pos
+}
+
+// Bytes returns the header's size in bytes.
+func (h *Header) Bytes() int { return (h.Bits + 7) / 8 }
+
+// StdID identifies a standard metadata field.
+type StdID int
+
+// Standard (intrinsic) metadata fields. They are architecture neutral; which
+// of them a given gress may read or write is decided by each architecture
+// backend (for Tofino, by the TNA intrinsic metadata structs).
+const (
+	StdIngressPort StdID = iota
+	StdEgressPort
+	StdQid
+	StdDrop
+	StdDeflectOnDrop
+	StdMcastGrp
+	StdMirror
+	StdMirrorSession
+	StdRecirculate
+	StdPacketLength
+	StdTstamp
+	StdEnqQdepth
+	StdDeqQdepth
+	StdEnqTstamp
+	StdDeqTimedelta
+	StdDeflected
+	stdCount
+)
+
+// StdInfo describes a standard metadata field.
+type StdInfo struct {
+	ID   StdID
+	Name string
+	Bits int
+	Doc  string
+}
+
+// StdFields lists the standard metadata fields in a fixed order.
+var StdFields = [stdCount]StdInfo{
+	{StdIngressPort, "ingress_port", 9, "port the packet arrived on"},
+	{StdEgressPort, "egress_port", 9, "unicast destination port chosen in ingress"},
+	{StdQid, "qid", 5, "egress queue chosen in ingress"},
+	{StdDrop, "drop", 1, "drop the packet at the end of this gress"},
+	{StdDeflectOnDrop, "deflect_on_drop", 1, "deflect instead of dropping when the queue is full"},
+	{StdMcastGrp, "mcast_grp", 16, "multicast group (0 = none)"},
+	{StdMirror, "mirror", 1, "mirror a copy of the packet"},
+	{StdMirrorSession, "mirror_session", 10, "mirror session id"},
+	{StdRecirculate, "recirculate", 1, "send the packet to this pipe's recirculation port"},
+	{StdPacketLength, "packet_length", 16, "packet length in bytes"},
+	{StdTstamp, "tstamp", 48, "global time in ns when this gress's parser saw the packet"},
+	{StdEnqQdepth, "enq_qdepth", 19, "queue depth in cells when the packet was enqueued"},
+	{StdDeqQdepth, "deq_qdepth", 19, "queue depth in cells when the packet was dequeued"},
+	{StdEnqTstamp, "enq_tstamp", 32, "time in ns when the packet was enqueued"},
+	{StdDeqTimedelta, "deq_timedelta", 32, "time in ns the packet spent in the queue"},
+	{StdDeflected, "deflected", 1, "the traffic manager deflected this packet (deflect-on-drop)"},
+}
+
+// MatchKind is a table key's match kind.
+type MatchKind int
+
+// Match kinds.
+const (
+	MatchExact MatchKind = iota
+	MatchTernary
+	MatchLPM
+	MatchRange
+)
+
+var matchKindNames = []string{"exact", "ternary", "lpm", "range"}
+
+func (k MatchKind) String() string { return matchKindNames[k] }
+
+// Key is one table key element.
+type Key struct {
+	Expr  Expr // a field or a slice of a field
+	Field *Field
+	Kind  MatchKind
+	Bits  int
+	Pos   Pos
+}
+
+// Param is an action parameter (action data).
+type Param struct {
+	Name  string
+	Type  Type
+	Index int
+}
+
+// Action is a straight-line sequence of primitive operations executed when a
+// table selects it (or inline from control flow).
+type Action struct {
+	Name   string
+	Params []*Param
+	Body   []Stmt
+	Pos    Pos
+}
+
+// ActionCall is an action with constant arguments (a table entry's or
+// default action).
+type ActionCall struct {
+	Action *Action
+	Args   []int64
+}
+
+// Entry is one table entry.
+type Entry struct {
+	Values   []int64 // per key: value (exact, ternary, lpm), low bound (range)
+	Masks    []int64 // per key: mask (ternary, lpm), high bound (range)
+	Prefix   []int   // per key: prefix length (lpm)
+	Priority int     // lower is better; ternary/range: entry order
+	Call     ActionCall
+	Pos      Pos
+}
+
+// Table is a match-action table.
+type Table struct {
+	Index   int
+	Name    string
+	Keys    []*Key
+	Actions []*Action
+	Default ActionCall
+	Size    int
+	Entries []*Entry
+	Const   bool // entries are compile-time constants
+	Pos     Pos
+}
+
+// Register is an array of stateful cells, read-modified-written atomically by
+// its register actions.
+type Register struct {
+	Index   int
+	Name    string
+	Type    Type // element type; for pairs, the type of the whole pair
+	Pair    bool // element is a pair of two halves (lo, hi)
+	Size    int
+	Init    int64
+	Actions []*RegisterAction
+	Pos     Pos
+}
+
+// HalfType is the type of one half of a pair register.
+func (r *Register) HalfType() Type { return Type{Bits: r.Type.Bits / 2, Signed: r.Type.Signed} }
+
+// RegisterAction is a bounded atomic read-modify-write program on one
+// register cell. Inside its body, `value` (or `lo`/`hi` for pairs) is the
+// cell and `out` the value returned to the caller.
+type RegisterAction struct {
+	Name     string
+	Register *Register
+	Body     []Stmt
+	OutType  Type
+	Writes   bool // assigns the cell
+	Pos      Pos
+}
+
+// MeterUnit tells what a meter counts.
+type MeterUnit int
+
+// Meter units.
+const (
+	MeterBytes MeterUnit = iota
+	MeterPackets
+)
+
+// Meter is an array of two-rate three-colour meters (RFC 2698).
+type Meter struct {
+	Index int
+	Name  string
+	Size  int
+	Unit  MeterUnit
+	CIR   float64 // bits/s (bytes mode) or packets/s
+	PIR   float64
+	CBS   int64 // bytes or packets
+	PBS   int64
+	Pos   Pos
+}
+
+// Counter is an array of packet and byte counters.
+type Counter struct {
+	Index int
+	Name  string
+	Size  int
+	Pos   Pos
+}
+
+// MirrorSession is a mirror destination configured by the control plane.
+type MirrorSession struct {
+	ID       int
+	Port     int
+	Truncate int // bytes; 0 = whole packet
+	Pos      Pos
+}
+
+// MulticastGroup is a replication list configured by the control plane.
+type MulticastGroup struct {
+	ID    int
+	Ports []int
+	Pos   Pos
+}
+
+// Transition is a parser select case.
+type Transition struct {
+	Value   int64
+	Mask    int64
+	Default bool
+	Next    *ParseState // nil = accept
+}
+
+// ParseState is one parser state: extract headers, then select the next
+// state on a field.
+type ParseState struct {
+	Name        string
+	Extract     []*Header
+	Select      *Field
+	Transitions []Transition
+	Pos         Pos
+}
+
+// Parser is the parse graph.
+type Parser struct {
+	Start  *ParseState
+	States []*ParseState
+}
+
+// Control is one gress's control flow.
+type Control struct {
+	Name string // "ingress" or "egress"
+	Body []Stmt
+	Pos  Pos
+}
+
+// FlowTemplate is a stream of test packets the program expects (used to
+// exercise the program when measuring latency).
+type FlowTemplate struct {
+	Name   string
+	Ports  []int
+	Sizes  []int
+	Weight int
+	// IntervalNs, when > 0, makes the flow periodic (a packet generator
+	// timer) instead of load-driven.
+	IntervalNs int64
+	Headers    []*Header
+	// Values[i] lists the values that field i of the template cycles through.
+	Values map[*Field][]int64
+	Fields []*Field // fields with values, in declaration order (deterministic)
+	Pos    Pos
+}
+
+// Program is a complete, checked program description.
+type Program struct {
+	Name       string
+	Doc        string
+	Source     string
+	File       string
+	Constants  []Constant
+	Headers    []*Header
+	Meta       []*Field
+	Std        [stdCount]*Field
+	Fields     []*Field // every field, by slot
+	Parser     *Parser
+	Registers  []*Register
+	Meters     []*Meter
+	Counters   []*Counter
+	Actions    []*Action
+	Tables     []*Table
+	Mirrors    []*MirrorSession
+	Multicast  []*MulticastGroup
+	Ingress    *Control
+	Egress     *Control
+	Traffic    []*FlowTemplate
+	NumSlots   int
+	BridgeBits int
+}
+
+// Constant is a named compile-time constant.
+type Constant struct {
+	Name  string
+	Value int64
+	Float float64
+	Pos   Pos
+}
+
+// Table returns the table with the given name, or nil.
+func (p *Program) Table(name string) *Table {
+	for _, t := range p.Tables {
+		if t.Name == name {
+			return t
+		}
+	}
+	return nil
+}
+
+// Register returns the register with the given name, or nil.
+func (p *Program) Register(name string) *Register {
+	for _, r := range p.Registers {
+		if r.Name == name {
+			return r
+		}
+	}
+	return nil
+}
+
+// Field returns the field with the given full name, or nil.
+func (p *Program) Field(name string) *Field {
+	for _, f := range p.Fields {
+		if f.Name == name {
+			return f
+		}
+	}
+	return nil
+}
