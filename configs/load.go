@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"fmt"
 	"os"
+	"reflect"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/go-viper/mapstructure/v2"
@@ -129,13 +131,20 @@ func Load(src Source) (*Loaded, error) {
 // Decode decodes the subtree at key into out; unknown or mistyped values are
 // errors naming the key and where it was set.
 func (l *Loaded) Decode(key string, out any) error {
-	var md mapstructure.Metadata
-	err := l.V.UnmarshalKey(key, out, func(c *mapstructure.DecoderConfig) {
-		c.ErrorUnused = true
-		c.WeaklyTypedInput = false
-		c.Metadata = &md
+	// viper's UnmarshalKey returns one source's subtree for a nested key;
+	// AllSettings resolves every leaf with the full precedence (flags,
+	// --set, user file, embedded files), so decode from it.
+	tree, _ := l.V.AllSettings()[key].(map[string]any)
+	dec, err := mapstructure.NewDecoder(&mapstructure.DecoderConfig{
+		ErrorUnused:      true,
+		WeaklyTypedInput: false,
+		Result:           out,
+		DecodeHook:       mapstructure.ComposeDecodeHookFunc(intToFloat),
 	})
 	if err != nil {
+		return err
+	}
+	if err = dec.Decode(tree); err != nil {
 		msg := err.Error()
 		if i := strings.Index(msg, "\n"); i >= 0 {
 			msg = strings.TrimSpace(msg[i+1:])
@@ -152,6 +161,42 @@ func (l *Loaded) Decode(key string, out any) error {
 		return fmt.Errorf("%s: %s", where, msg)
 	}
 	return nil
+}
+
+// intToFloat lets integers be written where a float is expected (clock_mhz:
+// 1250) and parses the strings command-line flags deliver.
+func intToFloat(from, to reflect.Type, data any) (any, error) {
+	if str, ok := data.(string); ok {
+		switch to.Kind() {
+		case reflect.Float64:
+			f, err := strconv.ParseFloat(strings.TrimSpace(str), 64)
+			if err != nil {
+				return nil, fmt.Errorf("expected a number, got %q", str)
+			}
+			return f, nil
+		case reflect.Int, reflect.Int64:
+			i, err := strconv.ParseInt(strings.TrimSpace(str), 0, 64)
+			if err != nil {
+				return nil, fmt.Errorf("expected an integer, got %q", str)
+			}
+			return i, nil
+		case reflect.Bool:
+			b, err := strconv.ParseBool(strings.TrimSpace(str))
+			if err != nil {
+				return nil, fmt.Errorf("expected true or false, got %q", str)
+			}
+			return b, nil
+		}
+	}
+	if to.Kind() == reflect.Float64 {
+		switch v := data.(type) {
+		case int:
+			return float64(v), nil
+		case int64:
+			return float64(v), nil
+		}
+	}
+	return data, nil
 }
 
 // yamlKeys lists the dotted leaf keys of a YAML document (lower case, as

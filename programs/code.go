@@ -333,6 +333,20 @@ func (c *codeCtx) exprStmt(s *ast.ExprStmt) ([]Stmt, error) {
 			}
 			return append([]Stmt{set(StdMirror, 1)}, a...), nil
 		}
+		if a, ok := c.l.actions[id.Name]; ok && c.kind == ctxControl {
+			if len(call.Args) != len(a.Params) {
+				return nil, c.errf(s.Pos(), "action %s takes %d arguments, got %d", a.Name, len(a.Params), len(call.Args))
+			}
+			var args []Expr
+			for _, ae := range call.Args {
+				e, err := c.expr(ae)
+				if err != nil {
+					return nil, err
+				}
+				args = append(args, e)
+			}
+			return inlineAction(a, args), nil
+		}
 		return nil, c.errf(s.Pos(), "unknown statement %s(...)", id.Name)
 	}
 	sel, ok := call.Fun.(*ast.SelectorExpr)

@@ -99,7 +99,7 @@ type loader struct {
 	tables    map[string]*Table
 }
 
-var topKeys = []string{"program", "doc", "source", "constants", "headers", "metadata", "parser",
+var topKeys = []string{"program", "doc", "source", "constants", "headers", "metadata", "parser", "egress_parser",
 	"registers", "meters", "counters", "actions", "tables", "mirror_sessions", "multicast_groups",
 	"ingress", "egress", "traffic"}
 
@@ -134,7 +134,8 @@ func (l *loader) load(root node, overrides map[string]string) error {
 		{"counters", l.loadCounters},
 		{"actions", l.loadActions},
 		{"tables", l.loadTables},
-		{"parser", l.loadParser},
+		{"parser", func(n node) error { return l.loadParser(n, false) }},
+		{"egress_parser", func(n node) error { return l.loadParser(n, true) }},
 		{"mirror_sessions", l.loadMirrors},
 		{"multicast_groups", l.loadMulticast},
 		{"ingress", func(n node) error { return l.loadControl(n, "ingress") }},
@@ -617,21 +618,45 @@ func (l *loader) loadControl(n node, gress string) error {
 	return nil
 }
 
+// loadMirrors reads mirror sessions, a list of {id, port, truncate} items
+// (with optional for loops).
 func (l *loader) loadMirrors(n node) error {
-	ps, err := n.pairs()
+	items, err := n.items()
 	if err != nil {
 		return err
 	}
-	for _, p := range ps {
-		id, err := l.consts.evalConstString(p.key)
-		if err != nil || id.isFloat || id.i < 0 || id.i > 1023 {
-			return p.val.errf("mirror session id must be 0..1023")
+	for _, it := range items {
+		if err := l.expandFor(it, l.loadMirror); err != nil {
+			return err
 		}
-		f, err := p.val.fields("port", "truncate")
+	}
+	return nil
+}
+
+func (l *loader) loadMirror(item node) error {
+	{
+		p := pair{val: item}
+		f, err := p.val.fields("id", "port", "truncate")
 		if err != nil {
 			return err
 		}
-		s := &MirrorSession{ID: int(id.i), Pos: p.val.pos()}
+		idn, ok := f["id"]
+		if !ok {
+			return item.errf("missing id")
+		}
+		idv, err := l.consts.intValue(idn)
+		if err != nil {
+			return err
+		}
+		if idv < 0 || idv > 1023 {
+			return idn.errf("mirror session id must be 0..1023, got %d", idv)
+		}
+		for _, m := range l.prog.Mirrors {
+			if m.ID == int(idv) {
+				return idn.errf("mirror session %d is defined twice", idv)
+			}
+		}
+		s := &MirrorSession{ID: int(idv), Pos: p.val.pos()}
 		pn, ok := f["port"]
 		if !ok {
 			return p.val.errf("missing port")

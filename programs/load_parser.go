@@ -11,7 +11,7 @@ var rejectState = &ParseState{Name: "reject"}
 // IsReject reports whether s is the reject state.
 func (s *ParseState) IsReject() bool { return s == rejectState }
 
-func (l *loader) loadParser(n node) error {
+func (l *loader) loadParser(n node, egress bool) error {
 	if n.n.Tag == "!!null" {
 		return nil
 	}
@@ -156,7 +156,11 @@ func (l *loader) loadParser(n node) error {
 	if err := checkParseCycles(p); err != nil {
 		return err
 	}
-	l.prog.Parser = p
+	if egress {
+		l.prog.EgressParser = p
+	} else {
+		l.prog.Parser = p
+	}
 	return nil
 }
 

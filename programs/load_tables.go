@@ -5,6 +5,8 @@ import (
 	"go/ast"
 	"go/parser"
 	"strings"
+
+	"gopkg.in/yaml.v3"
 )
 
 // defaultTableSize is the size bf-p4c gives a table that declares none
@@ -99,12 +101,18 @@ func (l *loader) loadTable(name string, n node) (*Table, error) {
 		if err != nil {
 			return nil, err
 		}
-		for i, it := range items {
-			e, err := l.loadEntry(it, t, i)
+		for _, it := range items {
+			err := l.expandFor(it, func(item node) error {
+				e, err := l.loadEntry(item, t, len(t.Entries))
+				if err != nil {
+					return err
+				}
+				t.Entries = append(t.Entries, e)
+				return nil
+			})
 			if err != nil {
 				return nil, err
 			}
-			t.Entries = append(t.Entries, e)
 		}
 		if len(t.Entries) > t.Size {
 			return nil, en.errf("%d entries do not fit the table's size %d", len(t.Entries), t.Size)
@@ -140,6 +148,9 @@ func (l *loader) loadKey(src string, n node) (*Key, error) {
 	switch x := e.(type) {
 	case *FieldExpr:
 		k.Field = x.F
+	case *ValidExpr:
+		k.Field = x.H.Valid
+		e = &FieldExpr{F: x.H.Valid, Pos: x.Pos}
 	case *SliceExpr:
 		fe, ok := x.X.(*FieldExpr)
 		if !ok {
@@ -217,6 +228,67 @@ func fits(v int64, t Type) bool {
 		return v <= (Type{Bits: t.Bits}).Max()
 	}
 	return v >= (Type{Bits: t.Bits, Signed: true}).Min()
+}
+
+// expandFor calls fn once per binding of a list item's "for" loops
+// ({for: {i: "0..57"}, ...}; several variables nest in order), with the
+// loop variables visible as constants; an item without "for" is passed on.
+func (l *loader) expandFor(n node, fn func(node) error) error {
+	if !n.isMap() {
+		return fn(n)
+	}
+	ps, err := n.pairs()
+	if err != nil {
+		return err
+	}
+	var loops []pair
+	rest := &yaml.Node{Kind: yaml.MappingNode, Line: n.n.Line, Column: n.n.Column}
+	for i, p := range ps {
+		if p.key == "for" {
+			if loops, err = p.val.pairs(); err != nil {
+				return err
+			}
+			continue
+		}
+		rest.Content = append(rest.Content, n.n.Content[2*i], n.n.Content[2*i+1])
+	}
+	if loops == nil {
+		return fn(n)
+	}
+	body := node{n: rest, file: n.file, what: n.what}
+	var rec func(k int) error
+	rec = func(k int) error {
+		if k == len(loops) {
+			return fn(body)
+		}
+		v := loops[k]
+		lo, hi, ok := strings.Cut(v.val.n.Value, "..")
+		if !ok {
+			return v.val.errf("a loop range is written lo..hi")
+		}
+		a, err1 := l.consts.evalConstString(lo)
+		b, err2 := l.consts.evalConstString(hi)
+		if err1 != nil || err2 != nil || a.isFloat || b.isFloat {
+			return v.val.errf("loop bounds must be integer constants")
+		}
+		if b.i-a.i > 1<<20 {
+			return v.val.errf("loop of %d iterations is too long", b.i-a.i+1)
+		}
+		saved, had := l.consts.names[v.key]
+		for x := a.i; x <= b.i; x++ {
+			l.consts.names[v.key] = number{i: x}
+			if err := rec(k + 1); err != nil {
+				return err
+			}
+		}
+		if had {
+			l.consts.names[v.key] = saved
+		} else {
+			delete(l.consts.names, v.key)
+		}
+		return nil
+	}
+	return rec(0)
 }
 
 func (l *loader) loadEntry(n node, t *Table, index int) (*Entry, error) {

@@ -62,7 +62,11 @@ func (p *Program) Parse(head []byte, length int, phv []int64, bridged bool) Pars
 		off = (off + 7) / 8 * 8
 		r.Bytes += off / 8
 	}
-	for s := p.Parser.Start; s != nil; {
+	pg := p.Parser
+	if bridged && p.EgressParser != nil {
+		pg = p.EgressParser
+	}
+	for s := pg.Start; s != nil; {
 		if s.IsReject() {
 			r.Rejected = true
 			break

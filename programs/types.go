@@ -121,6 +121,7 @@ const (
 	StdEnqTstamp
 	StdDeqTimedelta
 	StdDeflected
+	StdBypassEgress
 	stdCount
 )
 
@@ -150,6 +151,7 @@ var StdFields = [stdCount]StdInfo{
 	{StdEnqTstamp, "enq_tstamp", 32, "time in ns when the packet was enqueued"},
 	{StdDeqTimedelta, "deq_timedelta", 32, "time in ns the packet spent in the queue"},
 	{StdDeflected, "deflected", 1, "the traffic manager deflected this packet (deflect-on-drop)"},
+	{StdBypassEgress, "bypass_egress", 1, "skip the egress pipeline"},
 }
 
 // MatchKind is a table key's match kind.
@@ -345,28 +347,29 @@ type FlowTemplate struct {
 
 // Program is a complete, checked program description.
 type Program struct {
-	Name       string
-	Doc        string
-	Source     string
-	File       string
-	Constants  []Constant
-	Headers    []*Header
-	Meta       []*Field
-	Std        [stdCount]*Field
-	Fields     []*Field // every field, by slot
-	Parser     *Parser
-	Registers  []*Register
-	Meters     []*Meter
-	Counters   []*Counter
-	Actions    []*Action
-	Tables     []*Table
-	Mirrors    []*MirrorSession
-	Multicast  []*MulticastGroup
-	Ingress    *Control
-	Egress     *Control
-	Traffic    []*FlowTemplate
-	NumSlots   int
-	BridgeBits int
+	Name         string
+	Doc          string
+	Source       string
+	File         string
+	Constants    []Constant
+	Headers      []*Header
+	Meta         []*Field
+	Std          [stdCount]*Field
+	Fields       []*Field // every field, by slot
+	Parser       *Parser
+	EgressParser *Parser // nil: the egress thread uses Parser
+	Registers    []*Register
+	Meters       []*Meter
+	Counters     []*Counter
+	Actions      []*Action
+	Tables       []*Table
+	Mirrors      []*MirrorSession
+	Multicast    []*MulticastGroup
+	Ingress      *Control
+	Egress       *Control
+	Traffic      []*FlowTemplate
+	NumSlots     int
+	BridgeBits   int
 }
 
 // Constant is a named compile-time constant.

@@ -132,6 +132,7 @@ func (p *PipeThread) process(pkt *packet.Packet, nowPs int64) {
 		pkt.Mirror = phv[p.std(programs.StdMirror)] != 0
 		pkt.MirrorSession = int(phv[p.std(programs.StdMirrorSession)])
 		pkt.Recirculate = phv[p.std(programs.StdRecirculate)] != 0
+		pkt.BypassEgress = phv[p.std(programs.StdBypassEgress)] != 0
 		schedule(p.engine, p.next, outPs, evTMArrive, pkt, 0)
 		return
 	}

@@ -231,6 +231,31 @@ func accessWord(lt *LT, o any) string {
 	return "runs " + strings.Join(names, ", ")
 }
 
+// stageLocalError explains a register (or other stage-local object) that a
+// packet would need in more than one stage: every access, with the stage
+// its dependencies put it in.
+func (p *Placement) stageLocalError(o any, users []*LT, asap map[*LT]int) error {
+	var parts []string
+	stages := map[int]bool{}
+	for _, lt := range users {
+		parts = append(parts, fmt.Sprintf("%s by %s at line %d (stage %d)", strings.TrimPrefix(accessWord(lt, o), "runs "), lt.Name, lt.Pos.Line, asap[lt]))
+		stages[asap[lt]] = true
+	}
+	var ss []int
+	for s := range stages {
+		ss = append(ss, s)
+	}
+	sort.Ints(ss)
+	var sn []string
+	for _, s := range ss {
+		sn = append(sn, fmt.Sprint(s))
+	}
+	last := users[len(users)-1]
+	return ruleErr(RuleStageLocal, last.Pos,
+		"%s is accessed more than once per packet — %s — so it would be needed in stages %s; Tofino memory is stage-local: a register lives in one MAU stage and a packet reaches it once per pass",
+		objectName(o), strings.Join(parts, "; "), strings.Join(sn, " and "))
+}
+
 // node is a set of logical tables that must share a stage because they use
 // the same stage-local object (mutually exclusive accesses to one register,
 // one table applied in exclusive branches).
@@ -277,9 +302,7 @@ func (p *Placement) group() ([]*node, map[*LT]*node, error) {
 				if p.earlyReadLateWrite(o, a, b) {
 					continue
 				}
-				return nil, nil, ruleErr(RuleStageLocal, b.Pos,
-					"%s is accessed twice on one packet: %s %s (line %d, needs stage %d) and %s %s (line %d, needs stage %d); Tofino memory is stage-local, so a register lives in one MAU stage and a packet reaches it once per pass",
-					objectName(o), a.Name, accessWord(a, o), a.Pos.Line, asap[a], b.Name, accessWord(b, o), b.Pos.Line, asap[b])
+				return nil, nil, p.stageLocalError(o, us, asap)
 			}
 		}
 		for _, b := range us[1:] {
@@ -392,7 +415,7 @@ func (p *Placement) schedule() error {
 		}
 		if s >= c.MAU.Stages {
 			if earliest >= c.MAU.Stages {
-				return ruleErr(RuleStageBudget, n.lts[0].Pos, "%s needs stage %d (%s) but %s has %d stages", n.lts[0].Name, earliest+1, why, c.Name, c.MAU.Stages)
+				return ruleErr(RuleStageBudget, n.lts[0].Pos, "%s needs stage %d (%s) but %s has stages 0..%d", n.lts[0].Name, earliest, why, c.Name, c.MAU.Stages-1)
 			}
 			if p.fits(&Stage{xbar: map[[2]int]int{}, objects: map[any]bool{}}, n, costs) != "" {
 				return ruleErr(RuleStageBudget, n.lts[0].Pos, "%s does not fit in an empty MAU stage (%s); splitting a table across stages is not modelled", n.lts[0].Name, full)

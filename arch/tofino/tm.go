@@ -130,8 +130,12 @@ func (t *TrafficManager) dequeue(q *portQueue, now int64) {
 	pkt.DeqDepthCells = int(t.depthCells(q.port))
 	pkt.DeqDeltaPs = now - pkt.EnqPs
 	q.busyUntil = now + serializationPs(pkt.Len, q.rateGbps)
-	pipe := t.cfg.PipeOf(q.port)
-	schedule(t.engine, t.sw.pipes[pipe].egress, now, evEgressArrive, pkt, 0)
+	if pkt.BypassEgress {
+		schedule(t.engine, t.sw.ports, now, evPortTx, pkt, q.port)
+	} else {
+		pipe := t.cfg.PipeOf(q.port)
+		schedule(t.engine, t.sw.pipes[pipe].egress, now, evEgressArrive, pkt, 0)
+	}
 	if len(q.pkts) > 0 {
 		schedule(t.engine, t, q.busyUntil, evTMDequeue, nil, q.port)
 	} else {

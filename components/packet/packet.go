@@ -23,6 +23,7 @@ type Packet struct {
 	Mirror        bool
 	MirrorSession int
 	Recirculate   bool
+	BypassEgress  bool
 
 	// Set by the traffic manager for the egress pipeline.
 	EnqDepthCells int
