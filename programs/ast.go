@@ -54,9 +54,10 @@ const (
 	FnSatSub                // saturating subtract
 	FnMin
 	FnMax
+	FnConcat // bit concatenation, first argument in the high bits (P4 ++)
 )
 
-var builtinNames = []string{"sat_add", "sat_sub", "min", "max"}
+var builtinNames = []string{"sat_add", "sat_sub", "min", "max", "concat"}
 
 func (b Builtin) String() string { return builtinNames[b] }
 

@@ -762,6 +762,22 @@ func (c *codeCtx) call(x *ast.CallExpr) (Expr, error) {
 			}
 			return &CallExpr{Fn: map[string]Builtin{"sat_add": FnSatAdd, "sat_sub": FnSatSub, "min": FnMin, "max": FnMax}[fn.Name],
 				Args: as, T: t, Pos: p}, nil
+		case "concat":
+			as, err := args(-1)
+			if err != nil {
+				return nil, err
+			}
+			bits := 0
+			for _, a := range as {
+				if a.Type().Bits == 0 {
+					return nil, c.errf(x.Pos(), "concat needs typed operands (cast constants, e.g. bit4(0))")
+				}
+				bits += a.Type().Bits
+			}
+			if len(as) < 2 || bits > 64 {
+				return nil, c.errf(x.Pos(), "concat joins 2 or more values of at most 64 bits in total (got %d bits)", bits)
+			}
+			return &CallExpr{Fn: FnConcat, Args: as, T: Type{Bits: bits}, Pos: p}, nil
 		case "random":
 			if c.kind == ctxRegisterAction {
 				return nil, c.errf(x.Pos(), "random() is not available inside a register action; draw it into a field first")

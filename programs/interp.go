@@ -358,6 +358,14 @@ func (x *Exec) eval(e Expr) int64 {
 	case *CastExpr:
 		return e.T.Norm(x.eval(e.X))
 	case *CallExpr:
+		if e.Fn == FnConcat {
+			var v uint64
+			for _, a := range e.Args {
+				w := uint(a.Type().Bits)
+				v = v<<w | uint64(a.Type().Norm(x.eval(a)))&(uint64(1)<<w-1)
+			}
+			return int64(v)
+		}
 		a, b := x.eval(e.Args[0]), x.eval(e.Args[1])
 		switch e.Fn {
 		case FnSatAdd:

@@ -62,6 +62,10 @@ func (p *PipeThread) Handle(e sim.Event) error {
 func (p *PipeThread) std(id programs.StdID) int { return p.prog.Std[id].Slot }
 
 func (p *PipeThread) process(pkt *packet.Packet, nowPs int64) {
+	if nowPs > p.sw.deadlinePs {
+		p.sw.dropped(pkt, "still circulating at the end of the run")
+		return
+	}
 	c := p.cfg
 	cyc := c.CyclePs()
 	issueCycle := int64(float64(max(nowPs, p.nextIssuePs))/cyc + 0.999999)

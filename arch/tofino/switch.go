@@ -27,6 +27,10 @@ type Switch struct {
 
 	drops     map[string]int
 	Delivered int
+	// deadlinePs ends the run: packets still circulating (recirculation
+	// loops) after it are counted, not processed, so every run terminates.
+	deadlinePs    int64
+	lastArrivalPs int64
 	E2E       stats.Samples
 }
 
@@ -129,6 +133,9 @@ func (c *Config) isIngressPort(dp int) bool {
 	return local < c.FrontPortsPerPipe || local == c.RecircLocalPort || local == c.PktgenLocalPort
 }
 
+// drainPs is how long a run continues after the last injected packet.
+const drainPs = 1_000_000_000 // 1 ms
+
 // RunOptions sets up the packets a latency measurement pushes through.
 type RunOptions struct {
 	Packets int     // total packets offered
@@ -188,6 +195,7 @@ func Measure(cfg *Config, place *Placement, opt RunOptions) (*RunResult, error) 
 	if err != nil {
 		return nil, err
 	}
+	sw.deadlinePs = sw.lastArrivalPs + drainPs
 	if err := engine.Run(); err != nil {
 		return nil, err
 	}
@@ -308,6 +316,7 @@ func (sw *Switch) inject(opt RunOptions) (int, error) {
 			pkt := &packet.Packet{ID: id, Flow: fi, Head: head, Len: size, InPort: pf.port, BornPs: t, Passes: 1}
 			pipe := c.PipeOf(pf.port)
 			schedule(sw.engine, sw.pipes[pipe].ingress, t, evIngressArrive, pkt, 0)
+			sw.lastArrivalPs = max(sw.lastArrivalPs, t)
 			total++
 			t += gap
 		}
