@@ -76,6 +76,7 @@ type Stage struct {
 	salu    [2]bool
 	meter   [2]bool
 	xbar    map[[2]int]int // (slot, ternary) -> bytes
+	hashIdx map[string]bool
 	slots   [2]int
 	noop    [2]bool
 	objects map[any]bool
@@ -367,7 +368,7 @@ func (p *Placement) schedule() error {
 	c := p.Chip
 	p.Stages = make([]*Stage, c.MAU.Stages)
 	for i := range p.Stages {
-		p.Stages[i] = &Stage{Index: i, xbar: map[[2]int]int{}, objects: map[any]bool{}}
+		p.Stages[i] = &Stage{Index: i, xbar: map[[2]int]int{}, objects: map[any]bool{}, hashIdx: map[string]bool{}}
 	}
 	placed := map[*LT]bool{}
 	done := map[*node]bool{}
@@ -417,7 +418,7 @@ func (p *Placement) schedule() error {
 			if earliest >= c.MAU.Stages {
 				return ruleErr(RuleStageBudget, n.lts[0].Pos, "%s needs stage %d (%s) but %s has stages 0..%d", n.lts[0].Name, earliest, why, c.Name, c.MAU.Stages-1)
 			}
-			if p.fits(&Stage{xbar: map[[2]int]int{}, objects: map[any]bool{}}, n, costs) != "" {
+			if p.fits(&Stage{xbar: map[[2]int]int{}, objects: map[any]bool{}, hashIdx: map[string]bool{}}, n, costs) != "" {
 				return ruleErr(RuleStageBudget, n.lts[0].Pos, "%s does not fit in an empty MAU stage (%s); splitting a table across stages is not modelled", n.lts[0].Name, full)
 			}
 			return ruleErr(RuleStageBudget, n.lts[0].Pos, "%s does not fit in stages %d..%d of %s (%s)", n.lts[0].Name, earliest, c.MAU.Stages-1, c.Name, full)
@@ -478,10 +479,15 @@ func (p *Placement) addTo(st *Stage, n *node, costs map[*LT]ltCost, commit bool)
 	}
 	slots, noop := st.slots, st.noop
 	objs := st.objects
+	hidx := st.hashIdx
 	if !commit {
 		objs = map[any]bool{}
 		for k, v := range st.objects {
 			objs[k] = v
+		}
+		hidx = map[string]bool{}
+		for k, v := range st.hashIdx {
+			hidx[k] = v
 		}
 	}
 	for _, lt := range n.lts {
@@ -497,6 +503,13 @@ func (p *Placement) addTo(st *Stage, n *node, costs map[*LT]ltCost, commit bool)
 			key := [2]int{u.slot, b2i(u.ternary)}
 			if u.bytes > xbar[key] {
 				xbar[key] = u.bytes
+			}
+		}
+		for _, hi := range k.indices {
+			if !hidx[hi.key] {
+				hidx[hi.key] = true
+				res.HashBits += hi.bits
+				res.HashDist++
 			}
 		}
 		slots[lt.Gress] += k.vliwSlots

@@ -1,6 +1,7 @@
 package tofino
 
 import (
+	"fmt"
 	"math/bits"
 
 	"archsim/programs"
@@ -55,6 +56,40 @@ type ltCost struct {
 	vliwSlots int  // actions that write the PHV
 	noop      bool // an action that writes nothing (shares the stage's no-op slot)
 	tcam      bool // a TCAM lookup (adds to the stage pipeline length)
+	indices   []hashIndex
+}
+
+// hashIndex is one hash-distribution use: an index expression and its width.
+type hashIndex struct {
+	key  string
+	bits int
+}
+
+func indexKey(g Gress, ix indexUse) hashIndex {
+	return hashIndex{key: fmt.Sprintf("%d:%s", g, exprKey(ix.expr)), bits: ceilLog2(ix.size)}
+}
+
+// exprKey is a canonical text of an index expression (fields by slot).
+func exprKey(e programs.Expr) string {
+	switch x := e.(type) {
+	case *programs.FieldExpr:
+		return fmt.Sprintf("f%d", x.F.Slot)
+	case *programs.ConstExpr:
+		return fmt.Sprintf("c%d", x.Val)
+	case *programs.SliceExpr:
+		return fmt.Sprintf("%s[%d:%d]", exprKey(x.X), x.Hi, x.Lo)
+	case *programs.CastExpr:
+		return fmt.Sprintf("(%s)%s", x.T, exprKey(x.X))
+	case *programs.BinaryExpr:
+		return fmt.Sprintf("(%s%s%s)", exprKey(x.X), x.Op, exprKey(x.Y))
+	case *programs.CallExpr:
+		s := x.Fn.String() + "("
+		for _, a := range x.Args {
+			s += exprKey(a) + ","
+		}
+		return s + ")"
+	}
+	return fmt.Sprintf("%T%p", e, e)
 }
 
 func ceilDiv(a, b int) int {
@@ -171,11 +206,12 @@ func cost(c *Config, lt *LT) ltCost {
 		}
 		matchCost(c, lt.Table, &k)
 	}
-	// Hash distribution for stateful indices computed from the packet.
+	// Stateful indices computed from the packet use hash distribution; the
+	// stage counts each distinct index once (tables sharing an index share
+	// the unit), see Placement.addTo.
 	for _, ix := range lt.Indices {
-		k.res.HashBits += ceilLog2(ix.size)
-		k.res.HashDist++
 		k.xbar = addXbar(k.xbar, ix.expr, false, 1)
+		k.indices = append(k.indices, indexKey(lt.Gress, ix))
 	}
 	for _, ra := range lt.Regs {
 		// SALU PHV inputs arrive on the exact crossbar (search bus).

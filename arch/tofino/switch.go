@@ -31,7 +31,7 @@ type Switch struct {
 	// loops) after it are counted, not processed, so every run terminates.
 	deadlinePs    int64
 	lastArrivalPs int64
-	E2E       stats.Samples
+	E2E           stats.Samples
 }
 
 type pipeUnits struct {
