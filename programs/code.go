@@ -1,14 +1,12 @@
 package programs
 
 import (
-	"fmt"
 	"go/ast"
 	"go/parser"
 	"go/scanner"
 	"go/token"
 	"regexp"
 	"strconv"
-	"strings"
 )
 
 type ctxKind int
@@ -894,6 +892,3 @@ func (c *codeCtx) index(a ast.Expr, size int, name string) (Expr, error) {
 	}
 	return e, nil
 }
-
-var _ = fmt.Sprintf
-var _ = strings.TrimSpace

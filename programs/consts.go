@@ -85,6 +85,27 @@ func (s *constScope) evalConst(e ast.Expr) (number, error) {
 		return number{}, fmt.Errorf("undefined constant %q", e.Name)
 	case *ast.ParenExpr:
 		return s.evalConst(e.X)
+	case *ast.CallExpr:
+		id, ok := e.Fun.(*ast.Ident)
+		if !ok || len(e.Args) != 1 {
+			return number{}, fmt.Errorf("only log2ceil(x) may be called in a constant")
+		}
+		x, err := s.evalConst(e.Args[0])
+		if err != nil {
+			return x, err
+		}
+		switch id.Name {
+		case "log2ceil":
+			if x.isFloat || x.i < 1 {
+				return x, fmt.Errorf("log2ceil needs a positive integer")
+			}
+			n := int64(0)
+			for (int64(1) << uint(n)) < x.i {
+				n++
+			}
+			return number{i: n}, nil
+		}
+		return number{}, fmt.Errorf("unknown function %s in a constant (log2ceil is available)", id.Name)
 	case *ast.UnaryExpr:
 		x, err := s.evalConst(e.X)
 		if err != nil {

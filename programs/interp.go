@@ -33,8 +33,12 @@ func NewState(prog *Program) *State {
 	}
 	for _, m := range prog.Meters {
 		ms := make([]meter.TrTCM, m.Size)
+		cir, pir := m.CIR, m.PIR
+		if m.Unit == MeterBytes {
+			cir, pir = cir/8, pir/8 // rates are written in bits/s, buckets count bytes
+		}
 		for i := range ms {
-			ms[i] = meter.New(m.CIR, m.PIR, m.CBS, m.PBS)
+			ms[i] = meter.New(cir, pir, m.CBS, m.PBS)
 		}
 		s.Meters = append(s.Meters, ms)
 	}

@@ -213,8 +213,9 @@ func (l *loader) loadConstants(n node, overrides map[string]string) error {
 	return nil
 }
 
-// parseType parses a width spec: "32" (bit<32>), "i32" (int<32>), "bool".
-func parseType(n node) (Type, error) {
+// parseType parses a width spec: "32" (bit<32>), "i32" (int<32>), "bool",
+// or a constant expression giving the width ("PORT_BITS + 11").
+func (l *loader) parseType(n node) (Type, error) {
 	s, err := n.str()
 	if err != nil {
 		return Type{}, err
@@ -225,12 +226,20 @@ func parseType(n node) (Type, error) {
 	}
 	signed := false
 	if strings.HasPrefix(s, "i") {
-		signed = true
-		s = s[1:]
+		if _, err := strconv.Atoi(s[1:]); err == nil {
+			signed = true
+			s = s[1:]
+		}
 	}
 	b, err := strconv.Atoi(s)
+	if err != nil && l != nil {
+		v, cerr := l.consts.evalConstString(s)
+		if cerr == nil && !v.isFloat {
+			b, err = int(v.i), nil
+		}
+	}
 	if err != nil || b < 1 || b > 64 {
-		return Type{}, n.errf("width must be 1..64 bits, written 32 (unsigned), i32 (signed) or bool; got %q", n.n.Value)
+		return Type{}, n.errf("width must be 1..64 bits, written 32 (unsigned), i32 (signed), bool or a constant expression; got %q", n.n.Value)
 	}
 	return Type{Bits: b, Signed: signed}, nil
 }
@@ -263,7 +272,7 @@ func (l *loader) loadHeaders(n node) error {
 			if err := checkFieldName(fp.val, fp.key, "field"); err != nil {
 				return err
 			}
-			t, err := parseType(fp.val)
+			t, err := l.parseType(fp.val)
 			if err != nil {
 				return err
 			}
@@ -304,13 +313,13 @@ func (l *loader) loadMetadata(n node) error {
 			if !ok {
 				return p.val.errf("missing width")
 			}
-			if t, err = parseType(w); err != nil {
+			if t, err = l.parseType(w); err != nil {
 				return err
 			}
 			if b, ok := f["bridged"]; ok {
 				bridged = b.n.Value == "true"
 			}
-		} else if t, err = parseType(p.val); err != nil {
+		} else if t, err = l.parseType(p.val); err != nil {
 			return err
 		}
 		f := l.newField(&Field{Name: "meta." + p.key, Short: p.key, Type: t, Kind: MetaField, Bridged: bridged, Pos: p.val.pos()})
@@ -359,7 +368,7 @@ func (l *loader) loadRegisters(n node) error {
 		if !ok {
 			return p.val.errf("missing width")
 		}
-		if r.Type, err = parseType(w); err != nil {
+		if r.Type, err = l.parseType(w); err != nil {
 			return err
 		}
 		size, ok := f["size"]
@@ -416,7 +425,7 @@ func (l *loader) loadRegisters(n node) error {
 					return ap.val.errf("missing do")
 				}
 				if on, ok := af["out"]; ok {
-					if ra.OutType, err = parseType(on); err != nil {
+					if ra.OutType, err = l.parseType(on); err != nil {
 						return err
 					}
 				}
@@ -569,7 +578,7 @@ func (l *loader) loadActions(n node) error {
 					if err := checkFieldName(pp.val, pp.key, "parameter"); err != nil {
 						return err
 					}
-					t, err := parseType(pp.val)
+					t, err := l.parseType(pp.val)
 					if err != nil {
 						return err
 					}
@@ -634,50 +643,47 @@ func (l *loader) loadMirrors(n node) error {
 }
 
 func (l *loader) loadMirror(item node) error {
-	{
-		p := pair{val: item}
-		f, err := p.val.fields("id", "port", "truncate")
-		if err != nil {
-			return err
-		}
-		idn, ok := f["id"]
-		if !ok {
-			return item.errf("missing id")
-		}
-		idv, err := l.consts.intValue(idn)
-		if err != nil {
-			return err
-		}
-		if idv < 0 || idv > 1023 {
-			return idn.errf("mirror session id must be 0..1023, got %d", idv)
-		}
-		for _, m := range l.prog.Mirrors {
-			if m.ID == int(idv) {
-				return idn.errf("mirror session %d is defined twice", idv)
-			}
-		}
-		s := &MirrorSession{ID: int(idv), Pos: p.val.pos()}
-		pn, ok := f["port"]
-		if !ok {
-			return p.val.errf("missing port")
-		}
-		port, err := l.consts.intValue(pn)
-		if err != nil {
-			return err
-		}
-		s.Port = int(port)
-		if t, ok := f["truncate"]; ok {
-			v, err := l.consts.intValue(t)
-			if err != nil {
-				return err
-			}
-			if v < 0 || v > 16383 {
-				return t.errf("truncate must be 0..16383 bytes")
-			}
-			s.Truncate = int(v)
-		}
-		l.prog.Mirrors = append(l.prog.Mirrors, s)
+	f, err := item.fields("id", "port", "truncate")
+	if err != nil {
+		return err
 	}
+	idn, ok := f["id"]
+	if !ok {
+		return item.errf("missing id")
+	}
+	id, err := l.consts.intValue(idn)
+	if err != nil {
+		return err
+	}
+	if id < 0 || id > 1023 {
+		return idn.errf("mirror session id must be 0..1023, got %d", id)
+	}
+	for _, m := range l.prog.Mirrors {
+		if m.ID == int(id) {
+			return idn.errf("mirror session %d is defined twice", id)
+		}
+	}
+	s := &MirrorSession{ID: int(id), Pos: item.pos()}
+	pn, ok := f["port"]
+	if !ok {
+		return item.errf("missing port")
+	}
+	port, err := l.consts.intValue(pn)
+	if err != nil {
+		return err
+	}
+	s.Port = int(port)
+	if t, ok := f["truncate"]; ok {
+		v, err := l.consts.intValue(t)
+		if err != nil {
+			return err
+		}
+		if v < 0 || v > 16383 {
+			return t.errf("truncate must be 0..16383 bytes")
+		}
+		s.Truncate = int(v)
+	}
+	l.prog.Mirrors = append(l.prog.Mirrors, s)
 	return nil
 }
 

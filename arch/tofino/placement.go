@@ -291,11 +291,13 @@ func (p *Placement) group() ([]*node, map[*LT]*node, error) {
 	}
 	for _, o := range order {
 		us := users[o]
-		for i, a := range us {
+		for _, a := range us {
 			if a.Gress != us[0].Gress {
 				return nil, nil, ruleErr(RuleRegisterGress, objectPos(o), "%s is used by %s (%s) and %s (%s); stateful memory belongs to one thread",
 					objectName(o), us[0].Name, us[0].Gress, a.Name, a.Gress)
 			}
+		}
+		for i, a := range us {
 			for _, b := range us[i+1:] {
 				if exclusive(a, b) {
 					continue

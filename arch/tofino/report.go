@@ -55,10 +55,26 @@ type StageReport struct {
 
 // LTReport is one logical table in a stage.
 type LTReport struct {
-	Name string `json:"name"`
-	Kind string `json:"kind"`
-	Line int    `json:"line"`
-	Why  string `json:"why"`
+	Name string   `json:"name"`
+	Kind string   `json:"kind"`
+	Line int      `json:"line"`
+	Uses []string `json:"uses"` // register actions, meters, counters
+	Why  string   `json:"why"`
+}
+
+// uses lists the stateful objects a logical table touches.
+func uses(lt *LT) []string {
+	out := []string{}
+	for _, r := range lt.Regs {
+		out = append(out, r.RA.Register.Name+"."+r.RA.Name)
+	}
+	for _, m := range lt.Meters {
+		out = append(out, "meter "+m.Name)
+	}
+	for _, c := range lt.Counters {
+		out = append(out, "counter "+c.Name)
+	}
+	return out
 }
 
 // NewReport summarizes a placement (and, if run, its measurement).
@@ -87,7 +103,7 @@ func NewReport(arch string, p *Placement, r *RunResult, seed int64) *Report {
 				if lt.merged {
 					kind += " (merged)"
 				}
-				l := LTReport{Name: lt.Name, Kind: kind, Line: lt.Pos.Line, Why: lt.Why}
+				l := LTReport{Name: lt.Name, Kind: kind, Line: lt.Pos.Line, Uses: uses(lt), Why: lt.Why}
 				if g == 0 {
 					sr.Ingress = append(sr.Ingress, l)
 				} else {

@@ -45,11 +45,15 @@ func renderReport(w io.Writer, r *tofino.Report, p *tofino.Placement) {
 	fmt.Fprintf(w, "%s on %s (%s, %.0f MHz): fits in %d of %d MAU stages\n", r.Program, r.Chip, r.ProgramFile, r.ClockMHz, r.StagesUsed, r.StagesTotal)
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "Placement (each logical table, the stage it landed in, and the dependency or resource that put it there):")
-	t := newTable(w, "Stage", "Thread", "Logical table", "Kind", "Line", "Why this stage")
+	t := newTable(w, "Stage", "Thread", "Logical table", "Kind", "Line", "Register actions / meters", "Why this stage")
 	for _, st := range r.PerStage {
 		for g, lts := range [][]tofino.LTReport{st.Ingress, st.Egress} {
 			for _, lt := range lts {
-				appendRow(t, fmt.Sprint(st.Stage), []string{"ingress", "egress"}[g], lt.Name, lt.Kind, fmt.Sprint(lt.Line), lt.Why)
+				u := strings.Join(lt.Uses, ", ")
+				if u == "" {
+					u = "-"
+				}
+				appendRow(t, fmt.Sprint(st.Stage), []string{"ingress", "egress"}[g], lt.Name, lt.Kind, fmt.Sprint(lt.Line), u, lt.Why)
 			}
 		}
 	}

@@ -1,13 +1,80 @@
 package main
 
 import (
+	"bytes"
+	"fmt"
 	"io"
 
 	"github.com/spf13/cobra"
+
+	"archsim/validation"
 )
 
 func newValidateCmd(out io.Writer) *cobra.Command {
-	return &cobra.Command{Use: "validate", Short: "Check the model against the papers' claims", RunE: func(*cobra.Command, []string) error {
-		return &exitError{code: 2, msg: "validate: not built yet"}
-	}}
+	var only string
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "validate",
+		Short: "Run every validation claim against the papers' numbers (exit 1 if any fails)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			results, err := validation.Run(only)
+			if err != nil {
+				return &exitError{code: 2, msg: err.Error()}
+			}
+			failedN := 0
+			for _, r := range results {
+				if !r.Pass {
+					failedN++
+				}
+			}
+			if asJSON {
+				if err := writeJSON(out, results); err != nil {
+					return err
+				}
+			} else {
+				var buf bytes.Buffer
+				t := newTable(&buf, "ID", "Source", "Expected", "Measured", "Tolerance", "Result")
+				for _, r := range results {
+					res := "pass"
+					if !r.Pass {
+						res = "FAIL"
+						if _, ok := validation.KnownDeviations[r.ID]; ok {
+							res = "FAIL (known)"
+						}
+					}
+					measured := r.Measured
+					if r.Err != "" {
+						measured = "error: " + r.Err
+					}
+					appendRow(t, r.ID, r.Source, r.Expected, measured, r.Tolerance, res)
+				}
+				_ = t.Render()
+				fmt.Fprintf(&buf, "\n%d claims, %d pass, %d fail\n", len(results), len(results)-failedN, failedN)
+				if failedN > 0 {
+					fmt.Fprintln(&buf, "\nNotes on failing claims:")
+					for _, r := range results {
+						if r.Pass {
+							continue
+						}
+						note := r.Note
+						if why, ok := validation.KnownDeviations[r.ID]; ok {
+							note = why + " (" + note + ")"
+						}
+						fmt.Fprintf(&buf, "  %s: %s\n", r.ID, note)
+					}
+				}
+				if _, err := out.Write(buf.Bytes()); err != nil {
+					return err
+				}
+			}
+			if failedN > 0 {
+				return &exitError{code: 1}
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&only, "only", "", "run one claim (or every claim under a prefix, e.g. pie.table3)")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print a JSON list of results")
+	return cmd
 }

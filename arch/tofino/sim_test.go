@@ -1,0 +1,169 @@
+package tofino
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"archsim/programs"
+)
+
+func withTraffic(t *testing.T, ingress, traffic string) *programs.Program {
+	t.Helper()
+	p := variant(t, ingress, "", "")
+	// Replace the base traffic with the test's.
+	src := strings.Split(programSource(t), "traffic:")[0] + "traffic:\n" + traffic
+	src = strings.Replace(src, "#INGRESS", indent(ingress), 1)
+	src = strings.Replace(src, "#EGRESS", "", 1)
+	q, err := programs.Load([]byte(src), "base.yaml", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = p
+	return q
+}
+
+func programSource(t *testing.T) string {
+	t.Helper()
+	return string(mustReadFile(t, "testdata/base.yaml"))
+}
+
+// TestMeasuredLatencyIsDerived pushes packets through the Akita pipeline at
+// a load with no contention and checks each thread's latency against the
+// model's parts: parser (base + per state + 32-byte windows), the MAU
+// length from the placement, and the deparser.
+func TestMeasuredLatencyIsDerived(t *testing.T) {
+	c := chip(t)
+	prog := variant(t, "meta.a = ip.src", "", "")
+	p, err := Place(c, prog)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := Measure(c, p, RunOptions{Packets: 200, Load: 0.1, Seed: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Offered != 200 || r.Delivered != 200 || r.Ingress.Packets != 200 || r.Egress.Packets != 200 {
+		t.Fatalf("offered %d delivered %d ingress %d egress %d", r.Offered, r.Delivered, r.Ingress.Packets, r.Egress.Packets)
+	}
+	L := c.Latency
+	// One parse state extracting 24 bytes; the deparser emits 24 bytes
+	// (ingress adds no bridged metadata here).
+	parser := L.ParserBase + L.ParserPerState*1 + ceilDiv(24, L.ParserWindowBytes)
+	deparser := L.DeparserBase + ceilDiv(24, L.DeparserBytesPerCycle)
+	fixed := float64(parser + p.MAUCycles[Ingress] + deparser)
+	got := r.Ingress.LatencyCycles
+	// Arrivals are not aligned to the clock: up to one cycle of wait.
+	if got.Min < fixed || got.Max > fixed+1.0001 {
+		t.Fatalf("ingress latency %.2f..%.2f cycles, want %.0f..%.0f", got.Min, got.Max, fixed, fixed+1)
+	}
+	efixed := float64(parser + p.MAUCycles[Egress] + deparser)
+	if e := r.Egress.LatencyCycles; e.Min < efixed || e.Max > efixed+1.0001 {
+		t.Fatalf("egress latency %.2f..%.2f cycles, want %.0f..%.0f", e.Min, e.Max, efixed, efixed+1)
+	}
+}
+
+// TestLatencyTracksPlacementAndClock: a longer dependency chain costs more
+// measured latency, and a slower clock more nanoseconds for the same cycles.
+func TestLatencyTracksPlacementAndClock(t *testing.T) {
+	c := chip(t)
+	measure := func(c *Config, ingress string) *RunResult {
+		p, err := Place(c, variant(t, ingress, "", ""))
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := Measure(c, p, RunOptions{Packets: 100, Load: 0.1, Seed: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	short := measure(c, "meta.a = ip.src")
+	long := measure(c, "meta.a = ip.src\nt2.apply()\nif std.egress_port == 1 {\n  meta.b = 1\n}")
+	if long.Ingress.LatencyNs.Mean <= short.Ingress.LatencyNs.Mean {
+		t.Fatalf("long chain %.1f ns, short %.1f ns", long.Ingress.LatencyNs.Mean, short.Ingress.LatencyNs.Mean)
+	}
+	slow := measure(chip(t, "tofino.clock_mhz=625"), "meta.a = ip.src")
+	ratio := slow.Ingress.LatencyNs.Min / short.Ingress.LatencyNs.Min
+	if ratio < 1.95 || ratio > 2.05 {
+		t.Fatalf("halving the clock scaled latency by %.3f, want 2", ratio)
+	}
+}
+
+// TestIssueSlotContention: sixteen 100G ports of 64-byte packets offer about
+// 2.4 Gpps to one pipe that accepts 1.25 G packets per second, so packets
+// wait for issue slots; one port does not.
+func TestIssueSlotContention(t *testing.T) {
+	c := chip(t)
+	run := func(ports string) *RunResult {
+		prog := withTraffic(t, "meta.a = ip.src", "  - ports: ["+ports+"]\n    sizes: [64]\n    headers:\n      eth: {etype: 0x0800}\n      ip: {ttl: 64, dst: 10.0.0.1}\n")
+		p, err := Place(c, prog)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := Measure(c, p, RunOptions{Packets: 3200, Load: 1, Seed: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	one := run("0")
+	all := run("0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15")
+	if one.Ingress.WaitNs.Max > c.CyclePs()/1000+0.001 {
+		t.Fatalf("one port waited up to %.2f ns", one.Ingress.WaitNs.Max)
+	}
+	if all.Ingress.WaitNs.P99 < 10 {
+		t.Fatalf("16 ports of 64-byte packets: p99 wait %.2f ns, expected queueing at the pipe", all.Ingress.WaitNs.P99)
+	}
+}
+
+// TestConservation: every offered packet is delivered or dropped for a
+// counted reason.
+func TestConservation(t *testing.T) {
+	c := chip(t)
+	for _, name := range []string{"ndp", "pie-dp", "protego-receiver", "switchml"} {
+		prog, err := programs.Resolve(name, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := Place(c, prog)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := Measure(c, p, RunOptions{Packets: 1000, Load: 0.5, Seed: 7})
+		if err != nil {
+			t.Fatal(err)
+		}
+		dropped := 0
+		for _, d := range r.Drops {
+			dropped += d.Packets
+		}
+		if r.Delivered+dropped != r.Offered {
+			t.Errorf("%s: offered %d, delivered %d + dropped %d", name, r.Offered, r.Delivered, dropped)
+		}
+	}
+}
+
+func TestMeasureDeterministic(t *testing.T) {
+	c := chip(t)
+	prog, err := programs.Resolve("ndp", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := Place(c, prog)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for i := 0; i < 2; i++ {
+		r, err := Measure(c, p, RunOptions{Packets: 500, Load: 0.9, Seed: 11})
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := json.Marshal(NewReport("tofino", p, r, 11))
+		out = append(out, string(b))
+	}
+	if out[0] != out[1] {
+		t.Fatal("same seed gave different results")
+	}
+}

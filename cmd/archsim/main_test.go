@@ -1,0 +1,212 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// run executes the CLI in-process and returns stdout, the error message
+// and the exit status main would use.
+func run(t *testing.T, args ...string) (string, string, int) {
+	t.Helper()
+	var out bytes.Buffer
+	cmd := newRootCmd(&out)
+	cmd.SetArgs(args)
+	cmd.SetErr(&bytes.Buffer{})
+	err := cmd.Execute()
+	if err == nil {
+		return out.String(), "", 0
+	}
+	var ee *exitError
+	if errors.As(err, &ee) {
+		return out.String(), ee.msg, ee.code
+	}
+	return out.String(), err.Error(), 2
+}
+
+func TestMainJobTables(t *testing.T) {
+	out, msg, code := run(t, "--arch", "tofino", "--program", "ndp", "--packets", "400")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, msg)
+	}
+	for _, want := range []string{"fits in", "Placement", "Why this stage", "Stateful+Meter ALUs", "Exact+Ternary match crossbar", "Measured latency", "ingress", "egress", "p99"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q", want)
+		}
+	}
+}
+
+func TestMainJobJSONContract(t *testing.T) {
+	out, msg, code := run(t, "--program", "pie-dp", "--json", "--packets", "300")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, msg)
+	}
+	var m map[string]any
+	if err := json.Unmarshal([]byte(out), &m); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"arch", "program", "feasible", "errors", "stages_used", "stages_total", "resources", "per_stage", "latency"} {
+		if _, ok := m[k]; !ok {
+			t.Errorf("JSON lacks key %q", k)
+		}
+	}
+	res := m["resources"].(map[string]any)
+	for _, k := range []string{"stages_pct", "sram_pct", "tcam_pct", "hash_bits_pct", "vliw_pct", "crossbar_pct", "salu_pct"} {
+		if _, ok := res[k]; !ok {
+			t.Errorf("resources lacks %q", k)
+		}
+	}
+	lat := m["latency"].(map[string]any)
+	for _, th := range []string{"ingress_ns", "egress_ns"} {
+		o := lat[th].(map[string]any)
+		for _, k := range []string{"min", "mean", "p99", "max"} {
+			if _, ok := o[k]; !ok {
+				t.Errorf("latency.%s lacks %q", th, k)
+			}
+		}
+	}
+	if m["feasible"] != true || m["stages_used"].(float64) != 11 {
+		t.Errorf("pie-dp: feasible %v, stages %v", m["feasible"], m["stages_used"])
+	}
+}
+
+func TestPIERFCRejected(t *testing.T) {
+	out, msg, code := run(t, "--program", "pie-rfc")
+	if code == 0 || out != "" {
+		t.Fatalf("exit %d, stdout %q", code, out)
+	}
+	for _, want := range []string{"stage-local-memory", "drop_probability_reg", "stages"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("error %q lacks %q", msg, want)
+		}
+	}
+	if strings.Contains(msg, "\n") {
+		t.Fatal("error is not one line")
+	}
+	out, _, code = run(t, "--program", "pie-rfc", "--json")
+	var m map[string]any
+	if err := json.Unmarshal([]byte(out), &m); err != nil || code == 0 {
+		t.Fatalf("json %v exit %d", err, code)
+	}
+	if m["feasible"] != false || len(m["errors"].([]any)) != 1 {
+		t.Fatalf("feasible %v errors %v", m["feasible"], m["errors"])
+	}
+}
+
+func TestDeterministicOutput(t *testing.T) {
+	a, _, _ := run(t, "--program", "ndp", "--packets", "500", "--seed", "5")
+	b, _, _ := run(t, "--program", "ndp", "--packets", "500", "--seed", "5")
+	if a != b || a == "" {
+		t.Fatal("the same command printed different output")
+	}
+}
+
+func TestChipOverrides(t *testing.T) {
+	_, msg, code := run(t, "--program", "pie-dp", "--no-sim", "--stages", "10")
+	if code != 1 || !strings.Contains(msg, "stage-budget") {
+		t.Fatalf("pie-dp with 10 stages: exit %d %q", code, msg)
+	}
+	out, _, code := run(t, "--program", "pie-dp", "--no-sim", "--set", "tofino.mau.stages=20")
+	if code != 0 || !strings.Contains(out, "of 20 MAU stages") {
+		t.Fatalf("--set stages=20: exit %d", code)
+	}
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "chip.yaml")
+	os.WriteFile(cfg, []byte("tofino:\n  mau:\n    stages: 16\n"), 0o644)
+	out, _, code = run(t, "--program", "pie-dp", "--no-sim", "--config", cfg)
+	if code != 0 || !strings.Contains(out, "of 16 MAU stages") {
+		t.Fatalf("--config: exit %d", code)
+	}
+}
+
+func TestUserProgramFile(t *testing.T) {
+	dir := t.TempDir()
+	data, err := os.ReadFile("../../programs/testdata/small.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := filepath.Join(dir, "mine.yaml")
+	os.WriteFile(f, data, 0o644)
+	out, msg, code := run(t, "--program", f, "--packets", "50")
+	if code != 0 || !strings.Contains(out, "small on Tofino 1") {
+		t.Fatalf("exit %d: %s", code, msg)
+	}
+}
+
+// TestBadInput: one-line errors naming what and where, exit 2, nothing on
+// stdout.
+func TestBadInput(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, body string) string {
+		p := filepath.Join(dir, name)
+		os.WriteFile(p, []byte(body), 0o644)
+		return p
+	}
+	badProg := write("bad.yaml", "program: x\nheaders:\n  h: {a: 8}\nparser:\n  states:\n    start:\n      extract: h\ningress: |\n  meta.nope = 1\n")
+	badCfg := write("cfg.yaml", "tofino:\n  mau:\n    stagez: 3\n")
+	rangeCfg := write("range.yaml", "tofino:\n  mau:\n    stages: 0\n")
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--arch", "nope", "--program", "ndp"}, `unknown architecture`},
+		{[]string{"--program", "nope"}, `unknown program "nope"`},
+		{[]string{"--program", badProg}, "bad.yaml:9: ingress: undefined field meta.nope"},
+		{[]string{"--program", filepath.Join(dir, "missing.yaml")}, "cannot read program"},
+		{[]string{"--program", "ndp", "--config", badCfg}, `cfg.yaml: unknown config key "tofino.mau.stagez"`},
+		{[]string{"--program", "ndp", "--config", rangeCfg}, "range.yaml: tofino.mau.stages = 0 is out of range"},
+		{[]string{"--program", "ndp", "--set", "tofino.mau.stages=x"}, "expected an integer"},
+		{[]string{"--program", "ndp", "--set", "nokey"}, "expected key=value"},
+		{[]string{"--program", "ndp", "--load", "2"}, "--load 2"},
+		{[]string{"--program", "ndp", "--packets", "0"}, "--packets 0"},
+		{[]string{"--program", "protego-sender", "--param", "PORTZ=4"}, "no such constant"},
+		{[]string{"--arch", "trio", "--program", "ndp"}, "Trio model is not built yet"},
+		{[]string{}, "missing --program"},
+		{[]string{"validate", "--only", "nope"}, "matches no claim"},
+	}
+	for _, c := range cases {
+		out, msg, code := run(t, c.args...)
+		if code != 2 {
+			t.Errorf("%v: exit %d (%s), want 2", c.args, code, msg)
+		}
+		if !strings.Contains(msg, c.want) || strings.Contains(msg, "\n") {
+			t.Errorf("%v: error %q, want one line containing %q", c.args, msg, c.want)
+		}
+		if out != "" {
+			t.Errorf("%v: wrote %q to stdout", c.args, out)
+		}
+	}
+}
+
+func TestList(t *testing.T) {
+	out, _, code := run(t, "list")
+	if code != 0 {
+		t.Fatal(code)
+	}
+	for _, want := range []string{"tofino", "tofino2", "ndp", "pie-rfc", "protego-sender", "switchml", "Scenarios"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("list lacks %q", want)
+		}
+	}
+}
+
+func TestValidateJSON(t *testing.T) {
+	out, _, code := run(t, "validate", "--only", "pie.placement", "--json")
+	if code != 0 {
+		t.Fatalf("pie.placement claims: exit %d\n%s", code, out)
+	}
+	var rs []map[string]any
+	if err := json.Unmarshal([]byte(out), &rs); err != nil || len(rs) != 3 {
+		t.Fatalf("%v, %d results", err, len(rs))
+	}
+	for _, k := range []string{"id", "source", "expected", "measured", "pass"} {
+		if _, ok := rs[0][k]; !ok {
+			t.Errorf("result lacks %q", k)
+		}
+	}
+}

@@ -1,0 +1,245 @@
+package programs
+
+import (
+	"math/rand"
+	"os"
+	"strings"
+	"testing"
+)
+
+func loadSmall(t *testing.T, edit func(string) string) (*Program, error) {
+	t.Helper()
+	data, err := os.ReadFile("testdata/small.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := string(data)
+	if edit != nil {
+		src = edit(src)
+	}
+	return Load([]byte(src), "small.yaml", nil)
+}
+
+func TestBuiltinsLoad(t *testing.T) {
+	names := Builtins()
+	want := []string{"ndp", "ndp-switchp4", "pie-cp", "pie-dp", "pie-rfc", "pie-table", "protego-receiver", "protego-sender", "switchml"}
+	if strings.Join(names, ",") != strings.Join(want, ",") {
+		t.Fatalf("built-ins = %v, want %v", names, want)
+	}
+	for _, n := range names {
+		p, err := Resolve(n, nil)
+		if err != nil {
+			t.Fatalf("%s: %v", n, err)
+		}
+		if p.Name != n {
+			t.Errorf("%s: program name %q", n, p.Name)
+		}
+		if len(p.Traffic) == 0 {
+			t.Errorf("%s: no traffic templates", n)
+		}
+	}
+}
+
+func TestSmallProgramStructure(t *testing.T) {
+	p, err := loadSmall(t, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Headers) != 2 || p.Headers[0].Bits != 112 || p.Headers[1].Bits != 80 {
+		t.Fatalf("headers parsed wrong: %+v", p.Headers)
+	}
+	f := p.Field("ip.dst")
+	if f == nil || f.Offset != 48 || f.Type.Bits != 32 {
+		t.Fatalf("ip.dst = %+v", f)
+	}
+	if p.Field("meta.s").Type != (Type{Bits: 16, Signed: true}) {
+		t.Fatal("meta.s should be int<16>")
+	}
+	tb := p.Table("t")
+	if tb.Size != defaultTableSize || len(tb.Entries) != 1 || tb.Entries[0].Values[0] != 0x0a000001 || tb.Entries[0].Call.Args[0] != 3 {
+		t.Fatalf("table t = %+v", tb)
+	}
+	lpm := p.Table("acl").Entries[1]
+	if lpm.Prefix[0] != 24 || lpm.Masks[0] != 0xffffff00 {
+		t.Fatalf("lpm entry %+v", lpm)
+	}
+}
+
+func TestLoadErrors(t *testing.T) {
+	cases := []struct {
+		name string
+		edit func(string) string
+		want string
+	}{
+		{"undefined field", func(s string) string { return strings.Replace(s, "meta.x = r.inc(0)", "meta.z = r.inc(0)", 1) }, "undefined field meta.z"},
+		{"register width", func(s string) string { return strings.Replace(s, "meta.x = r.inc(0)", "meta.y = r.inc(0)", 1) }, "register r holds 32-bit values but meta.y is 16 bits"},
+		{"parser cycle", func(s string) string {
+			return strings.Replace(s, "    ip:\n      extract: ip\n", "    ip:\n      extract: ip\n      next: s\n", 1)
+		}, "cyclic"},
+		{"unknown top key", func(s string) string { return s + "bogus: 1\n" }, `unknown key "bogus"`},
+		{"yaml syntax", func(s string) string { return s + "  - : [\n" }, "not valid YAML"},
+		{"duplicate name", func(s string) string { return strings.Replace(s, "  acl:\n", "  r:\n", 1) }, "already used by a register"},
+		{"bad width", func(s string) string { return strings.Replace(s, "ttl: 8", "ttl: 65", 1) }, "width must be 1..64"},
+		{"action arity", func(s string) string { return strings.Replace(s, "action: fwd(PORT)", `action: "fwd(1, 2)"`, 1) }, "takes 1 arguments, got 2"},
+		{"unknown action", func(s string) string { return strings.Replace(s, "actions: [fwd, to_cpu]", "actions: [fwd, nope]", 1) }, `undefined action "nope"`},
+		{"too many entries", func(s string) string {
+			return strings.Replace(s, "    actions: [fwd]\n    entries:", "    actions: [fwd]\n    size: 1\n    entries:", 1)
+		}, "do not fit the table's size 1"},
+		{"undefined constant", func(s string) string { return strings.Replace(s, "fwd(PORT)", "fwd(NOPE)", 1) }, "argument 1 of fwd"},
+		{"local variable", func(s string) string { return strings.Replace(s, "meta.s = -5", "z := 1", 1) }, "no local variables"},
+		{"if in action", func(s string) string {
+			return strings.Replace(s, "    do: |\n      std.egress_port = port", "    do: |\n      if port == 1 {\n        std.egress_port = port\n      }", 1)
+		}, "actions are straight-line code"},
+		{"constant too wide", func(s string) string { return strings.Replace(s, "meta.s = -5", "meta.y = 70000", 1) }, "constant 70000 does not fit meta.y"},
+		{"width mismatch", func(s string) string { return strings.Replace(s, "meta.s = -5", "meta.y = meta.x", 1) }, "widths differ"},
+		{"slice out of range", func(s string) string { return strings.Replace(s, "ip.src[31:24]", "ip.src[40:24]", 1) }, "outside the 32 bits"},
+		{"undefined table", func(s string) string { return strings.Replace(s, "t.apply()", "nosuch.apply()", 1) }, "undefined name nosuch"},
+		{"index out of range", func(s string) string { return strings.Replace(s, "r.inc(0)", "r.inc(9)", 1) }, "index 9 is outside r"},
+		{"meter rates", func(s string) string { return strings.Replace(s, "cir: 1e9, pir: 2e9", "cir: 3e9, pir: 2e9", 1) }, "cir <= pir"},
+		{"go syntax", func(s string) string { return strings.Replace(s, "t.apply()", "t.apply(", 1) }, "syntax error"},
+		{"reserved name", func(s string) string { return strings.Replace(s, "  acl:\n", "  meta:\n", 1) }, "reserved"},
+		{"keyword field", func(s string) string { return strings.Replace(s, "proto: 8", "type: 8", 1) }, "reserved word"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := loadSmall(t, c.edit)
+			if err == nil {
+				t.Fatalf("no error, want one containing %q", c.want)
+			}
+			msg := err.Error()
+			if !strings.Contains(msg, c.want) {
+				t.Fatalf("error %q does not contain %q", msg, c.want)
+			}
+			if strings.Contains(msg, "\n") {
+				t.Fatalf("error is not one line: %q", msg)
+			}
+			if !strings.HasPrefix(msg, "small.yaml") {
+				t.Fatalf("error does not name the file: %q", msg)
+			}
+		})
+	}
+}
+
+func TestErrorLineNumbers(t *testing.T) {
+	_, err := loadSmall(t, func(s string) string { return strings.Replace(s, "meta.x = r.inc(0)", "meta.z = r.inc(0)", 1) })
+	lines := strings.Split(mustRead(t, "testdata/small.yaml"), "\n")
+	want := 0
+	for i, l := range lines {
+		if strings.Contains(l, "meta.x = r.inc(0)") {
+			want = i + 1
+		}
+	}
+	e, ok := err.(*Error)
+	if !ok || e.Pos.Line != want {
+		t.Fatalf("error %v at line %d, want line %d", err, e.Pos.Line, want)
+	}
+}
+
+func mustRead(t *testing.T, path string) string {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
+}
+
+func TestOverrides(t *testing.T) {
+	data, _ := os.ReadFile("testdata/small.yaml")
+	p, err := Load(data, "small.yaml", map[string]string{"PORT": "5"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Table("t").Entries[0].Call.Args[0] != 5 {
+		t.Fatal("override of PORT not applied")
+	}
+	if _, err := Load(data, "small.yaml", map[string]string{"NOPE": "1"}); err == nil || !strings.Contains(err.Error(), "no such constant") {
+		t.Fatalf("unknown override: %v", err)
+	}
+}
+
+// TestInterpreter runs the small program on a packet: the exact table
+// forwards and decrements TTL, the register counts, the signed compare and
+// the longest-prefix match pick the /24 route.
+func TestInterpreter(t *testing.T) {
+	p, err := loadSmall(t, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := NewState(p)
+	x := NewExec(st, rand.New(rand.NewSource(1)))
+	for i := 1; i <= 3; i++ {
+		phv := make([]int64, len(p.Fields))
+		head := p.Traffic[0].BuildPacket(0, 64)
+		res := p.Parse(head, 64, phv, false)
+		if res.Rejected || res.States != 2 || res.Bytes != 24 {
+			t.Fatalf("parse: %+v", res)
+		}
+		x.PHV = phv
+		x.RunControl(p.Ingress)
+		if got := phv[p.Field("std.egress_port").Slot]; got != 8 {
+			t.Fatalf("egress port %d, want 8 (the /24 acl entry wins over /16 and t's 3)", got)
+		}
+		if got := phv[p.Field("ip.ttl").Slot]; got != 62 {
+			t.Fatalf("ttl %d, want 62 (both t and acl decrement)", got)
+		}
+		if got := phv[p.Field("meta.x").Slot]; got != int64(i) {
+			t.Fatalf("register count %d, want %d", got, i)
+		}
+		if got := phv[p.Field("meta.s").Slot]; got != -5 {
+			t.Fatalf("signed field %d, want -5", got)
+		}
+		out, n := p.Deparse(phv, head, 64, res.Offset, false)
+		if n != 64 || len(out) != 24 {
+			t.Fatalf("deparse length %d/%d", len(out), n)
+		}
+		phv2 := make([]int64, len(p.Fields))
+		p.Parse(out, n, phv2, false)
+		if phv2[p.Field("ip.ttl").Slot] != 62 || phv2[p.Field("ip.dst").Slot] != 0x0a000001 {
+			t.Fatal("deparsed packet does not parse back to the same fields")
+		}
+	}
+	if st.Regs[0][0] != 3 {
+		t.Fatalf("register cell = %d, want 3", st.Regs[0][0])
+	}
+}
+
+func TestArithmetic(t *testing.T) {
+	u8 := Type{Bits: 8}
+	s8 := Type{Bits: 8, Signed: true}
+	cases := []struct {
+		got, want int64
+	}{
+		{evalBinary(OpAdd, 250, 10, u8), 4},
+		{evalBinary(OpSub, 3, 5, u8), 254},
+		{evalBinary(OpSub, 3, 5, s8), -2},
+		{evalBinary(OpShr, -8, 1, s8), -4},
+		{evalBinary(OpShr, 0xf0, 4, u8), 0x0f},
+		{evalBinary(OpShl, 0x81, 1, u8), 0x02},
+		{satAdd(250, 10, u8), 255},
+		{satSub(3, 5, u8), 0},
+		{satAdd(120, 10, s8), 127},
+		{evalUnary(OpBNot, 0, u8), 255},
+		{evalUnary(OpNeg, 1, u8), 255},
+		{s8.Norm(200), -56},
+	}
+	for i, c := range cases {
+		if c.got != c.want {
+			t.Errorf("case %d: got %d, want %d", i, c.got, c.want)
+		}
+	}
+}
+
+func TestGeneratedEntries(t *testing.T) {
+	p, err := Resolve("pie-table", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, b := p.Table("alpha_range"), p.Table("beta_range")
+	if len(a.Entries) != 300 || len(b.Entries) != 301 {
+		t.Fatalf("range tables have %d and %d entries, want 300 and 301 (PIE paper §VI.D)", len(a.Entries), len(b.Entries))
+	}
+	// -125..-124 as bit<16>.
+	if a.Entries[0].Values[0] != 65411 || a.Entries[0].Masks[0] != 65412 {
+		t.Fatalf("first alpha range %d..%d", a.Entries[0].Values[0], a.Entries[0].Masks[0])
+	}
+}
