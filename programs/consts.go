@@ -196,15 +196,24 @@ func floatOrInt(f float64) number {
 	return number{f: f, isFloat: true}
 }
 
-// intValue evaluates a YAML scalar that must be an integer.
-func (s *constScope) intValue(n node) (int64, error) {
+// value evaluates a YAML scalar holding a constant expression.
+func (s *constScope) value(n node) (number, error) {
 	str, err := n.str()
 	if err != nil {
-		return 0, err
+		return number{}, err
 	}
 	v, err := s.evalConstString(str)
 	if err != nil {
-		return 0, n.errf("%v", err)
+		return number{}, n.errf("%v", err)
+	}
+	return v, nil
+}
+
+// intValue evaluates a YAML scalar that must be an integer.
+func (s *constScope) intValue(n node) (int64, error) {
+	v, err := s.value(n)
+	if err != nil {
+		return 0, err
 	}
 	if v.isFloat {
 		return 0, n.errf("expected an integer, got %g", v.f)
@@ -214,13 +223,6 @@ func (s *constScope) intValue(n node) (int64, error) {
 
 // floatValue evaluates a YAML scalar that must be a number.
 func (s *constScope) floatValue(n node) (float64, error) {
-	str, err := n.str()
-	if err != nil {
-		return 0, err
-	}
-	v, err := s.evalConstString(str)
-	if err != nil {
-		return 0, n.errf("%v", err)
-	}
-	return v.float(), nil
+	v, err := s.value(n)
+	return v.float(), err
 }

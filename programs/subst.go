@@ -55,17 +55,11 @@ func substExpr(e Expr, args []Expr) Expr {
 		return &c
 	case *CallExpr:
 		c := *x
-		c.Args = nil
-		for _, a := range x.Args {
-			c.Args = append(c.Args, substExpr(a, args))
-		}
+		c.Args = substList(x.Args, args)
 		return &c
 	case *HashExpr:
 		c := *x
-		c.Args = nil
-		for _, a := range x.Args {
-			c.Args = append(c.Args, substExpr(a, args))
-		}
+		c.Args = substList(x.Args, args)
 		return &c
 	case *RegisterCall:
 		c := *x
@@ -77,4 +71,12 @@ func substExpr(e Expr, args []Expr) Expr {
 		return &c
 	}
 	return e
+}
+
+func substList(list, args []Expr) []Expr {
+	out := make([]Expr, len(list))
+	for i, a := range list {
+		out[i] = substExpr(a, args)
+	}
+	return out
 }

@@ -391,26 +391,33 @@ func (lw *lowerer) reads(e programs.Expr, set *fieldSet, lt *LT) {
 	})
 }
 
-// walkExpr visits e and its operands (not into register action bodies or
-// the arguments of calls the visitor handles itself).
-func walkExpr(e programs.Expr, fn func(programs.Expr)) {
+// walkExpr visits e and its operands (not into register action bodies).
+func walkExpr(e programs.Expr, fn func(programs.Expr)) { walk(e, fn, true) }
+
+// walkNoSlice is walkExpr that does not descend into a slice of a field (the
+// slice, not the whole field, is what the hardware reads).
+func walkNoSlice(e programs.Expr, fn func(programs.Expr)) { walk(e, fn, false) }
+
+func walk(e programs.Expr, fn func(programs.Expr), intoFieldSlices bool) {
 	if e == nil {
 		return
 	}
 	fn(e)
 	switch x := e.(type) {
 	case *programs.BinaryExpr:
-		walkExpr(x.X, fn)
-		walkExpr(x.Y, fn)
+		walk(x.X, fn, intoFieldSlices)
+		walk(x.Y, fn, intoFieldSlices)
 	case *programs.UnaryExpr:
-		walkExpr(x.X, fn)
+		walk(x.X, fn, intoFieldSlices)
 	case *programs.SliceExpr:
-		walkExpr(x.X, fn)
+		if _, isField := x.X.(*programs.FieldExpr); intoFieldSlices || !isField {
+			walk(x.X, fn, intoFieldSlices)
+		}
 	case *programs.CastExpr:
-		walkExpr(x.X, fn)
+		walk(x.X, fn, intoFieldSlices)
 	case *programs.CallExpr:
 		for _, a := range x.Args {
-			walkExpr(a, fn)
+			walk(a, fn, intoFieldSlices)
 		}
 	}
 }

@@ -28,19 +28,7 @@ func chip(t testing.TB, sets ...string) *Config {
 // sections (it is spliced where #EXTRA stands).
 func variant(t testing.TB, ingress, egress, extra string) *programs.Program {
 	t.Helper()
-	data, err := os.ReadFile("testdata/base.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := string(data)
-	s = strings.Replace(s, "#INGRESS", indent(ingress), 1)
-	s = strings.Replace(s, "#EGRESS", indent(egress), 1)
-	s = strings.Replace(s, "#EXTRA", extra, 1)
-	p, err := programs.Load([]byte(s), "base.yaml", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return p
+	return variantExtra(t, ingress, egress, extra)
 }
 
 func indent(code string) string {
@@ -124,7 +112,7 @@ func TestRules(t *testing.T) {
 
 // variantExtra splices extra registers (XREG), actions (XACT) or tables
 // (XTAB) into the base program.
-func variantExtra(t *testing.T, ingress, egress, extra string) *programs.Program {
+func variantExtra(t testing.TB, ingress, egress, extra string) *programs.Program {
 	t.Helper()
 	data, err := os.ReadFile("testdata/base.yaml")
 	if err != nil {

@@ -458,29 +458,3 @@ func (sc *saluCheck) input(f *programs.Field, bits int) {
 	sc.inputs.add(f)
 	sc.inputsN = append(sc.inputsN, f)
 }
-
-// walkNoSlice is walkExpr that does not descend into a slice of a field (the
-// slice, not the whole field, is what the hardware reads).
-func walkNoSlice(e programs.Expr, fn func(programs.Expr)) {
-	if e == nil {
-		return
-	}
-	fn(e)
-	switch x := e.(type) {
-	case *programs.BinaryExpr:
-		walkNoSlice(x.X, fn)
-		walkNoSlice(x.Y, fn)
-	case *programs.UnaryExpr:
-		walkNoSlice(x.X, fn)
-	case *programs.SliceExpr:
-		if _, ok := x.X.(*programs.FieldExpr); !ok {
-			walkNoSlice(x.X, fn)
-		}
-	case *programs.CastExpr:
-		walkNoSlice(x.X, fn)
-	case *programs.CallExpr:
-		for _, a := range x.Args {
-			walkNoSlice(a, fn)
-		}
-	}
-}

@@ -131,6 +131,11 @@ func (t *TrafficManager) dequeue(q *portQueue, now int64) {
 	pkt.DeqDeltaPs = now - pkt.EnqPs
 	q.busyUntil = now + serializationPs(pkt.Len, q.rateGbps)
 	if pkt.BypassEgress {
+		// The egress parser would have consumed the bridged metadata the
+		// ingress deparser prepended; without egress, strip it here.
+		if n := (t.sw.prog.BridgeBits + 7) / 8; n > 0 && len(pkt.Head) >= n {
+			pkt.Head, pkt.Len = pkt.Head[n:], pkt.Len-n
+		}
 		schedule(t.engine, t.sw.ports, now, evPortTx, pkt, q.port)
 	} else {
 		pipe := t.cfg.PipeOf(q.port)
