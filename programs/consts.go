@@ -2,6 +2,7 @@ package programs
 
 import (
 	"fmt"
+	"math/bits"
 	"go/ast"
 	"go/constant"
 	"go/parser"
@@ -63,6 +64,9 @@ func (s *constScope) evalConstString(src string) (number, error) {
 func (s *constScope) evalConst(e ast.Expr) (number, error) {
 	switch e := e.(type) {
 	case *ast.BasicLit:
+		if len(e.Value) > 64 || hugeExponent(e.Value) {
+			return number{}, fmt.Errorf("number %.20s... is out of range", e.Value)
+		}
 		v := constant.MakeFromLiteral(e.Value, e.Kind, 0)
 		switch v.Kind() {
 		case constant.Int:
@@ -99,11 +103,7 @@ func (s *constScope) evalConst(e ast.Expr) (number, error) {
 			if x.isFloat || x.i < 1 {
 				return x, fmt.Errorf("log2ceil needs a positive integer")
 			}
-			n := int64(0)
-			for (int64(1) << uint(n)) < x.i {
-				n++
-			}
-			return number{i: n}, nil
+			return number{i: int64(bits.Len64(uint64(x.i - 1)))}, nil
 		}
 		return number{}, fmt.Errorf("unknown function %s in a constant (log2ceil is available)", id.Name)
 	case *ast.UnaryExpr:
@@ -225,4 +225,15 @@ func (s *constScope) intValue(n node) (int64, error) {
 func (s *constScope) floatValue(n node) (float64, error) {
 	v, err := s.value(n)
 	return v.float(), err
+}
+
+// hugeExponent reports a float literal whose exponent exceeds float64's
+// range (constant.MakeFromLiteral would build an enormous exact value).
+func hugeExponent(lit string) bool {
+	i := strings.IndexAny(lit, "eEpP")
+	if i < 0 || strings.HasPrefix(lit, "0x") || strings.HasPrefix(lit, "0X") {
+		return false
+	}
+	exp := strings.TrimLeft(lit[i+1:], "+-")
+	return len(exp) > 3
 }

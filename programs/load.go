@@ -643,6 +643,9 @@ func (l *loader) loadMirrors(n node) error {
 }
 
 func (l *loader) loadMirror(item node) error {
+	if len(l.prog.Mirrors) >= 1024 {
+		return item.errf("more than 1024 mirror sessions")
+	}
 	f, err := item.fields("id", "port", "truncate")
 	if err != nil {
 		return err

@@ -103,6 +103,9 @@ func (l *loader) loadTable(name string, n node) (*Table, error) {
 		}
 		for _, it := range items {
 			err := l.expandFor(it, func(item node) error {
+				if len(t.Entries) >= t.Size {
+					return en.errf("more entries than the table's size %d", t.Size)
+				}
 				e, err := l.loadEntry(item, t, len(t.Entries))
 				if err != nil {
 					return err

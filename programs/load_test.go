@@ -84,7 +84,7 @@ func TestLoadErrors(t *testing.T) {
 		{"unknown action", func(s string) string { return strings.Replace(s, "actions: [fwd, to_cpu]", "actions: [fwd, nope]", 1) }, `undefined action "nope"`},
 		{"too many entries", func(s string) string {
 			return strings.Replace(s, "    actions: [fwd]\n    entries:", "    actions: [fwd]\n    size: 1\n    entries:", 1)
-		}, "do not fit the table's size 1"},
+		}, "more entries than the table's size 1"},
 		{"undefined constant", func(s string) string { return strings.Replace(s, "fwd(PORT)", "fwd(NOPE)", 1) }, "argument 1 of fwd"},
 		{"local variable", func(s string) string { return strings.Replace(s, "meta.s = -5", "z := 1", 1) }, "no local variables"},
 		{"if in action", func(s string) string {
