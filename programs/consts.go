@@ -2,12 +2,12 @@ package programs
 
 import (
 	"fmt"
-	"math/bits"
 	"go/ast"
 	"go/constant"
 	"go/parser"
 	"go/token"
 	"math"
+	"math/bits"
 	"strings"
 )
 
