@@ -101,7 +101,7 @@ type loader struct {
 
 var topKeys = []string{"program", "doc", "source", "constants", "headers", "metadata", "parser", "egress_parser",
 	"registers", "meters", "counters", "actions", "tables", "mirror_sessions", "multicast_groups",
-	"ingress", "egress", "traffic"}
+	"tm", "ingress", "egress", "traffic"}
 
 func (l *loader) load(root node, overrides map[string]string) error {
 	f, err := root.fields(topKeys...)
@@ -138,6 +138,7 @@ func (l *loader) load(root node, overrides map[string]string) error {
 		{"egress_parser", func(n node) error { return l.loadParser(n, true) }},
 		{"mirror_sessions", l.loadMirrors},
 		{"multicast_groups", l.loadMulticast},
+		{"tm", l.loadTM},
 		{"ingress", func(n node) error { return l.loadControl(n, "ingress") }},
 		{"egress", func(n node) error { return l.loadControl(n, "egress") }},
 		{"traffic", l.loadTraffic},
@@ -646,7 +647,7 @@ func (l *loader) loadMirror(item node) error {
 	if len(l.prog.Mirrors) >= 1024 {
 		return item.errf("more than 1024 mirror sessions")
 	}
-	f, err := item.fields("id", "port", "truncate")
+	f, err := item.fields("id", "port", "truncate", "queue")
 	if err != nil {
 		return err
 	}
@@ -686,6 +687,16 @@ func (l *loader) loadMirror(item node) error {
 		}
 		s.Truncate = int(v)
 	}
+	if q, ok := f["queue"]; ok {
+		v, err := l.consts.intValue(q)
+		if err != nil {
+			return err
+		}
+		if v < 0 || v > 31 {
+			return q.errf("queue must be 0..31")
+		}
+		s.Queue = int(v)
+	}
 	l.prog.Mirrors = append(l.prog.Mirrors, s)
 	return nil
 }
@@ -713,6 +724,97 @@ func (l *loader) loadMulticast(n node) error {
 			g.Ports = append(g.Ports, int(v))
 		}
 		l.prog.Multicast = append(l.prog.Multicast, g)
+	}
+	return nil
+}
+
+// loadTM reads the traffic-manager settings: per-queue priority, DWRR
+// weight and admission limit, and what deflect-on-drop does.
+func (l *loader) loadTM(n node) error {
+	l.prog.TM.OnDrop = DropAction{Mode: "deflect"}
+	if n.n.Tag == "!!null" {
+		return nil
+	}
+	f, err := n.fields("queues", "on_drop")
+	if err != nil {
+		return err
+	}
+	if qn, ok := f["queues"]; ok {
+		items, err := qn.items()
+		if err != nil {
+			return err
+		}
+		for _, it := range items {
+			qf, err := it.fields("qid", "priority", "weight", "limit_cells")
+			if err != nil {
+				return err
+			}
+			q := QueueConfig{Weight: 1, Pos: it.pos()}
+			var qid, prio, weight int64 = -1, 0, 1
+			for _, x := range []struct {
+				key      string
+				dst      *int64
+				min, max int64
+			}{{"qid", &qid, 0, 31}, {"priority", &prio, 0, 7}, {"weight", &weight, 1, 1 << 16}, {"limit_cells", &q.LimitCells, 0, 1 << 24}} {
+				vn, ok := qf[x.key]
+				if !ok {
+					continue
+				}
+				v, err := l.consts.intValue(vn)
+				if err != nil {
+					return err
+				}
+				if v < x.min || v > x.max {
+					return vn.errf("%s must be %d..%d, got %d", x.key, x.min, x.max, v)
+				}
+				*x.dst = v
+			}
+			if qid < 0 {
+				return it.errf("missing qid")
+			}
+			for _, o := range l.prog.TM.Queues {
+				if o.Qid == int(qid) {
+					return it.errf("queue %d is configured twice", qid)
+				}
+			}
+			q.Qid, q.Priority, q.Weight = int(qid), int(prio), int(weight)
+			l.prog.TM.Queues = append(l.prog.TM.Queues, q)
+		}
+		sort.Slice(l.prog.TM.Queues, func(i, j int) bool { return l.prog.TM.Queues[i].Qid < l.prog.TM.Queues[j].Qid })
+	}
+	if dn, ok := f["on_drop"]; ok {
+		df, err := dn.fields("mode", "queue", "truncate")
+		if err != nil {
+			return err
+		}
+		if m, ok := df["mode"]; ok {
+			switch m.n.Value {
+			case "deflect", "mirror":
+				l.prog.TM.OnDrop.Mode = m.n.Value
+			default:
+				return m.errf("mode must be deflect or mirror, got %q", m.n.Value)
+			}
+		}
+		if q, ok := df["queue"]; ok {
+			v, err := l.consts.intValue(q)
+			if err != nil {
+				return err
+			}
+			if v < 0 || v > 31 {
+				return q.errf("queue must be 0..31")
+			}
+			l.prog.TM.OnDrop.Queue = int(v)
+		}
+		if tn, ok := df["truncate"]; ok {
+			v, err := l.consts.intValue(tn)
+			if err != nil {
+				return err
+			}
+			if v < 1 || v > 16383 {
+				return tn.errf("truncate must be 1..16383 bytes")
+			}
+			l.prog.TM.OnDrop.Truncate = int(v)
+		}
 	}
 	return nil
 }

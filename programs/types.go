@@ -287,7 +287,33 @@ type MirrorSession struct {
 	ID       int
 	Port     int
 	Truncate int // bytes; 0 = whole packet
+	Queue    int // egress queue of the copy
 	Pos      Pos
+}
+
+// QueueConfig is the control plane's setting of one egress queue (the same
+// on every port).
+type QueueConfig struct {
+	Qid        int
+	Priority   int   // strict priority level, higher first
+	Weight     int   // DWRR weight among queues of one priority
+	LimitCells int64 // admission limit in buffer cells (0: the chip's default)
+	Pos        Pos
+}
+
+// DropAction is what the traffic manager does with a packet that asked for
+// deflect-on-drop (std.deflect_on_drop) when its queue is full.
+type DropAction struct {
+	Mode     string // "deflect": the whole packet to the pipe's recirculation port; "mirror": a truncated copy there
+	Queue    int    // queue on the recirculation port
+	Truncate int    // bytes kept by "mirror"
+}
+
+// TMConfig is the traffic-manager configuration the program's control
+// plane installs.
+type TMConfig struct {
+	Queues []QueueConfig // sorted by qid
+	OnDrop DropAction
 }
 
 // MulticastGroup is a replication list configured by the control plane.
@@ -364,6 +390,7 @@ type Program struct {
 	Actions      []*Action
 	Tables       []*Table
 	Mirrors      []*MirrorSession
+	TM           TMConfig
 	Multicast    []*MulticastGroup
 	Ingress      *Control
 	Egress       *Control

@@ -17,6 +17,7 @@ type Config struct {
 	DevPortPipeStride int      `mapstructure:"dev_port_pipe_stride"`
 	RecircLocalPort   int      `mapstructure:"recirc_local_port"`
 	RecircGbps        float64  `mapstructure:"recirc_gbps"`
+	RecircLatencyNs   float64  `mapstructure:"recirc_latency_ns"`
 	PktgenLocalPort   int      `mapstructure:"pktgen_local_port"`
 	PacketsPerCycle   int      `mapstructure:"packets_per_cycle"`
 	MAU               MAU      `mapstructure:"mau"`
@@ -103,10 +104,11 @@ type Latency struct {
 
 // TM holds traffic-manager parameters.
 type TM struct {
-	BufferBytes     int64 `mapstructure:"buffer_bytes"`
-	CellBytes       int   `mapstructure:"cell_bytes"`
-	QueuesPerPort   int   `mapstructure:"queues_per_port"`
-	QueueLimitBytes int64 `mapstructure:"queue_limit_bytes"`
+	BufferBytes      int64 `mapstructure:"buffer_bytes"`
+	CellBytes        int   `mapstructure:"cell_bytes"`
+	QueuesPerPort    int   `mapstructure:"queues_per_port"`
+	QueueLimitBytes  int64 `mapstructure:"queue_limit_bytes"`
+	DWRRQuantumBytes int   `mapstructure:"dwrr_quantum_bytes"`
 }
 
 // Features are what-if knobs.
@@ -160,8 +162,9 @@ func (c *Config) validate(l *configs.Loaded) error {
 		{"front_ports_per_pipe", float64(c.FrontPortsPerPipe), 1, 64},
 		{"port_gbps", c.PortGbps, 0.001, 3200},
 		{"dev_port_pipe_stride", float64(c.DevPortPipeStride), float64(c.FrontPortsPerPipe), 4096},
-		{"recirc_local_port", float64(c.RecircLocalPort), float64(c.FrontPortsPerPipe), float64(c.DevPortPipeStride - 1)},
+		{"recirc_local_port", float64(c.RecircLocalPort), float64(c.FrontPortsPerPipe), float64(c.DevPortPipeStride - 2)},
 		{"recirc_gbps", c.RecircGbps, 0.001, 3200},
+		{"recirc_latency_ns", c.RecircLatencyNs, 0, 1e9},
 		{"pktgen_local_port", float64(c.PktgenLocalPort), 0, float64(c.DevPortPipeStride - 1)},
 		{"packets_per_cycle", float64(c.PacketsPerCycle), 1, 8},
 		{"mau.stages", float64(c.MAU.Stages), 1, 64},
@@ -224,6 +227,7 @@ func (c *Config) validate(l *configs.Loaded) error {
 		{"tm.cell_bytes", float64(c.TM.CellBytes), 1, 65536},
 		{"tm.queues_per_port", float64(c.TM.QueuesPerPort), 1, 1024},
 		{"tm.queue_limit_bytes", float64(c.TM.QueueLimitBytes), 1, 1 << 40},
+		{"tm.dwrr_quantum_bytes", float64(c.TM.DWRRQuantumBytes), 64, 1 << 20},
 	}
 	for _, ch := range checks {
 		if ch.val < ch.lo || ch.val > ch.hi {
@@ -243,6 +247,11 @@ func (c *Config) validate(l *configs.Loaded) error {
 	}
 	return nil
 }
+
+// NoPort is the egress port of a packet ingress gave no unicast
+// destination (the last device id of the last pipe, never a real port:
+// local ports stop well below the pipe stride).
+const NoPort = 511
 
 // CyclePs returns the MAU clock period in picoseconds.
 func (c *Config) CyclePs() float64 { return 1e6 / c.ClockMHz }

@@ -54,8 +54,8 @@ func (p *PipeThread) NotifyPortFree(sim.VTimeInSec, sim.Port) {}
 
 // Handle processes a packet arriving at the thread.
 func (p *PipeThread) Handle(e sim.Event) error {
-	ev := e.(*pktEvent)
-	p.process(ev.pkt, secToPs(ev.t))
+	ev := e.(*packet.Event)
+	p.process(ev.Pkt, packet.SecToPs(ev.T))
 	return nil
 }
 
@@ -82,6 +82,7 @@ func (p *PipeThread) process(pkt *packet.Packet, nowPs int64) {
 	phv[p.std(programs.StdTstamp)] = (issuePs / 1000) & (1<<48 - 1)
 	if p.gress == Ingress {
 		phv[p.std(programs.StdIngressPort)] = int64(pkt.InPort)
+		phv[p.std(programs.StdEgressPort)] = NoPort
 	} else {
 		phv[p.std(programs.StdEgressPort)] = int64(pkt.OutPort)
 		phv[p.std(programs.StdQid)] = int64(pkt.Qid)
@@ -93,7 +94,7 @@ func (p *PipeThread) process(pkt *packet.Packet, nowPs int64) {
 			phv[p.std(programs.StdDeflected)] = 1
 		}
 	}
-	res := p.prog.Parse(pkt.Head, pkt.Len, phv, p.gress == Egress)
+	res := p.prog.Parse(pkt.Head, pkt.Len, phv, p.gress == Egress && !pkt.NoBridge)
 	p.Stats.ParserStates.Add(int64(res.States))
 	if res.Rejected {
 		p.Stats.ParserDrops++
@@ -122,6 +123,9 @@ func (p *PipeThread) process(pkt *packet.Packet, nowPs int64) {
 	p.Stats.WaitPs.Add(issuePs - nowPs)
 	pkt.Head, pkt.Len = head, length
 
+	if phv[p.std(programs.StdMirror)] != 0 {
+		p.sw.tm.mirrorCopy(pkt, int(phv[p.std(programs.StdMirrorSession)]), outPs, p.gress == Egress)
+	}
 	if phv[p.std(programs.StdDrop)] != 0 {
 		p.Stats.ProgramDrops++
 		p.sw.dropped(pkt, p.gress.String()+" program drop")
@@ -133,15 +137,13 @@ func (p *PipeThread) process(pkt *packet.Packet, nowPs int64) {
 		pkt.Qid = int(phv[p.std(programs.StdQid)])
 		pkt.DeflectOnDrop = phv[p.std(programs.StdDeflectOnDrop)] != 0
 		pkt.McastGrp = int(phv[p.std(programs.StdMcastGrp)])
-		pkt.Mirror = phv[p.std(programs.StdMirror)] != 0
-		pkt.MirrorSession = int(phv[p.std(programs.StdMirrorSession)])
 		pkt.Recirculate = phv[p.std(programs.StdRecirculate)] != 0
 		pkt.BypassEgress = phv[p.std(programs.StdBypassEgress)] != 0
-		schedule(p.engine, p.next, outPs, evTMArrive, pkt, 0)
+		packet.Schedule(p.engine, p.next, outPs, packet.KindArrive, pkt, 0)
 		return
 	}
 	pkt.EgressInPs, pkt.EgressOutPs = nowPs, outPs
-	schedule(p.engine, p.next, outPs, evPortTx, pkt, pkt.OutPort)
+	packet.Schedule(p.engine, p.next, outPs, packet.KindTx, pkt, pkt.OutPort)
 }
 
 func newPipeThread(sw *Switch, gress Gress, pipe int, state *programs.State, rng *rand.Rand) *PipeThread {

@@ -117,8 +117,9 @@ func TestIssueSlotContention(t *testing.T) {
 	}
 }
 
-// TestConservation: every offered packet is delivered or dropped for a
-// counted reason.
+// TestConservation: every packet, offered or created by the switch
+// (mirror and multicast copies), is delivered, dropped for a counted
+// reason, or consumed by replication, exactly once.
 func TestConservation(t *testing.T) {
 	c := chip(t)
 	for _, name := range []string{"ndp", "pie-dp", "protego-receiver", "switchml"} {
@@ -138,8 +139,8 @@ func TestConservation(t *testing.T) {
 		for _, d := range r.Drops {
 			dropped += d.Packets
 		}
-		if r.Delivered+dropped != r.Offered {
-			t.Errorf("%s: offered %d, delivered %d + dropped %d", name, r.Offered, r.Delivered, dropped)
+		if r.Delivered+dropped+r.Replicated != r.Offered+r.Copies {
+			t.Errorf("%s: offered %d + copies %d != delivered %d + dropped %d + replicated %d", name, r.Offered, r.Copies, r.Delivered, dropped, r.Replicated)
 		}
 	}
 }

@@ -27,6 +27,12 @@ type Switch struct {
 
 	drops     map[string]int
 	Delivered int
+	// Copies counts packets the switch created (mirror and multicast
+	// copies); Replicated counts packets that ended as their multicast
+	// copies. Every packet (offered or created) ends exactly once:
+	// offered + Copies = Delivered + dropped + Replicated.
+	Copies     int
+	Replicated int
 	// deadlinePs ends the run: packets still circulating (recirculation
 	// loops) after it are counted, not processed, so every run terminates.
 	deadlinePs    int64
@@ -102,21 +108,21 @@ func (p *Ports) NotifyPortFree(sim.VTimeInSec, sim.Port) {}
 
 // Handle transmits a packet leaving an egress deparser.
 func (p *Ports) Handle(e sim.Event) error {
-	ev := e.(*pktEvent)
+	ev := e.(*packet.Event)
 	sw := p.sw
-	now := secToPs(ev.t)
-	pkt := ev.pkt
+	now := packet.SecToPs(ev.T)
+	pkt := ev.Pkt
 	pipe := sw.cfg.PipeOf(pkt.OutPort)
 	if pkt.OutPort == sw.cfg.RecircPort(pipe) {
 		pkt.InPort = pkt.OutPort
 		pkt.Passes++
-		pkt.Deflected = false
-		at := now + serializationPs(pkt.Len, sw.cfg.RecircGbps)
-		schedule(sw.engine, sw.pipes[pipe].ingress, at, evIngressArrive, pkt, 0)
+		pkt.Deflected, pkt.Mirrored, pkt.NoBridge = false, false, false
+		at := now + packet.SerializationPs(pkt.Len, sw.cfg.RecircGbps) + int64(sw.cfg.RecircLatencyNs*1000)
+		packet.Schedule(sw.engine, sw.pipes[pipe].ingress, at, packet.KindArrive, pkt, 0)
 		return nil
 	}
 	sw.Delivered++
-	sw.E2E.Add(now + serializationPs(pkt.Len, sw.cfg.PortGbps) - pkt.BornPs)
+	sw.E2E.Add(now + packet.SerializationPs(pkt.Len, sw.cfg.PortGbps) - pkt.BornPs)
 	return nil
 }
 
@@ -161,15 +167,17 @@ type DropCount struct {
 
 // RunResult is a latency measurement's outcome.
 type RunResult struct {
-	Offered     int            `json:"offered"`
-	Delivered   int            `json:"delivered"`
-	Drops       []DropCount    `json:"drops"`
-	Ingress     ThreadSummary  `json:"ingress"`
-	Egress      ThreadSummary  `json:"egress"`
-	EndToEndNs  stats.Summary  `json:"end_to_end_ns"`
-	Events      int64          `json:"events"`
-	SimulatedNs float64        `json:"simulated_ns"`
-	Unmodelled  map[string]int `json:"not_modelled_yet"`
+	Offered     int           `json:"offered"`
+	Copies      int           `json:"copies_created"`
+	Delivered   int           `json:"delivered"`
+	Replicated  int           `json:"replicated"`
+	Drops       []DropCount   `json:"drops"`
+	Ingress     ThreadSummary `json:"ingress"`
+	Egress      ThreadSummary `json:"egress"`
+	EndToEndNs  stats.Summary `json:"end_to_end_ns"`
+	Events      int64         `json:"events"`
+	SimulatedNs float64       `json:"simulated_ns"`
+	TM          TMStats       `json:"traffic_manager"`
 }
 
 type eventCounter struct{ n int64 }
@@ -199,8 +207,8 @@ func Measure(cfg *Config, place *Placement, opt RunOptions) (*RunResult, error) 
 	if err := engine.Run(); err != nil {
 		return nil, err
 	}
-	r := &RunResult{Offered: offered, Delivered: sw.Delivered, Events: counter.n,
-		SimulatedNs: float64(secToPs(engine.CurrentTime())) / 1000}
+	r := &RunResult{Offered: offered, Copies: sw.Copies, Delivered: sw.Delivered, Replicated: sw.Replicated, Events: counter.n,
+		SimulatedNs: float64(packet.SecToPs(engine.CurrentTime())) / 1000}
 	for g, ts := range []*ThreadSummary{&r.Ingress, &r.Egress} {
 		var lat, wait stats.Samples
 		for _, u := range sw.pipes {
@@ -227,11 +235,7 @@ func Measure(cfg *Config, place *Placement, opt RunOptions) (*RunResult, error) 
 	for _, k := range reasons {
 		r.Drops = append(r.Drops, DropCount{Reason: k, Packets: sw.drops[k]})
 	}
-	r.Unmodelled = map[string]int{
-		"multicast_requests": sw.tm.UnmodelledMcast,
-		"mirror_requests":    sw.tm.UnmodelledMirror,
-		"deflect_on_drop":    sw.tm.UnmodelledDeflect,
-	}
+	r.TM = sw.tm.Stats
 	return r, nil
 }
 
@@ -305,7 +309,7 @@ func (sw *Switch) inject(opt RunOptions) (int, error) {
 			if size < len(head) {
 				size = len(head)
 			}
-			gap := int64(float64(serializationPs(size, gbps)) / opt.Load)
+			gap := int64(float64(packet.SerializationPs(size, gbps)) / opt.Load)
 			if ft.IntervalNs > 0 {
 				gap = ft.IntervalNs * 1000
 			}
@@ -315,7 +319,7 @@ func (sw *Switch) inject(opt RunOptions) (int, error) {
 			id++
 			pkt := &packet.Packet{ID: id, Flow: fi, Head: head, Len: size, InPort: pf.port, BornPs: t, Passes: 1}
 			pipe := c.PipeOf(pf.port)
-			schedule(sw.engine, sw.pipes[pipe].ingress, t, evIngressArrive, pkt, 0)
+			packet.Schedule(sw.engine, sw.pipes[pipe].ingress, t, packet.KindArrive, pkt, 0)
 			sw.lastArrivalPs = max(sw.lastArrivalPs, t)
 			total++
 			t += gap

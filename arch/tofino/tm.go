@@ -4,146 +4,401 @@ import (
 	"github.com/sarchlab/akita/v3/sim"
 
 	"archsim/components/packet"
+	"archsim/programs"
 )
 
-// TrafficManager is the foundation's traffic manager: one FIFO output queue
-// per port with a byte limit, drained at the port's line rate, handing each
-// dequeued packet to the egress thread of the port's pipe with the queue
-// metadata Tofino's egress sees (enqueue depth in cells, dequeue depth,
-// enqueue time, time in queue). Multicast, mirroring, deflect-on-drop,
-// priorities and PFC belong to the traffic-manager issue; packets asking for
-// them are counted (Unmodelled*) and otherwise forwarded as unicast.
+// TrafficManager models Tofino's traffic manager: a shared buffer of cells,
+// per port a set of egress queues with admission limits, strict priority
+// between priority levels and deficit weighted round robin within one,
+// draining at the port's rate into the egress thread of the port's pipe
+// with the queue metadata egress sees (enqueue depth, dequeue depth,
+// enqueue time, time in queue, deflection flag). Packets that ask for
+// deflect-on-drop go, when their queue is full, whole (deflect) or as a
+// truncated copy (mirror) to their ingress pipe's recirculation port.
+// Mirror sessions copy packets (truncated) to a port and queue; multicast
+// groups replicate to a port list; the unicast copy goes only if ingress
+// chose a port. PFC pause stops a queue's transmission.
 type TrafficManager struct {
 	*sim.ComponentBase
-	engine sim.Engine
-	cfg    *Config
-	sw     *Switch
-	queues []*portQueue
+	engine     sim.Engine
+	cfg        *Config
+	sw         *Switch
+	ports      []*outPort
+	usedCells  int64
+	totalCells int64
+	mirrors    map[int]*programs.MirrorSession
+	groups     map[int]*programs.MulticastGroup
+	onDrop     programs.DropAction
 
-	Enqueued          int
-	QueueDrops        int
-	BadPortDrops      int
-	UnmodelledMcast   int
-	UnmodelledMirror  int
-	UnmodelledDeflect int
+	Stats TMStats
 }
 
-type portQueue struct {
-	port      int
-	pkts      []*packet.Packet
-	bytes     int64
+// TMStats counts traffic-manager events.
+type TMStats struct {
+	Enqueued        int `json:"enqueued"`
+	QueueDrops      int `json:"queue_drops"`
+	BufferDrops     int `json:"buffer_drops"`
+	NoPortDrops     int `json:"no_destination_drops"`
+	Deflected       int `json:"deflected"`
+	DeflectDrops    int `json:"deflect_drops"`
+	DropMirrors     int `json:"drop_mirrors"`
+	MirrorCopies    int `json:"mirror_copies"`
+	MirrorDrops     int `json:"mirror_drops"`
+	MulticastCopies int `json:"multicast_copies"`
+}
+
+// outPort is a port's queues and transmitter.
+type outPort struct {
+	dev       int
+	gbps      float64
+	queues    []*tmQueue
+	order     []*tmQueue // queues sorted by priority, high first (stable by qid)
+	rr        map[int]int
 	busyUntil int64
 	pending   bool
-	rateGbps  float64
 }
 
-// NotifyRecv is unused (see events.go).
+// tmQueue is one egress queue.
+type tmQueue struct {
+	qid        int
+	priority   int
+	quantum    int64
+	deficit    int64
+	limitCells int64
+	pkts       []*packet.Packet
+	head       int
+	cells      int64
+	bytes      int64
+	paused     bool
+	MaxPackets int
+	MaxCells   int64
+	Enqueued   int
+	Dropped    int
+}
+
+func (q *tmQueue) len() int { return len(q.pkts) - q.head }
+
+// NotifyRecv is unused (see packet.Event).
 func (t *TrafficManager) NotifyRecv(sim.VTimeInSec, sim.Port) {}
 
 // NotifyPortFree is unused.
 func (t *TrafficManager) NotifyPortFree(sim.VTimeInSec, sim.Port) {}
 
 func newTrafficManager(sw *Switch) *TrafficManager {
-	t := &TrafficManager{ComponentBase: sim.NewComponentBase("Tofino.TM"), engine: sw.engine, cfg: sw.cfg, sw: sw}
 	c := sw.cfg
-	t.queues = make([]*portQueue, c.Pipes*c.DevPortPipeStride)
+	prog := sw.prog
+	t := &TrafficManager{ComponentBase: sim.NewComponentBase("Tofino.TM"), engine: sw.engine, cfg: c, sw: sw,
+		mirrors: map[int]*programs.MirrorSession{}, groups: map[int]*programs.MulticastGroup{}, onDrop: prog.TM.OnDrop}
+	t.totalCells = c.TM.BufferBytes / int64(c.TM.CellBytes)
+	for _, m := range prog.Mirrors {
+		t.mirrors[m.ID] = m
+	}
+	for _, g := range prog.Multicast {
+		t.groups[g.ID] = g
+	}
+	t.ports = make([]*outPort, c.Pipes*c.DevPortPipeStride)
 	for pipe := 0; pipe < c.Pipes; pipe++ {
 		for local := 0; local < c.FrontPortsPerPipe; local++ {
-			dp := c.DevPort(pipe, local)
-			t.queues[dp] = &portQueue{port: dp, rateGbps: c.PortGbps}
+			t.ports[c.DevPort(pipe, local)] = t.newPort(c.DevPort(pipe, local), c.PortGbps)
 		}
-		dp := c.RecircPort(pipe)
-		t.queues[dp] = &portQueue{port: dp, rateGbps: c.RecircGbps}
+		t.ports[c.RecircPort(pipe)] = t.newPort(c.RecircPort(pipe), c.RecircGbps)
 	}
 	return t
 }
 
-// serializationPs is the time a port takes to send length bytes, counting
-// the 20 bytes of preamble and inter-frame gap and the 4-byte FCS the
-// frame length here excludes (IEEE 802.3).
-func serializationPs(length int, gbps float64) int64 {
-	return int64(float64(length+24)*8*1000/gbps + 0.5)
+// newPort builds a port's queues from the chip's defaults and the program's
+// queue settings.
+func (t *TrafficManager) newPort(dev int, gbps float64) *outPort {
+	c := t.cfg
+	p := &outPort{dev: dev, gbps: gbps, rr: map[int]int{}}
+	def := c.TM.QueueLimitBytes / int64(c.TM.CellBytes)
+	for qid := 0; qid < c.TM.QueuesPerPort; qid++ {
+		q := &tmQueue{qid: qid, quantum: int64(c.TM.DWRRQuantumBytes), limitCells: def}
+		for _, qc := range t.sw.prog.TM.Queues {
+			if qc.Qid == qid {
+				q.priority = qc.Priority
+				q.quantum = int64(qc.Weight * c.TM.DWRRQuantumBytes)
+				if qc.LimitCells > 0 {
+					q.limitCells = qc.LimitCells
+				}
+			}
+		}
+		p.queues = append(p.queues, q)
+	}
+	p.order = append([]*tmQueue(nil), p.queues...)
+	for i := 1; i < len(p.order); i++ {
+		for j := i; j > 0 && p.order[j].priority > p.order[j-1].priority; j-- {
+			p.order[j], p.order[j-1] = p.order[j-1], p.order[j]
+		}
+	}
+	return p
 }
 
+// Queue returns a port's queue (nil if none), for statistics.
+func (t *TrafficManager) Queue(port, qid int) *tmQueue {
+	if port < 0 || port >= len(t.ports) || t.ports[port] == nil || qid < 0 || qid >= len(t.ports[port].queues) {
+		return nil
+	}
+	return t.ports[port].queues[qid]
+}
+
+func (t *TrafficManager) cells(length int) int64 {
+	return int64((length + t.cfg.TM.CellBytes - 1) / t.cfg.TM.CellBytes)
+}
+
+// depthCells is the current depth of the queue a packet to port would join
+// (all queues of the port: ingress does not know the queue yet).
 func (t *TrafficManager) depthCells(port int) int64 {
-	if port < 0 || port >= len(t.queues) || t.queues[port] == nil {
+	if port < 0 || port >= len(t.ports) || t.ports[port] == nil {
 		return 0
 	}
-	return int64(ceilDiv(int(t.queues[port].bytes), t.cfg.TM.CellBytes))
+	var n int64
+	for _, q := range t.ports[port].queues {
+		n += q.cells
+	}
+	return n
 }
 
-// Handle processes arrivals from ingress and dequeue wake-ups.
+// Handle processes arrivals (from ingress, or mirror copies) and dequeue
+// wake-ups.
 func (t *TrafficManager) Handle(e sim.Event) error {
-	ev := e.(*pktEvent)
-	now := secToPs(ev.t)
-	switch ev.kind {
-	case evTMArrive:
-		t.arrive(ev.pkt, now)
-	case evTMDequeue:
-		t.dequeue(t.queues[ev.port], now)
+	ev := e.(*packet.Event)
+	now := packet.SecToPs(ev.T)
+	switch ev.Kind {
+	case packet.KindArrive:
+		t.arrive(ev.Pkt, now)
+	case packet.KindMirror:
+		t.enqueue(ev.Pkt, ev.Pkt.OutPort, ev.Pkt.Qid, now)
+	case packet.KindDequeue:
+		t.dequeue(t.ports[ev.Port], now)
 	}
 	return nil
 }
 
+// Mirror sends a truncated copy of pkt to a mirror session's port and queue
+// (ingress-to-egress or egress-to-egress mirroring). It reports whether the
+// session exists.
+func (t *TrafficManager) mirrorCopy(pkt *packet.Packet, session int, at int64, fromEgress bool) bool {
+	s, ok := t.mirrors[session]
+	if !ok {
+		t.Stats.MirrorDrops++
+		return false
+	}
+	c := pkt.Clone()
+	c.Mirror, c.McastGrp, c.Recirculate, c.DeflectOnDrop, c.BypassEgress, c.Drop = false, 0, false, false, false, false
+	c.Deflected = false
+	c.OutPort, c.Qid = s.Port, s.Queue
+	c.Mirrored = true
+	c.NoBridge = fromEgress
+	t.sw.Copies++
+	if s.Truncate > 0 && c.Len > s.Truncate {
+		c.Len = s.Truncate
+		if len(c.Head) > s.Truncate {
+			c.Head = c.Head[:s.Truncate]
+		}
+	}
+	t.Stats.MirrorCopies++
+	packet.Schedule(t.engine, t, at, packet.KindMirror, c, s.Port)
+	return true
+}
+
 func (t *TrafficManager) arrive(pkt *packet.Packet, now int64) {
 	if pkt.McastGrp != 0 {
-		t.UnmodelledMcast++
-	}
-	if pkt.Mirror {
-		t.UnmodelledMirror++
+		if g, ok := t.groups[pkt.McastGrp]; ok {
+			for _, port := range g.Ports {
+				c := pkt.Clone()
+				c.McastGrp = 0
+				t.Stats.MulticastCopies++
+				t.sw.Copies++
+				t.enqueue(c, port, pkt.Qid, now)
+			}
+		}
 	}
 	port := pkt.OutPort
 	if pkt.Recirculate {
 		port = t.cfg.RecircPort(t.cfg.PipeOf(pkt.InPort))
-		pkt.OutPort = port
 	}
-	if port < 0 || port >= len(t.queues) || t.queues[port] == nil {
-		t.BadPortDrops++
+	if port == NoPort {
+		if pkt.McastGrp == 0 {
+			t.Stats.NoPortDrops++
+			t.sw.dropped(pkt, "traffic manager: no destination port")
+		} else {
+			t.sw.Replicated++ // the packet lives on as its multicast copies
+		}
+		return
+	}
+	t.enqueue(pkt, port, pkt.Qid, now)
+}
+
+// enqueue admits a packet to a port's queue: the queue's cell limit and the
+// shared buffer must both hold it; otherwise deflect-on-drop applies or the
+// packet is dropped.
+func (t *TrafficManager) enqueue(pkt *packet.Packet, port, qid int, now int64) {
+	if port < 0 || port >= len(t.ports) || t.ports[port] == nil {
+		t.Stats.NoPortDrops++
 		t.sw.dropped(pkt, "traffic manager: no such port")
 		return
 	}
-	q := t.queues[port]
-	if q.bytes+int64(pkt.Len) > t.cfg.TM.QueueLimitBytes {
-		if pkt.DeflectOnDrop {
-			t.UnmodelledDeflect++
+	p := t.ports[port]
+	if qid < 0 || qid >= len(p.queues) {
+		qid = 0
+	}
+	q := p.queues[qid]
+	need := t.cells(pkt.Len)
+	if q.cells+need > q.limitCells || t.usedCells+need > t.totalCells {
+		q.Dropped++
+		if q.cells+need > q.limitCells {
+			t.Stats.QueueDrops++
+		} else {
+			t.Stats.BufferDrops++
 		}
-		t.QueueDrops++
-		t.sw.dropped(pkt, "traffic manager: queue full")
+		t.overflow(pkt, now)
 		return
 	}
-	pkt.EnqDepthCells = int(t.depthCells(port))
+	pkt.OutPort, pkt.Qid = port, qid
+	pkt.EnqDepthCells = int(q.cells)
 	pkt.EnqPs = now
 	q.pkts = append(q.pkts, pkt)
+	q.cells += need
 	q.bytes += int64(pkt.Len)
-	t.Enqueued++
-	if !q.pending {
-		q.pending = true
-		schedule(t.engine, t, max(now, q.busyUntil), evTMDequeue, nil, port)
+	t.usedCells += need
+	q.Enqueued++
+	q.MaxPackets = max(q.MaxPackets, q.len())
+	q.MaxCells = max(q.MaxCells, q.cells)
+	t.Stats.Enqueued++
+	if !p.pending {
+		p.pending = true
+		packet.Schedule(t.engine, t, max(now, p.busyUntil), packet.KindDequeue, nil, port)
 	}
 }
 
-func (t *TrafficManager) dequeue(q *portQueue, now int64) {
-	pkt := q.pkts[0]
-	q.pkts[0] = nil
-	q.pkts = q.pkts[1:]
+// overflow handles a packet its queue cannot take.
+func (t *TrafficManager) overflow(pkt *packet.Packet, now int64) {
+	if !pkt.DeflectOnDrop {
+		t.sw.dropped(pkt, "traffic manager: queue full")
+		return
+	}
+	dod := t.cfg.RecircPort(t.cfg.PipeOf(pkt.InPort))
+	switch t.onDrop.Mode {
+	case "mirror":
+		// Mirror-on-drop: a truncated copy to the pipe's mirror port.
+		t.Stats.DropMirrors++
+		c := pkt.Clone()
+		c.DeflectOnDrop, c.McastGrp, c.Mirror = false, 0, false
+		c.Deflected, c.Mirrored = true, true
+		t.sw.Copies++
+		if tr := t.onDrop.Truncate; tr > 0 && c.Len > tr {
+			c.Len = tr
+			if len(c.Head) > tr {
+				c.Head = c.Head[:tr]
+			}
+		}
+		t.sw.dropped(pkt, "traffic manager: queue full (mirrored)")
+		t.enqueueDeflected(c, dod, now)
+	default:
+		// Deflect-on-drop: the whole packet, marked deflected.
+		t.Stats.Deflected++
+		pkt.DeflectOnDrop = false
+		pkt.Deflected = true
+		pkt.OrigPort = pkt.OutPort
+		t.enqueueDeflected(pkt, dod, now)
+	}
+}
+
+func (t *TrafficManager) enqueueDeflected(pkt *packet.Packet, dod int, now int64) {
+	p := t.ports[dod]
+	q := p.queues[t.onDrop.Queue]
+	if q.cells+t.cells(pkt.Len) > q.limitCells {
+		t.Stats.DeflectDrops++
+		t.sw.dropped(pkt, "traffic manager: deflect-on-drop queue full")
+		return
+	}
+	t.enqueue(pkt, dod, t.onDrop.Queue, now)
+}
+
+// pick chooses the next queue to serve: the highest priority level with a
+// packet (and not paused); deficit round robin within the level.
+func (p *outPort) pick() *tmQueue {
+	for i := 0; i < len(p.order); {
+		prio := p.order[i].priority
+		j := i
+		for j < len(p.order) && p.order[j].priority == prio {
+			j++
+		}
+		level := p.order[i:j]
+		var ready []*tmQueue
+		for _, q := range level {
+			if q.len() > 0 && !q.paused {
+				ready = append(ready, q)
+			}
+		}
+		if len(ready) == 1 {
+			return ready[0]
+		}
+		if len(ready) > 1 {
+			start := p.rr[prio]
+			for round := 0; round < 1<<20; round++ {
+				q := ready[(start+round)%len(ready)]
+				if q.deficit >= int64(q.pkts[q.head].Len) {
+					q.deficit -= int64(q.pkts[q.head].Len)
+					p.rr[prio] = (start + round) % len(ready)
+					return q
+				}
+				q.deficit += q.quantum
+			}
+		}
+		i = j
+	}
+	return nil
+}
+
+func (t *TrafficManager) dequeue(p *outPort, now int64) {
+	q := p.pick()
+	if q == nil {
+		p.pending = false
+		return
+	}
+	pkt := q.pkts[q.head]
+	q.pkts[q.head] = nil
+	q.head++
+	if q.head > 1024 && q.head*2 > len(q.pkts) {
+		q.pkts = append([]*packet.Packet(nil), q.pkts[q.head:]...)
+		q.head = 0
+	}
+	n := t.cells(pkt.Len)
+	q.cells -= n
 	q.bytes -= int64(pkt.Len)
-	pkt.DeqDepthCells = int(t.depthCells(q.port))
+	t.usedCells -= n
+	if q.len() == 0 {
+		q.deficit = 0
+	}
+	pkt.DeqDepthCells = int(q.cells)
 	pkt.DeqDeltaPs = now - pkt.EnqPs
-	q.busyUntil = now + serializationPs(pkt.Len, q.rateGbps)
+	p.busyUntil = now + packet.SerializationPs(pkt.Len, p.gbps)
 	if pkt.BypassEgress {
 		// The egress parser would have consumed the bridged metadata the
 		// ingress deparser prepended; without egress, strip it here.
 		if n := (t.sw.prog.BridgeBits + 7) / 8; n > 0 && len(pkt.Head) >= n {
 			pkt.Head, pkt.Len = pkt.Head[n:], pkt.Len-n
 		}
-		schedule(t.engine, t.sw.ports, now, evPortTx, pkt, q.port)
+		packet.Schedule(t.engine, t.sw.ports, now, packet.KindTx, pkt, p.dev)
 	} else {
-		pipe := t.cfg.PipeOf(q.port)
-		schedule(t.engine, t.sw.pipes[pipe].egress, now, evEgressArrive, pkt, 0)
+		packet.Schedule(t.engine, t.sw.pipes[t.cfg.PipeOf(p.dev)].egress, now, packet.KindArrive, pkt, 0)
 	}
-	if len(q.pkts) > 0 {
-		schedule(t.engine, t, q.busyUntil, evTMDequeue, nil, q.port)
-	} else {
-		q.pending = false
+	packet.Schedule(t.engine, t, p.busyUntil, packet.KindDequeue, nil, p.dev)
+}
+
+// Pause sets or clears PFC pause on a port's queue (a pause frame from the
+// link partner).
+func (t *TrafficManager) Pause(port, qid int, paused bool, now int64) {
+	q := t.Queue(port, qid)
+	if q == nil {
+		return
+	}
+	q.paused = paused
+	p := t.ports[port]
+	if !paused && !p.pending {
+		p.pending = true
+		packet.Schedule(t.engine, t, max(now, p.busyUntil), packet.KindDequeue, nil, port)
 	}
 }

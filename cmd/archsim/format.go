@@ -114,15 +114,9 @@ func renderReport(w io.Writer, r *tofino.Report, p *tofino.Placement) {
 		}
 		fmt.Fprintf(w, "Dropped: %s\n", strings.Join(parts, "; "))
 	}
-	var notes []string
-	for _, k := range []string{"multicast_requests", "mirror_requests", "deflect_on_drop"} {
-		if v := s.Unmodelled[k]; v > 0 {
-			notes = append(notes, fmt.Sprintf("%s %d", k, v))
-		}
-	}
-	if len(notes) > 0 {
-		fmt.Fprintf(w, "Not modelled yet by this traffic manager (forwarded as unicast or dropped): %s\n", strings.Join(notes, ", "))
-	}
+	tm := s.TM
+	fmt.Fprintf(w, "Traffic manager: %d enqueued, %d queue drops, %d deflected (%d dropped at the deflect queue), %d drop mirrors, %d mirror copies, %d multicast copies\n",
+		tm.Enqueued, tm.QueueDrops, tm.Deflected, tm.DeflectDrops, tm.DropMirrors, tm.MirrorCopies, tm.MulticastCopies)
 	fmt.Fprintf(w, "Simulation: %d Akita events, %.1f events per offered packet, %.0f ns simulated, seed %d\n",
 		s.Events, float64(s.Events)/float64(max(1, s.Offered)), s.SimulatedNs, r.Seed)
 }

@@ -31,6 +31,9 @@ type Packet struct {
 	EnqPs         int64
 	DeqDeltaPs    int64
 	Deflected     bool
+	Mirrored      bool // a mirror copy (I2E, E2E or mirror-on-drop)
+	OrigPort      int  // the port a deflected packet was heading for
+	NoBridge      bool // an egress-to-egress mirror copy: no bridged metadata in front
 
 	// Timestamps in picoseconds.
 	BornPs       int64

@@ -1,0 +1,67 @@
+package packet
+
+import (
+	"math"
+
+	"github.com/sarchlab/akita/v3/sim"
+)
+
+// Kind tells the receiving component what an Event carries.
+type Kind uint8
+
+// Event kinds used across components.
+const (
+	KindArrive  Kind = iota // a packet arrives (at a pipeline, traffic manager or host)
+	KindDequeue             // a queue's transmitter is free (traffic manager)
+	KindTx                  // a packet leaves a deparser for its port
+	KindTimer               // a host or generator timer fires
+	KindMirror              // a mirror copy reaches the traffic manager
+)
+
+// Event is a packet (or a wake-up) reaching a component at a time.
+// Components in archsim hand packets to each other by scheduling an Event on
+// the receiver at the moment the packet arrives there: every path is a
+// fixed-latency non-blocking pipeline, a link, or a queue the receiver owns,
+// so Akita ports and connections (two extra events per message, ~380 ns per
+// event measured here) would add cost without modelled behaviour.
+type Event struct {
+	T    sim.VTimeInSec
+	H    sim.Handler
+	Kind Kind
+	Pkt  *Packet
+	Port int
+}
+
+// Time returns when the event happens.
+func (e *Event) Time() sim.VTimeInSec { return e.T }
+
+// Handler returns the receiving component.
+func (e *Event) Handler() sim.Handler { return e.H }
+
+// IsSecondary is false: packet events are primary.
+func (e *Event) IsSecondary() bool { return false }
+
+// PsToSec converts integer picoseconds (archsim's clock) to Akita time.
+func PsToSec(ps int64) sim.VTimeInSec { return sim.VTimeInSec(float64(ps) * 1e-12) }
+
+// SecToPs converts Akita time to picoseconds.
+func SecToPs(t sim.VTimeInSec) int64 { return int64(math.Round(float64(t) * 1e12)) }
+
+// Schedule posts an event for handler h at time ps.
+func Schedule(e sim.Engine, h sim.Handler, ps int64, kind Kind, pkt *Packet, port int) {
+	e.Schedule(&Event{T: PsToSec(ps), H: h, Kind: kind, Pkt: pkt, Port: port})
+}
+
+// SerializationPs is the time a link of gbps takes to send a frame of
+// length bytes: the frame plus its 4-byte FCS and the 20 bytes of
+// preamble and inter-frame gap (IEEE 802.3).
+func SerializationPs(length int, gbps float64) int64 {
+	return int64(float64(length+24)*8*1000/gbps + 0.5)
+}
+
+// Clone copies a packet (its own head bytes) for mirroring or multicast.
+func (p *Packet) Clone() *Packet {
+	c := *p
+	c.Head = append([]byte(nil), p.Head...)
+	return &c
+}
