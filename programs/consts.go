@@ -162,12 +162,9 @@ func (s *constScope) evalConstBinary(e *ast.BinaryExpr) (number, error) {
 		return number{i: a - b}, nil
 	case token.MUL:
 		return number{i: a * b}, nil
-	case token.QUO:
+	case token.QUO: // integer division truncates, as in Go
 		if b == 0 {
 			return x, fmt.Errorf("division by zero")
-		}
-		if a%b != 0 {
-			return number{f: float64(a) / float64(b), isFloat: true}, nil
 		}
 		return number{i: a / b}, nil
 	case token.REM:

@@ -172,6 +172,8 @@ type Exec struct {
 	// it is read (e.g. live queue depth seen by ingress on Tofino 2).
 	DynSlot int
 	Dyn     func() int64
+	// OnRegister, when set, is called after every register action.
+	OnRegister func(ra *RegisterAction, index int64, nowPs int64)
 }
 
 // NewExec returns an executor bound to a state.
@@ -313,6 +315,9 @@ func (x *Exec) callRegister(c *RegisterCall) int64 {
 	x.stmts(ra.Body)
 	cells[i] = x.cell
 	out := x.out
+	if x.OnRegister != nil {
+		x.OnRegister(ra, int64(i), x.NowPs)
+	}
 	x.ra, x.cell, x.out = savedRA, savedCell, savedOut
 	return out
 }

@@ -170,7 +170,7 @@ func TestInterpreter(t *testing.T) {
 	for i := 1; i <= 3; i++ {
 		phv := make([]int64, len(p.Fields))
 		head := p.Traffic[0].BuildPacket(0, 64)
-		res := p.Parse(head, 64, phv, false)
+		res := p.Parse(head, 64, phv, false, false)
 		if res.Rejected || res.States != 2 || res.Bytes != 24 {
 			t.Fatalf("parse: %+v", res)
 		}
@@ -193,7 +193,7 @@ func TestInterpreter(t *testing.T) {
 			t.Fatalf("deparse length %d/%d", len(out), n)
 		}
 		phv2 := make([]int64, len(p.Fields))
-		p.Parse(out, n, phv2, false)
+		p.Parse(out, n, phv2, false, false)
 		if phv2[p.Field("ip.ttl").Slot] != 62 || phv2[p.Field("ip.dst").Slot] != 0x0a000001 {
 			t.Fatal("deparsed packet does not parse back to the same fields")
 		}

@@ -46,10 +46,11 @@ func putBits(buf []byte, off, width int, v uint64) {
 	}
 }
 
-// Parse runs the parse graph over a packet (head bytes, total length) and
-// fills the header fields and validity bits of phv. With bridged set, the
-// packet starts with the bridged metadata the ingress deparser prepended.
-func (p *Program) Parse(head []byte, length int, phv []int64, bridged bool) ParseResult {
+// Parse runs the ingress (or, with egress set, the egress) parse graph over
+// a packet (head bytes, total length) and fills the header fields and
+// validity bits of phv. With bridged set, the packet starts with the
+// bridged metadata the ingress deparser prepended.
+func (p *Program) Parse(head []byte, length int, phv []int64, egress, bridged bool) ParseResult {
 	var r ParseResult
 	off := 0 // bit offset
 	if bridged && p.BridgeBits > 0 {
@@ -63,7 +64,7 @@ func (p *Program) Parse(head []byte, length int, phv []int64, bridged bool) Pars
 		r.Bytes += off / 8
 	}
 	pg := p.Parser
-	if bridged && p.EgressParser != nil {
+	if egress && p.EgressParser != nil {
 		pg = p.EgressParser
 	}
 	for s := pg.Start; s != nil; {

@@ -63,7 +63,7 @@ func (p *PipeThread) std(id programs.StdID) int { return p.prog.Std[id].Slot }
 
 func (p *PipeThread) process(pkt *packet.Packet, nowPs int64) {
 	if nowPs > p.sw.deadlinePs {
-		p.sw.dropped(pkt, "still circulating at the end of the run")
+		p.sw.expired(pkt)
 		return
 	}
 	c := p.cfg
@@ -94,7 +94,7 @@ func (p *PipeThread) process(pkt *packet.Packet, nowPs int64) {
 			phv[p.std(programs.StdDeflected)] = 1
 		}
 	}
-	res := p.prog.Parse(pkt.Head, pkt.Len, phv, p.gress == Egress && !pkt.NoBridge)
+	res := p.prog.Parse(pkt.Head, pkt.Len, phv, p.gress == Egress, p.gress == Egress && !pkt.NoBridge)
 	p.Stats.ParserStates.Add(int64(res.States))
 	if res.Rejected {
 		p.Stats.ParserDrops++
@@ -123,12 +123,17 @@ func (p *PipeThread) process(pkt *packet.Packet, nowPs int64) {
 	p.Stats.WaitPs.Add(issuePs - nowPs)
 	pkt.Head, pkt.Len = head, length
 
+	mirrored := false
 	if phv[p.std(programs.StdMirror)] != 0 {
-		p.sw.tm.mirrorCopy(pkt, int(phv[p.std(programs.StdMirrorSession)]), outPs, p.gress == Egress)
+		mirrored = p.sw.tm.mirrorCopy(pkt, int(phv[p.std(programs.StdMirrorSession)]), outPs, p.gress == Egress)
 	}
 	if phv[p.std(programs.StdDrop)] != 0 {
 		p.Stats.ProgramDrops++
-		p.sw.dropped(pkt, p.gress.String()+" program drop")
+		if mirrored {
+			p.sw.Replicated++ // the packet lives on as its mirror copy (e.g. a trimmed header)
+		} else {
+			p.sw.dropped(pkt, p.gress.String()+" program drop")
+		}
 		return
 	}
 	if p.gress == Ingress {

@@ -28,11 +28,14 @@ type Switch struct {
 	drops     map[string]int
 	Delivered int
 	// Copies counts packets the switch created (mirror and multicast
-	// copies); Replicated counts packets that ended as their multicast
-	// copies. Every packet (offered or created) ends exactly once:
+	// copies); Replicated counts packets that ended as their copies
+	// (multicast, or mirrored and then dropped, as a trimmed header is). Every packet (offered or created) ends exactly once:
 	// offered + Copies = Delivered + dropped + Replicated.
 	Copies     int
 	Replicated int
+
+	attached map[int]attachment
+	dropHook func(*packet.Packet, string)
 	// deadlinePs ends the run: packets still circulating (recirculation
 	// loops) after it are counted, not processed, so every run terminates.
 	deadlinePs    int64
@@ -90,7 +93,83 @@ func (b Builder) Build() *Switch {
 	return sw
 }
 
-func (sw *Switch) dropped(pkt *packet.Packet, reason string) { sw.drops[reason]++ }
+type attachment struct {
+	h      sim.Handler
+	propPs int64
+}
+
+func (sw *Switch) dropped(pkt *packet.Packet, reason string) {
+	sw.drops[reason]++
+	if sw.dropHook != nil {
+		sw.dropHook(pkt, reason)
+	}
+}
+
+// expired counts a packet still in the switch at the end of the run (not a
+// drop: it is in flight).
+func (sw *Switch) expired(pkt *packet.Packet) { sw.drops["still in flight at the end of the run"]++ }
+
+// IngressHandler returns the component a host on port sends into.
+func (sw *Switch) IngressHandler(port int) sim.Handler {
+	return sw.pipes[sw.cfg.PipeOf(port)].ingress
+}
+
+// Attach connects a front-panel port to a host over a link with the given
+// propagation delay: packets leaving the port arrive at h.
+func (sw *Switch) Attach(port int, h sim.Handler, propPs int64) {
+	if sw.attached == nil {
+		sw.attached = map[int]attachment{}
+	}
+	sw.attached[port] = attachment{h, propPs}
+}
+
+// OnDrop sets a hook called for every packet the switch drops.
+func (sw *Switch) OnDrop(f func(*packet.Packet, string)) { sw.dropHook = f }
+
+// SetDeadline ends the run at ps: packets still in the switch after it are
+// counted as in flight.
+func (sw *Switch) SetDeadline(ps int64) { sw.deadlinePs = ps }
+
+// TM returns the traffic manager (for statistics).
+func (sw *Switch) TM() *TrafficManager { return sw.tm }
+
+// Drops returns drop counts by reason, sorted by reason.
+func (sw *Switch) Drops() []DropCount {
+	reasons := make([]string, 0, len(sw.drops))
+	for k := range sw.drops {
+		reasons = append(reasons, k)
+	}
+	sort.Strings(reasons)
+	var out []DropCount
+	for _, k := range reasons {
+		out = append(out, DropCount{Reason: k, Packets: sw.drops[k]})
+	}
+	return out
+}
+
+// MaxDeflectQueue is the longest deflect-on-drop queue (the recirculation
+// ports' deflect queue) seen in any pipe, in packets.
+func (sw *Switch) MaxDeflectQueue() int {
+	m := 0
+	for pipe := 0; pipe < sw.cfg.Pipes; pipe++ {
+		if q := sw.tm.Queue(sw.cfg.RecircPort(pipe), sw.prog.TM.OnDrop.Queue); q != nil {
+			m = max(m, q.MaxPackets)
+		}
+	}
+	return m
+}
+
+// TraceRegister calls f whenever a register action runs, in any pipe (for
+// experiments that plot a program's state changes, e.g. pessimistic-mode
+// activations).
+func (sw *Switch) TraceRegister(f func(pipe int, ra *programs.RegisterAction, index int64, nowPs int64)) {
+	for i, u := range sw.pipes {
+		pipe := i
+		for _, th := range []*PipeThread{u.ingress, u.egress} {
+			th.exec.OnRegister = func(ra *programs.RegisterAction, index int64, now int64) { f(pipe, ra, index, now) }
+		}
+	}
+}
 
 // Ports models the MACs: a front-panel port delivers the packet out of the
 // switch; a recirculation port feeds it back into its pipe's ingress after
@@ -121,8 +200,13 @@ func (p *Ports) Handle(e sim.Event) error {
 		packet.Schedule(sw.engine, sw.pipes[pipe].ingress, at, packet.KindArrive, pkt, 0)
 		return nil
 	}
+	txEnd := now + packet.SerializationPs(pkt.Len, sw.cfg.PortGbps)
 	sw.Delivered++
-	sw.E2E.Add(now + packet.SerializationPs(pkt.Len, sw.cfg.PortGbps) - pkt.BornPs)
+	if a, ok := sw.attached[pkt.OutPort]; ok {
+		packet.Schedule(sw.engine, a.h, txEnd+a.propPs, packet.KindArrive, pkt, pkt.OutPort)
+		return nil
+	}
+	sw.E2E.Add(txEnd - pkt.BornPs)
 	return nil
 }
 
@@ -227,14 +311,7 @@ func Measure(cfg *Config, place *Placement, opt RunOptions) (*RunResult, error) 
 		ts.WaitNs = wait.Summarize(1000)
 	}
 	r.EndToEndNs = sw.E2E.Summarize(1000)
-	reasons := make([]string, 0, len(sw.drops))
-	for k := range sw.drops {
-		reasons = append(reasons, k)
-	}
-	sort.Strings(reasons)
-	for _, k := range reasons {
-		r.Drops = append(r.Drops, DropCount{Reason: k, Packets: sw.drops[k]})
-	}
+	r.Drops = sw.Drops()
 	r.TM = sw.tm.Stats
 	return r, nil
 }

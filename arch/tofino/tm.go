@@ -43,6 +43,8 @@ type TMStats struct {
 	DeflectDrops    int `json:"deflect_drops"`
 	DropMirrors     int `json:"drop_mirrors"`
 	MirrorCopies    int `json:"mirror_copies"`
+	IngressMirrors  int `json:"ingress_mirror_copies"`
+	EgressMirrors   int `json:"egress_mirror_copies"`
 	MirrorDrops     int `json:"mirror_drops"`
 	MulticastCopies int `json:"multicast_copies"`
 }
@@ -198,6 +200,11 @@ func (t *TrafficManager) mirrorCopy(pkt *packet.Packet, session int, at int64, f
 		}
 	}
 	t.Stats.MirrorCopies++
+	if fromEgress {
+		t.Stats.EgressMirrors++
+	} else {
+		t.Stats.IngressMirrors++
+	}
 	packet.Schedule(t.engine, t, at, packet.KindMirror, c, s.Port)
 	return true
 }
@@ -293,7 +300,7 @@ func (t *TrafficManager) overflow(pkt *packet.Packet, now int64) {
 				c.Head = c.Head[:tr]
 			}
 		}
-		t.sw.dropped(pkt, "traffic manager: queue full (mirrored)")
+		t.sw.Replicated++ // the packet lives on as its truncated copy
 		t.enqueueDeflected(c, dod, now)
 	default:
 		// Deflect-on-drop: the whole packet, marked deflected.

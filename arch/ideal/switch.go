@@ -1,0 +1,185 @@
+// Package ideal models the reference the trimming paper compares Tofino
+// with: an ideal output-queued NDP switch (htsim's CompositeQueue on every
+// port). Each output port has a data queue and a header queue served with
+// strict priority; when a data packet finds the data queue full, the switch
+// trims either the arriving packet or the most recently queued one (each
+// with probability 1/2) to a header in the header queue.
+package ideal
+
+import (
+	"math/rand"
+
+	"github.com/sarchlab/akita/v3/sim"
+
+	"archsim/components/packet"
+)
+
+// Config holds the ideal switch's parameters.
+type Config struct {
+	Ports        int
+	PortGbps     float64
+	DataQueueB   int64 // data queue limit in bytes (htsim: q x MSS)
+	HeaderQueueB int64 // header queue limit in bytes (htsim: 2 x data)
+	HeaderBytes  int   // size of a trimmed header
+	LatencyPs    int64 // fixed forwarding latency (htsim switch_latency: 0)
+	IsHeader     func(pkt *packet.Packet) bool
+	Trim         func(pkt *packet.Packet) // turn a data packet into its header
+	PortOfPacket func(pkt *packet.Packet) int
+	Seed         int64
+}
+
+// Switch is the ideal trimming switch.
+type Switch struct {
+	*sim.ComponentBase
+	engine sim.Engine
+	cfg    Config
+	rng    *rand.Rand
+	ports  []*port
+	out    []attachment
+	drop   func(*packet.Packet, string)
+
+	Trims      int
+	HeaderDrop int
+	Delivered  int
+}
+
+type attachment struct {
+	h      sim.Handler
+	propPs int64
+}
+
+type port struct {
+	data, hdr      []*packet.Packet
+	dataB, hdrB    int64
+	busyUntil      int64
+	pending        bool
+	MaxDataPackets int
+	MaxHdrPackets  int
+}
+
+// New builds the switch.
+func New(name string, engine sim.Engine, cfg Config) *Switch {
+	s := &Switch{ComponentBase: sim.NewComponentBase(name), engine: engine, cfg: cfg,
+		rng: rand.New(rand.NewSource(cfg.Seed)), ports: make([]*port, cfg.Ports), out: make([]attachment, cfg.Ports)}
+	for i := range s.ports {
+		s.ports[i] = &port{}
+	}
+	return s
+}
+
+// NotifyRecv is unused (see packet.Event).
+func (s *Switch) NotifyRecv(sim.VTimeInSec, sim.Port) {}
+
+// NotifyPortFree is unused.
+func (s *Switch) NotifyPortFree(sim.VTimeInSec, sim.Port) {}
+
+// IngressHandler returns where hosts send packets.
+func (s *Switch) IngressHandler(int) sim.Handler { return s }
+
+// Attach connects an output port to a host over a link.
+func (s *Switch) Attach(p int, h sim.Handler, propPs int64) { s.out[p] = attachment{h, propPs} }
+
+// OnDrop sets a hook called for every packet the switch drops.
+func (s *Switch) OnDrop(f func(*packet.Packet, string)) { s.drop = f }
+
+// MaxDataQueue is the longest data queue seen on any port, in packets.
+func (s *Switch) MaxDataQueue() int {
+	m := 0
+	for _, p := range s.ports {
+		m = max(m, p.MaxDataPackets)
+	}
+	return m
+}
+
+// Handle receives packets from hosts and serves the ports.
+func (s *Switch) Handle(e sim.Event) error {
+	ev := e.(*packet.Event)
+	now := packet.SecToPs(ev.T)
+	switch ev.Kind {
+	case packet.KindArrive:
+		s.arrive(ev.Pkt, now+s.cfg.LatencyPs)
+	case packet.KindDequeue:
+		s.serve(ev.Port, now)
+	}
+	return nil
+}
+
+func (s *Switch) arrive(pkt *packet.Packet, now int64) {
+	pi := s.cfg.PortOfPacket(pkt)
+	if pi < 0 || pi >= len(s.ports) {
+		s.dropped(pkt, "no route")
+		return
+	}
+	p := s.ports[pi]
+	if s.cfg.IsHeader(pkt) {
+		s.enqueueHeader(p, pkt)
+	} else if p.dataB+int64(pkt.Len) <= s.cfg.DataQueueB {
+		p.data = append(p.data, pkt)
+		p.dataB += int64(pkt.Len)
+		p.MaxDataPackets = max(p.MaxDataPackets, len(p.data))
+	} else if s.rng.Float64() < 0.5 && len(p.data) > 0 {
+		// Trim the most recently queued packet and admit the arrival.
+		last := p.data[len(p.data)-1]
+		p.data = p.data[:len(p.data)-1]
+		p.dataB -= int64(last.Len)
+		s.trim(p, last)
+		p.data = append(p.data, pkt)
+		p.dataB += int64(pkt.Len)
+	} else {
+		s.trim(p, pkt)
+	}
+	if !p.pending {
+		p.pending = true
+		packet.Schedule(s.engine, s, max(now, p.busyUntil), packet.KindDequeue, nil, pi)
+	}
+}
+
+func (s *Switch) trim(p *port, pkt *packet.Packet) {
+	s.Trims++
+	s.cfg.Trim(pkt)
+	s.enqueueHeader(p, pkt)
+}
+
+func (s *Switch) enqueueHeader(p *port, pkt *packet.Packet) {
+	if p.hdrB+int64(pkt.Len) > s.cfg.HeaderQueueB {
+		s.HeaderDrop++
+		s.dropped(pkt, "header queue full")
+		return
+	}
+	p.hdr = append(p.hdr, pkt)
+	p.hdrB += int64(pkt.Len)
+	p.MaxHdrPackets = max(p.MaxHdrPackets, len(p.hdr))
+}
+
+func (s *Switch) dropped(pkt *packet.Packet, reason string) {
+	if s.drop != nil {
+		s.drop(pkt, reason)
+	}
+}
+
+// serve transmits the next packet of a port: headers first.
+func (s *Switch) serve(pi int, now int64) {
+	p := s.ports[pi]
+	var pkt *packet.Packet
+	switch {
+	case len(p.hdr) > 0:
+		pkt = p.hdr[0]
+		p.hdr[0] = nil
+		p.hdr = p.hdr[1:]
+		p.hdrB -= int64(pkt.Len)
+	case len(p.data) > 0:
+		pkt = p.data[0]
+		p.data[0] = nil
+		p.data = p.data[1:]
+		p.dataB -= int64(pkt.Len)
+	default:
+		p.pending = false
+		return
+	}
+	p.busyUntil = now + packet.SerializationPs(pkt.Len, s.cfg.PortGbps)
+	if a := s.out[pi]; a.h != nil {
+		s.Delivered++
+		packet.Schedule(s.engine, a.h, p.busyUntil+a.propPs, packet.KindArrive, pkt, pi)
+	}
+	packet.Schedule(s.engine, s, p.busyUntil, packet.KindDequeue, nil, pi)
+}

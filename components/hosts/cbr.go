@@ -1,0 +1,105 @@
+package hosts
+
+import (
+	"github.com/sarchlab/akita/v3/sim"
+
+	"archsim/components/packet"
+)
+
+// CBRConfig holds a constant-rate host's parameters.
+type CBRConfig struct {
+	NICGbps  float64
+	PropPs   int64
+	MSS      int
+	RateGbps float64
+}
+
+// CBRHost sends NDP-formatted data packets at a constant rate without any
+// control loop (the trimming paper's §6.4 hardware stress test uses
+// persistent 100 Gb/s flows from a generator switch) and records every
+// packet or header that reaches it.
+type CBRHost struct {
+	*sim.ComponentBase
+	engine   sim.Engine
+	idx      int
+	port     int
+	cfg      CBRConfig
+	uplink   sim.Handler
+	rec      *Recorder
+	deadline int64
+	srcs     map[int]*cbrSource
+	sinks    map[int]*ndpSink
+	nic      nic
+}
+
+type cbrSource struct {
+	flow *Flow
+	seq  int
+}
+
+// NewCBRHost builds a constant-rate host.
+func NewCBRHost(name string, engine sim.Engine, idx, port int, cfg CBRConfig, uplink sim.Handler, rec *Recorder, deadlinePs int64) *CBRHost {
+	h := &CBRHost{ComponentBase: sim.NewComponentBase(name), engine: engine, idx: idx, port: port, cfg: cfg,
+		uplink: uplink, rec: rec, deadline: deadlinePs, srcs: map[int]*cbrSource{}, sinks: map[int]*ndpSink{}}
+	h.nic = nic{engine: engine, owner: h, gbps: cfg.NICGbps, propPs: cfg.PropPs, port: port, uplink: uplink, deadline: deadlinePs}
+	return h
+}
+
+// NotifyRecv is unused (see packet.Event).
+func (h *CBRHost) NotifyRecv(sim.VTimeInSec, sim.Port) {}
+
+// NotifyPortFree is unused.
+func (h *CBRHost) NotifyPortFree(sim.VTimeInSec, sim.Port) {}
+
+// AddSource starts flow f at its start time.
+func (h *CBRHost) AddSource(f *Flow) {
+	h.srcs[f.ID] = &cbrSource{flow: f}
+	packet.Schedule(h.engine, h, f.StartPs, packet.KindTimer, nil, f.ID)
+}
+
+// AddSink records flow f's arrivals.
+func (h *CBRHost) AddSink(f *Flow) {
+	h.sinks[f.ID] = &ndpSink{flow: f, received: make([]bool, f.Packets)}
+}
+
+func (h *CBRHost) gapPs() int64 {
+	return int64(float64(packet.SerializationPs(h.cfg.MSS, h.cfg.RateGbps)))
+}
+
+// Handle sends the next packet of a flow or records an arrival.
+func (h *CBRHost) Handle(e sim.Event) error {
+	ev := e.(*packet.Event)
+	now := packet.SecToPs(ev.T)
+	switch ev.Kind {
+	case packet.KindTimer:
+		s := h.srcs[ev.Port]
+		if now > h.deadline || s.seq >= s.flow.Packets {
+			return nil
+		}
+		f := s.flow
+		pkt := &packet.Packet{ID: h.rec.NewID(true, f.ID), Flow: f.ID, Len: h.cfg.MSS,
+			Head: encode(ndpHeader{src: HostIP(f.Src), dst: HostIP(f.Dst), flow: uint16(f.ID), seq: uint16(s.seq)}, h.cfg.MSS)}
+		s.seq++
+		h.nic.send(pkt, false, now)
+		packet.Schedule(h.engine, h, now+h.gapPs(), packet.KindTimer, nil, ev.Port)
+	case packet.KindDequeue:
+		h.nic.next(now)
+	case packet.KindArrive:
+		if now > h.deadline {
+			return nil
+		}
+		hd, ok := decode(ev.Pkt.Head)
+		if !ok || h.sinks[int(hd.flow)] == nil {
+			return nil
+		}
+		trimmed := hd.flags&FlagTrimmed != 0
+		h.rec.delivered(ev.Pkt.ID, !trimmed)
+		h.rec.Arrivals = append(h.rec.Arrivals, PacketArrival{Flow: int(hd.flow), Seq: int(hd.seq), AtPs: now, Trimmed: trimmed})
+		if trimmed {
+			h.rec.Headers = append(h.rec.Headers, HeaderArrival{Flow: int(hd.flow), AtPs: now})
+		} else {
+			h.rec.Goodput[hd.flow] += int64(h.cfg.MSS - HeaderLen)
+		}
+	}
+	return nil
+}

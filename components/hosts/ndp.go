@@ -1,0 +1,426 @@
+package hosts
+
+import (
+	"github.com/sarchlab/akita/v3/sim"
+
+	"archsim/components/packet"
+)
+
+// NDPConfig holds the host and link parameters of an NDP run.
+type NDPConfig struct {
+	NICGbps       float64 // host NIC and link rate
+	PropPs        int64   // one-way propagation delay of the host's link
+	MSS           int     // data packet size in bytes (headers included)
+	CtrlBytes     int     // ACK, NACK and PULL size in bytes
+	InitialWindow int     // packets a source sends at line rate before it needs pulls
+	PullRateMod   float64 // pull pacer rate as a fraction of line rate (htsim main_ndp: 0.99)
+}
+
+// Flow is one NDP connection.
+type Flow struct {
+	ID      int
+	Src     int // host index
+	Dst     int
+	Packets int // size in MSS-sized packets
+	StartPs int64
+}
+
+// Fate is what happened to one transmitted data packet.
+type Fate uint8
+
+// Fates, in resolution order: a whole delivery beats a header, which beats
+// a drop.
+const (
+	FateInFlight Fate = iota // still in the network when the run ended
+	FateDropped
+	FateTrimmed   // its header reached the receiver
+	FateDelivered // it reached the receiver whole
+)
+
+// Recorder collects what every host saw, for a whole run.
+type Recorder struct {
+	// Per transmitted data packet (indexed by packet id): its fate, and
+	// the drop reason when dropped.
+	Fate     []Fate
+	Reason   []string
+	IsData   []bool
+	FlowOf   []int
+	Twice    int // packets delivered whole twice (must stay 0)
+	Both     int // packets delivered whole and as a header (must stay 0)
+	nextID   uint64
+	Headers  []HeaderArrival
+	Goodput  []int64 // distinct payload bytes delivered, per flow
+	LastData []int64 // time of the last new data per flow
+	Done     []int64 // completion time per flow (0: not done)
+	// Arrivals lists every packet reaching a receiver (cbr workloads).
+	Arrivals []PacketArrival
+}
+
+// PacketArrival is a data packet or its header reaching the receiver.
+type PacketArrival struct {
+	Flow    int
+	Seq     int
+	AtPs    int64
+	Trimmed bool
+}
+
+// HeaderArrival is a trimmed header reaching its receiver.
+type HeaderArrival struct {
+	Flow int
+	AtPs int64
+}
+
+// NewRecorder returns a recorder for flows flows.
+func NewRecorder(flows int) *Recorder {
+	r := &Recorder{Fate: []Fate{FateInFlight}, Reason: []string{""}, IsData: []bool{false}, FlowOf: []int{-1}}
+	r.Goodput = make([]int64, flows)
+	r.LastData = make([]int64, flows)
+	r.Done = make([]int64, flows)
+	return r
+}
+
+// NewID returns a fresh packet id.
+func (r *Recorder) NewID(data bool, flow int) uint64 {
+	r.nextID++
+	r.Fate = append(r.Fate, FateInFlight)
+	r.Reason = append(r.Reason, "")
+	r.IsData = append(r.IsData, data)
+	r.FlowOf = append(r.FlowOf, flow)
+	return r.nextID
+}
+
+// Dropped records that the network dropped a packet (or one copy of it).
+func (r *Recorder) Dropped(id uint64, reason string) {
+	if id == 0 || id >= uint64(len(r.Fate)) {
+		return
+	}
+	if r.Fate[id] == FateInFlight {
+		r.Fate[id] = FateDropped
+		r.Reason[id] = reason
+	}
+}
+
+func (r *Recorder) delivered(id uint64, whole bool) {
+	switch {
+	case whole && r.Fate[id] == FateDelivered:
+		r.Twice++
+	case whole && r.Fate[id] == FateTrimmed, !whole && r.Fate[id] == FateDelivered:
+		r.Both++
+	}
+	if whole {
+		r.Fate[id] = FateDelivered
+	} else if r.Fate[id] != FateDelivered {
+		r.Fate[id] = FateTrimmed
+	}
+	r.Reason[id] = ""
+}
+
+// NDPHost is a server with one NIC running NDP sources and sinks. Sources
+// send their initial window at line rate, then one packet per PULL,
+// retransmissions (NACKed packets) first. Sinks answer every data packet
+// with an ACK and every trimmed header with a NACK at once, and ask for one
+// more packet per arrival through a pull pacer shared by all flows of the
+// host, which releases PULLs round robin at the line rate of MSS-sized
+// packets (times the pull rate modifier), as htsim's NdpPullPacer does.
+type NDPHost struct {
+	*sim.ComponentBase
+	engine sim.Engine
+	idx    int
+	port   int // switch port
+	cfg    NDPConfig
+	uplink sim.Handler
+	rec    *Recorder
+
+	nic        nic
+	srcs       map[int]*ndpSource
+	sinks      map[int]*ndpSink
+	srcOrder   []*ndpSource
+	pullQ      []*ndpSink
+	pullNext   int
+	pacerFree  int64
+	pacerArmed bool
+	deadlinePs int64
+	DataSent   int
+	CtrlSent   int
+}
+
+type ndpSource struct {
+	flow     *Flow
+	nextSeq  int
+	rtx      []int
+	acked    []bool
+	lastPull int
+}
+
+type ndpSink struct {
+	flow     *Flow
+	received []bool
+	count    int
+	pullNo   int
+	pending  int
+	queued   bool
+}
+
+// NewNDPHost builds host idx on switch port port, sending into uplink.
+func NewNDPHost(name string, engine sim.Engine, idx, port int, cfg NDPConfig, uplink sim.Handler, rec *Recorder, deadlinePs int64) *NDPHost {
+	h := &NDPHost{ComponentBase: sim.NewComponentBase(name), engine: engine, idx: idx, port: port, cfg: cfg,
+		uplink: uplink, rec: rec, srcs: map[int]*ndpSource{}, sinks: map[int]*ndpSink{}, deadlinePs: deadlinePs}
+	h.nic = nic{engine: engine, owner: h, gbps: cfg.NICGbps, propPs: cfg.PropPs, port: port, uplink: uplink, deadline: deadlinePs}
+	return h
+}
+
+// NotifyRecv is unused (see packet.Event).
+func (h *NDPHost) NotifyRecv(sim.VTimeInSec, sim.Port) {}
+
+// NotifyPortFree is unused.
+func (h *NDPHost) NotifyPortFree(sim.VTimeInSec, sim.Port) {}
+
+// AddSource makes this host the sender of f and schedules its start.
+func (h *NDPHost) AddSource(f *Flow) {
+	s := &ndpSource{flow: f, acked: make([]bool, f.Packets)}
+	h.srcs[f.ID] = s
+	h.srcOrder = append(h.srcOrder, s)
+	packet.Schedule(h.engine, h, f.StartPs, packet.KindTimer, nil, f.ID)
+}
+
+// AddSink makes this host the receiver of f.
+func (h *NDPHost) AddSink(f *Flow) {
+	h.sinks[f.ID] = &ndpSink{flow: f, received: make([]bool, f.Packets)}
+}
+
+// Handle processes packets from the switch, flow starts and pacer ticks.
+func (h *NDPHost) Handle(e sim.Event) error {
+	ev := e.(*packet.Event)
+	now := packet.SecToPs(ev.T)
+	switch ev.Kind {
+	case packet.KindTimer:
+		if ev.Port >= 0 {
+			h.start(h.srcs[ev.Port], now)
+		} else {
+			h.pace(now)
+		}
+	case packet.KindDequeue:
+		h.nic.next(now)
+	case packet.KindArrive:
+		h.receive(ev.Pkt, now)
+	}
+	return nil
+}
+
+func (h *NDPHost) start(s *ndpSource, now int64) {
+	n := min(h.cfg.InitialWindow, s.flow.Packets)
+	for i := 0; i < n; i++ {
+		h.sendData(s, now)
+	}
+}
+
+// transmit queues a packet on the NIC: control packets (ACK, PULL) ahead
+// of data and NACKs, as htsim's FairPriorityQueue host queue does.
+func (h *NDPHost) transmit(pkt *packet.Packet, high bool, now int64) {
+	h.nic.send(pkt, high, now)
+}
+
+// sendData sends the source's next packet: a NACKed one first, else new
+// data. It reports whether anything was sent.
+func (h *NDPHost) sendData(s *ndpSource, now int64) bool {
+	seq := -1
+	for len(s.rtx) > 0 {
+		c := s.rtx[0]
+		s.rtx = s.rtx[1:]
+		if !s.acked[c] {
+			seq = c
+			break
+		}
+	}
+	if seq < 0 {
+		if s.nextSeq >= s.flow.Packets {
+			return false
+		}
+		seq = s.nextSeq
+		s.nextSeq++
+	}
+	f := s.flow
+	pkt := &packet.Packet{ID: h.rec.NewID(true, f.ID), Flow: f.ID, Len: h.cfg.MSS,
+		Head: encode(ndpHeader{src: HostIP(f.Src), dst: HostIP(f.Dst), flow: uint16(f.ID), seq: uint16(seq)}, h.cfg.MSS)}
+	h.DataSent++
+	h.transmit(pkt, false, now)
+	return true
+}
+
+func (h *NDPHost) sendCtrl(f *Flow, flags uint8, seq, pull int, now int64) {
+	pkt := &packet.Packet{ID: h.rec.NewID(false, f.ID), Flow: f.ID, Len: h.cfg.CtrlBytes,
+		Head: encode(ndpHeader{src: HostIP(f.Dst), dst: HostIP(f.Src), flow: uint16(f.ID), flags: flags, seq: uint16(seq), pull: uint16(pull)}, h.cfg.CtrlBytes)}
+	h.CtrlSent++
+	h.transmit(pkt, flags&FlagNACK == 0, now)
+}
+
+func (h *NDPHost) receive(pkt *packet.Packet, now int64) {
+	if now > h.deadlinePs {
+		return // arrived after the end of the run: still in flight
+	}
+	hd, ok := decode(pkt.Head)
+	if !ok {
+		return
+	}
+	fid := int(hd.flow)
+	switch {
+	case hd.flags&(FlagACK|FlagNACK|FlagPULL) != 0:
+		s := h.srcs[fid]
+		if s == nil {
+			return
+		}
+		seq := int(hd.seq)
+		if hd.flags&FlagACK != 0 && seq < len(s.acked) {
+			s.acked[seq] = true
+		}
+		if hd.flags&FlagNACK != 0 && seq < len(s.acked) {
+			s.rtx = append(s.rtx, seq)
+		}
+		if hd.flags&FlagPULL != 0 && int(hd.pull) > s.lastPull {
+			n := int(hd.pull) - s.lastPull
+			s.lastPull = int(hd.pull)
+			for i := 0; i < n; i++ {
+				if !h.sendData(s, now) {
+					break
+				}
+			}
+		}
+	default:
+		k := h.sinks[fid]
+		if k == nil {
+			return
+		}
+		seq := int(hd.seq)
+		if seq >= len(k.received) {
+			return
+		}
+		trimmed := hd.flags&FlagTrimmed != 0
+		h.rec.delivered(pkt.ID, !trimmed)
+		if !trimmed && !k.received[seq] {
+			k.received[seq] = true
+			k.count++
+			h.rec.Goodput[fid] += int64(h.cfg.MSS - HeaderLen)
+			h.rec.LastData[fid] = now
+			if k.count == k.flow.Packets {
+				h.rec.Done[fid] = now
+			}
+		}
+		flags := uint8(FlagACK)
+		if trimmed {
+			h.rec.Headers = append(h.rec.Headers, HeaderArrival{Flow: fid, AtPs: now})
+			flags = FlagNACK
+		}
+		pull := 0
+		if k.count < k.flow.Packets {
+			// Ask for one more packet: on the ACK/NACK itself if the pull
+			// pacer is idle, else through the pacer (htsim NdpPullPacer).
+			if len(h.pullQ) == 0 && !h.pacerArmed && now >= h.pacerFree {
+				k.pullNo++
+				pull = k.pullNo
+				flags |= FlagPULL
+				h.pacerFree = now + h.pullGapPs()
+			} else {
+				k.pending++
+				if !k.queued {
+					k.queued = true
+					h.pullQ = append(h.pullQ, k)
+				}
+				h.armPacer(now)
+			}
+		}
+		h.sendCtrl(k.flow, flags, seq, pull, now)
+	}
+}
+
+// pullGapPs is the pacer's spacing: one MSS-sized packet (plus its ACK) at
+// line rate, slowed by the pull rate modifier.
+func (h *NDPHost) pullGapPs() int64 {
+	return int64(float64(packet.SerializationPs(h.cfg.MSS, h.cfg.NICGbps)) / h.cfg.PullRateMod)
+}
+
+func (h *NDPHost) armPacer(now int64) {
+	if h.pacerArmed {
+		return
+	}
+	h.pacerArmed = true
+	packet.Schedule(h.engine, h, max(now, h.pacerFree), packet.KindTimer, nil, -1)
+}
+
+// pace releases one PULL, round robin over flows with pending pulls.
+func (h *NDPHost) pace(now int64) {
+	h.pacerArmed = false
+	for tries := 0; tries < len(h.pullQ); tries++ {
+		if h.pullNext >= len(h.pullQ) {
+			h.pullNext = 0
+		}
+		k := h.pullQ[h.pullNext]
+		if k.pending == 0 || k.count >= k.flow.Packets {
+			k.pending, k.queued = 0, false
+			h.pullQ = append(h.pullQ[:h.pullNext], h.pullQ[h.pullNext+1:]...)
+			tries--
+			if len(h.pullQ) == 0 {
+				break
+			}
+			continue
+		}
+		k.pending--
+		k.pullNo++
+		h.sendCtrl(k.flow, FlagPULL, 0, k.pullNo, now)
+		h.pullNext++
+		h.pacerFree = now + h.pullGapPs()
+		if len(h.pullQ) > 0 {
+			h.armPacer(h.pacerFree)
+		}
+		return
+	}
+}
+
+// nic is a host's transmitter: two FIFOs (high for ACKs and PULLs, low for
+// data and NACKs) served with strict priority at the link rate; a packet
+// reaches the switch port when it has fully arrived (serialization plus
+// propagation).
+type nic struct {
+	engine   sim.Engine
+	owner    sim.Handler
+	gbps     float64
+	propPs   int64
+	port     int
+	uplink   sim.Handler
+	deadline int64
+	hi, lo   []*packet.Packet
+	busy     bool
+}
+
+func (n *nic) send(pkt *packet.Packet, high bool, now int64) {
+	if now > n.deadline {
+		return
+	}
+	pkt.InPort = n.port
+	if high {
+		n.hi = append(n.hi, pkt)
+	} else {
+		n.lo = append(n.lo, pkt)
+	}
+	if !n.busy {
+		n.next(now)
+	}
+}
+
+// next starts sending the next queued packet, if any.
+func (n *nic) next(now int64) {
+	var pkt *packet.Packet
+	switch {
+	case len(n.hi) > 0:
+		pkt, n.hi = n.hi[0], n.hi[1:]
+	case len(n.lo) > 0:
+		pkt, n.lo = n.lo[0], n.lo[1:]
+	default:
+		n.busy = false
+		return
+	}
+	n.busy = true
+	pkt.BornPs = now
+	done := now + packet.SerializationPs(pkt.Len, n.gbps)
+	packet.Schedule(n.engine, n.uplink, done+n.propPs, packet.KindArrive, pkt, n.port)
+	packet.Schedule(n.engine, n.owner, done, packet.KindDequeue, nil, 0)
+}

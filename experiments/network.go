@@ -1,0 +1,385 @@
+package experiments
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/sarchlab/akita/v3/sim"
+
+	"archsim/arch/ideal"
+	"archsim/arch/tofino"
+	"archsim/components/hosts"
+	"archsim/components/packet"
+	"archsim/configs"
+	"archsim/programs"
+)
+
+// Run is one simulation: a variant, at one sweep point.
+type Run struct {
+	Scenario string            `json:"scenario"`
+	Variant  string            `json:"variant"`
+	Sweep    string            `json:"sweep_var,omitempty"`
+	Value    string            `json:"sweep_value,omitempty"`
+	Senders  int               `json:"senders"`
+	Params   map[string]string `json:"params,omitempty"`
+	Seed     int64             `json:"seed"`
+
+	DataSent         int         `json:"data_sent"`
+	DeliveredFull    int         `json:"delivered_full"`
+	DeliveredTrimmed int         `json:"delivered_trimmed"`
+	Dropped          int         `json:"dropped"`
+	InFlight         int         `json:"in_flight_at_end"`
+	DropReasons      []DropCount `json:"drop_reasons"`
+	TrimsIngress     int         `json:"trims_ingress"`
+	TrimsDoD         int         `json:"trims_dod"`
+	TrimsQueue       int         `json:"trims_queue"` // ideal switch
+	Trims            int         `json:"trims"`
+	MaxDoDQueue      int         `json:"max_dod_queue_pkts"`
+	GoodputGbps      []float64   `json:"goodput_gbps"`
+	MeanGoodputGbps  float64     `json:"mean_goodput_gbps"`
+	MinGoodputGbps   float64     `json:"min_goodput_gbps"`
+	MaxGoodputGbps   float64     `json:"max_goodput_gbps"`
+	Events           int64       `json:"events"`
+	EventsPerPacket  float64     `json:"events_per_packet"`
+	WallMs           float64     `json:"-"`
+	ConservationOK   bool        `json:"conservation_ok"`
+
+	HeadersUs []float64   `json:"-"`
+	Modes     []ModeEvent `json:"-"`
+	Arrivals  []Arrival   `json:"-"`
+	FlowSrc   []int       `json:"-"`
+	FlowDst   []int       `json:"-"`
+}
+
+// DropCount is packets dropped for one reason.
+type DropCount struct {
+	Reason  string `json:"reason"`
+	Packets int    `json:"packets"`
+}
+
+// ModeEvent is one execution of the traced register action (e.g. a port
+// switched to pessimistic mode in a pipe).
+type ModeEvent struct {
+	AtUs  float64
+	Pipe  int
+	Index int64
+}
+
+// Arrival is a data packet or header reaching a receiver (cbr workloads).
+type Arrival struct {
+	Flow    int
+	Seq     int
+	AtUs    float64
+	Trimmed bool
+}
+
+// hostPort maps host h to its switch port: Tofino device port
+// pipe*stride + local, 16 hosts per pipe.
+func hostPort(c *tofino.Config, h int) int {
+	return c.DevPort(h/c.FrontPortsPerPipe, h%c.FrontPortsPerPipe)
+}
+
+// flows builds the scenario's flows for a number of senders.
+func (s *Scenario) flows(senders int) ([]*hosts.Flow, error) {
+	p := s.Pattern
+	w := s.Workload
+	size := w.FlowPackets
+	if size <= 0 {
+		size = 1 << 20 // longer than any run
+	}
+	var out []*hosts.Flow
+	add := func(src, dst int, startUs float64) {
+		out = append(out, &hosts.Flow{ID: len(out), Src: src, Dst: dst, Packets: size, StartPs: int64(startUs * 1e6)})
+	}
+	switch p.Kind {
+	case "incast":
+		r := max(1, p.Receivers)
+		for h := 0; h < senders; h++ {
+			add(h, h%r, 0)
+		}
+	case "mod16":
+		for h := 0; h < senders; h++ {
+			add(h, h%16, 0)
+		}
+	case "shifted":
+		for h := 0; h < senders; h++ {
+			add(h, (h%16+1)%16, 0)
+		}
+	case "pairs":
+		for i, f := range p.Flows {
+			if len(f) != 2 || f[0] < 0 || f[1] < 0 || f[0] >= s.Hosts || f[1] >= s.Hosts {
+				return nil, fmt.Errorf("pattern.flows[%d]: want [src, dst] hosts in 0..%d", i, s.Hosts-1)
+			}
+			start := 0.0
+			if i < len(p.StartsUs) {
+				start = p.StartsUs[i]
+			}
+			add(f[0], f[1], start)
+		}
+	}
+	for _, f := range out {
+		if f.Src >= s.Hosts || f.Dst >= s.Hosts {
+			return nil, fmt.Errorf("pattern %s with %d senders needs more than %d hosts", p.Kind, senders, s.Hosts)
+		}
+	}
+	return out, nil
+}
+
+// runSpec is one run to do.
+type runSpec struct {
+	variant Variant
+	senders int
+	value   string
+	params  map[string]string
+	seed    int64
+}
+
+// runOne builds the network and simulates it.
+func (s *Scenario) runOne(spec runSpec) (*Run, error) {
+	start := time.Now()
+	deadline := int64(s.DurationUs * 1e6)
+	flows, err := s.flows(spec.senders)
+	if err != nil {
+		return nil, err
+	}
+	rec := hosts.NewRecorder(len(flows))
+	engine := sim.NewSerialEngine()
+	counter := &eventCounter{}
+	engine.AcceptHook(counter)
+	r := &Run{Scenario: s.Name, Variant: spec.variant.Name, Senders: spec.senders, Params: spec.params, Seed: spec.seed, Value: spec.value}
+	if s.Sweep != nil {
+		r.Sweep = s.Sweep.Var
+	}
+
+	var ingress func(port int) sim.Handler
+	var attach func(port int, h sim.Handler, propPs int64)
+	portOf := func(h int) int { return h }
+	var collect func()
+	prop := int64(s.Link.PropNs * 1000)
+
+	switch spec.variant.Switch {
+	case "tofino":
+		sw, chip, err := s.buildTofino(spec, engine, deadline)
+		if err != nil {
+			return nil, err
+		}
+		sw.OnDrop(func(pkt *packet.Packet, reason string) { rec.Dropped(pkt.ID, reason) })
+		if s.Trace != "" {
+			sw.TraceRegister(func(pipe int, ra *programs.RegisterAction, index int64, now int64) {
+				if ra.Register.Name+"."+ra.Name == s.Trace {
+					r.Modes = append(r.Modes, ModeEvent{AtUs: float64(now) / 1e6, Pipe: pipe, Index: index})
+				}
+			})
+		}
+		ingress, attach = sw.IngressHandler, sw.Attach
+		portOf = func(h int) int { return hostPort(chip, h) }
+		collect = func() {
+			st := sw.TM().Stats
+			r.TrimsIngress, r.TrimsDoD = st.IngressMirrors, st.Deflected+st.DropMirrors
+			r.MaxDoDQueue = sw.MaxDeflectQueue()
+		}
+	case "ideal":
+		isw := s.buildIdeal(spec, engine)
+		isw.OnDrop(func(pkt *packet.Packet, reason string) { rec.Dropped(pkt.ID, "ideal switch: "+reason) })
+		ingress, attach = isw.IngressHandler, isw.Attach
+		collect = func() { r.TrimsQueue = isw.Trims }
+	}
+
+	w := s.Workload
+	cfg := hosts.NDPConfig{NICGbps: s.Link.Gbps, PropPs: prop, MSS: w.MSS, CtrlBytes: w.Ctrl,
+		InitialWindow: w.Window, PullRateMod: w.PullRate}
+	var ndps []*hosts.NDPHost
+	var cbrs []*hosts.CBRHost
+	for h := 0; h < s.Hosts; h++ {
+		port := portOf(h)
+		name := sim.BuildNameWithIndex("Net", "Host", h)
+		if w.Kind == "ndp" {
+			host := hosts.NewNDPHost(name, engine, h, port, cfg, ingress(port), rec, deadline)
+			ndps = append(ndps, host)
+			attach(port, host, prop)
+		} else {
+			host := hosts.NewCBRHost(name, engine, h, port, hosts.CBRConfig{NICGbps: s.Link.Gbps, PropPs: prop, MSS: w.MSS, RateGbps: w.RateGbps},
+				ingress(port), rec, deadline)
+			cbrs = append(cbrs, host)
+			attach(port, host, prop)
+		}
+	}
+	for _, f := range flows {
+		if w.Kind == "ndp" {
+			ndps[f.Src].AddSource(f)
+			ndps[f.Dst].AddSink(f)
+		} else {
+			cbrs[f.Src].AddSource(f)
+			cbrs[f.Dst].AddSink(f)
+		}
+		r.FlowSrc = append(r.FlowSrc, f.Src)
+		r.FlowDst = append(r.FlowDst, f.Dst)
+	}
+	if err := engine.Run(); err != nil {
+		return nil, err
+	}
+	collect()
+	r.Trims = r.TrimsIngress + r.TrimsDoD + r.TrimsQueue
+	r.account(rec)
+	durS := s.DurationUs * 1e-6
+	for i := range flows {
+		r.GoodputGbps = append(r.GoodputGbps, float64(rec.Goodput[i])*8/durS/1e9)
+	}
+	r.summarizeGoodput()
+	for _, hd := range rec.Headers {
+		r.HeadersUs = append(r.HeadersUs, float64(hd.AtPs)/1e6)
+	}
+	for _, a := range rec.Arrivals {
+		r.Arrivals = append(r.Arrivals, Arrival{Flow: a.Flow, Seq: a.Seq, AtUs: float64(a.AtPs) / 1e6, Trimmed: a.Trimmed})
+	}
+	r.Events = counter.n
+	if r.DataSent > 0 {
+		r.EventsPerPacket = float64(r.Events) / float64(r.DataSent)
+	}
+	r.WallMs = float64(time.Since(start).Microseconds()) / 1000
+	return r, nil
+}
+
+// account resolves every transmitted data packet to exactly one fate.
+func (r *Run) account(rec *hosts.Recorder) {
+	reasons := map[string]int{}
+	for id := 1; id < len(rec.Fate); id++ {
+		if !rec.IsData[id] {
+			continue
+		}
+		r.DataSent++
+		switch rec.Fate[id] {
+		case hosts.FateDelivered:
+			r.DeliveredFull++
+		case hosts.FateTrimmed:
+			r.DeliveredTrimmed++
+		case hosts.FateDropped:
+			r.Dropped++
+			reasons[rec.Reason[id]]++
+		default:
+			r.InFlight++
+		}
+	}
+	keys := make([]string, 0, len(reasons))
+	for k := range reasons {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		r.DropReasons = append(r.DropReasons, DropCount{k, reasons[k]})
+	}
+	r.ConservationOK = rec.Twice == 0 && rec.Both == 0 &&
+		r.DeliveredFull+r.DeliveredTrimmed+r.Dropped+r.InFlight == r.DataSent
+}
+
+func (r *Run) summarizeGoodput() {
+	if len(r.GoodputGbps) == 0 {
+		return
+	}
+	r.MinGoodputGbps = r.GoodputGbps[0]
+	for _, g := range r.GoodputGbps {
+		r.MeanGoodputGbps += g
+		r.MinGoodputGbps = min(r.MinGoodputGbps, g)
+		r.MaxGoodputGbps = max(r.MaxGoodputGbps, g)
+	}
+	r.MeanGoodputGbps /= float64(len(r.GoodputGbps))
+}
+
+type eventCounter struct{ n int64 }
+
+func (c *eventCounter) Func(ctx sim.HookCtx) {
+	if ctx.Pos == sim.HookPosBeforeEvent {
+		c.n++
+	}
+}
+
+// buildTofino places the variant's program on its chip and assembles the
+// switch.
+func (s *Scenario) buildTofino(spec runSpec, engine sim.Engine, deadline int64) (*tofino.Switch, *tofino.Config, error) {
+	archName := spec.variant.Arch
+	if archName == "" {
+		archName = "tofino"
+	}
+	var arch *tofino.Arch
+	for i := range tofino.Archs {
+		if tofino.Archs[i].Name == archName {
+			arch = &tofino.Archs[i]
+		}
+	}
+	if arch == nil {
+		return nil, nil, fmt.Errorf("variant %s: unknown arch %q", spec.variant.Name, archName)
+	}
+	l, err := configs.Load(configs.Source{Base: arch.Files, Sets: spec.variant.Set})
+	if err != nil {
+		return nil, nil, err
+	}
+	chip, err := tofino.LoadConfig(l)
+	if err != nil {
+		return nil, nil, err
+	}
+	prog, err := programs.Resolve(spec.variant.Program, spec.params)
+	if err != nil {
+		return nil, nil, err
+	}
+	place, err := tofino.Place(chip, prog)
+	if err != nil {
+		return nil, nil, fmt.Errorf("variant %s: %v", spec.variant.Name, err)
+	}
+	sw := tofino.MakeBuilder().WithEngine(engine).WithConfig(chip).WithPlacement(place).WithSeed(spec.seed).Build()
+	sw.SetDeadline(deadline)
+	return sw, chip, nil
+}
+
+// buildIdeal assembles the ideal output-queued trimming switch (htsim's
+// CompositeQueue): data queue of queue_packets x the payload size (as htsim
+// counts it), header queue twice that.
+func (s *Scenario) buildIdeal(spec runSpec, engine sim.Engine) *ideal.Switch {
+	w := s.Workload
+	payload := w.MSS - w.Ctrl
+	if payload <= 0 {
+		payload = w.MSS
+	}
+	q := int64(spec.variant.QueuePackets * payload)
+	return ideal.New("Ideal", engine, ideal.Config{
+		Ports: s.Hosts, PortGbps: s.Link.Gbps, DataQueueB: q, HeaderQueueB: 2 * q, HeaderBytes: w.Ctrl,
+		IsHeader:     hosts.IsHeader,
+		Trim:         func(pkt *packet.Packet) { hosts.Trim(pkt, w.Ctrl) },
+		PortOfPacket: func(pkt *packet.Packet) int { return hosts.DstHost(pkt) },
+		Seed:         spec.seed,
+	})
+}
+
+// specs expands the scenario into runs: variants x sweep values.
+func (s *Scenario) specs(seed int64) ([]runSpec, error) {
+	values := []string{""}
+	if s.Sweep != nil {
+		values = s.Sweep.Values
+	}
+	var out []runSpec
+	for _, val := range values {
+		for _, v := range s.Variants {
+			spec := runSpec{variant: v, senders: s.Pattern.Senders, value: val, params: map[string]string{}, seed: seed}
+			for _, k := range sortedKeys(v.Params) {
+				spec.params[k] = v.Params[k]
+			}
+			if s.Sweep != nil {
+				if s.Sweep.Var == "senders" {
+					spec.senders, _ = strconv.Atoi(val)
+				} else if v.Switch == "tofino" {
+					spec.params[s.Sweep.Var] = val
+					for _, k := range sortedKeys(s.Sweep.Derived) {
+						spec.params[k] = strings.ReplaceAll(s.Sweep.Derived[k], "x", "("+val+")")
+					}
+				}
+			}
+			if spec.senders == 0 {
+				spec.senders = s.Hosts
+			}
+			out = append(out, spec)
+		}
+	}
+	return out, nil
+}

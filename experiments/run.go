@@ -1,0 +1,106 @@
+package experiments
+
+import (
+	"fmt"
+	"io"
+	"runtime"
+	"sync"
+	"time"
+)
+
+// Options control a scenario run.
+type Options struct {
+	Seed     int64     // 0: the scenario's seed
+	Jobs     int       // parallel simulations (0: GOMAXPROCS)
+	Shard    int       // this shard (0-based) ...
+	Shards   int       // ... of this many (0 or 1: all runs)
+	Progress io.Writer // progress lines (nil: none)
+}
+
+// Result is a scenario's runs, in a fixed order (sweep value, then variant).
+type Result struct {
+	Scenario *Scenario `json:"-"`
+	Name     string    `json:"scenario"`
+	Source   string    `json:"source"`
+	Runs     []*Run    `json:"runs"`
+}
+
+// Execute runs every variant at every sweep point. Independent runs go in
+// parallel on local cores (each on its own serial Akita engine, so results
+// do not depend on the number of jobs); --shard i/n runs every n-th.
+func (s *Scenario) Execute(opt Options) (*Result, error) {
+	seed := opt.Seed
+	if seed == 0 {
+		seed = s.Seed
+	}
+	specs, err := s.specs(seed)
+	if err != nil {
+		return nil, err
+	}
+	if opt.Shards > 1 {
+		var mine []runSpec
+		for i, sp := range specs {
+			if i%opt.Shards == opt.Shard {
+				mine = append(mine, sp)
+			}
+		}
+		specs = mine
+	}
+	jobs := opt.Jobs
+	if jobs <= 0 {
+		jobs = runtime.GOMAXPROCS(0)
+	}
+	runs := make([]*Run, len(specs))
+	errs := make([]error, len(specs))
+	var mu sync.Mutex
+	done := 0
+	start := time.Now()
+	work := make(chan int)
+	var wg sync.WaitGroup
+	for j := 0; j < jobs; j++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range work {
+				runs[i], errs[i] = s.runOne(specs[i])
+				mu.Lock()
+				done++
+				if opt.Progress != nil {
+					label := specs[i].variant.Name
+					if specs[i].value != "" {
+						label += " " + s.Sweep.Var + "=" + specs[i].value
+					}
+					status := "ok"
+					if errs[i] != nil {
+						status = "error"
+					} else {
+						status = fmt.Sprintf("%.0f ms, %d events", runs[i].WallMs, runs[i].Events)
+					}
+					fmt.Fprintf(opt.Progress, "[%d/%d] %s %s: %s (%.1f s elapsed)\n", done, len(specs), s.Name, label, status, time.Since(start).Seconds())
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	for i := range specs {
+		work <- i
+	}
+	close(work)
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			return nil, fmt.Errorf("%s, variant %s: %v", s.Name, specs[i].variant.Name, err)
+		}
+	}
+	return &Result{Scenario: s, Name: s.Name, Source: s.Source, Runs: runs}, nil
+}
+
+// Find returns the run of a variant at a sweep value ("" without a sweep).
+func (r *Result) Find(variant, value string) *Run {
+	for _, run := range r.Runs {
+		if run.Variant == variant && run.Value == value {
+			return run
+		}
+	}
+	return nil
+}

@@ -1,0 +1,206 @@
+// Package experiments runs network scenarios: a modelled switch (Tofino
+// with a program, or the ideal trimming switch) with hosts on its ports,
+// traffic from a pattern, variants side by side and sweeps over a
+// parameter; it writes summaries, CSV and PNG plots.
+package experiments
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+
+	"archsim/configs"
+)
+
+// Scenario is one experiment, read from configs/scenarios/NAME.yaml.
+type Scenario struct {
+	Name       string    `yaml:"scenario"`
+	Doc        string    `yaml:"doc"`
+	Source     string    `yaml:"source"`
+	Seed       int64     `yaml:"seed"`
+	DurationUs float64   `yaml:"duration_us"`
+	Hosts      int       `yaml:"hosts"`
+	Link       Link      `yaml:"link"`
+	Workload   Workload  `yaml:"workload"`
+	Pattern    Pattern   `yaml:"pattern"`
+	Sweep      *Sweep    `yaml:"sweep"`
+	Variants   []Variant `yaml:"variants"`
+	Plots      []Plot    `yaml:"plots"`
+	Trace      string    `yaml:"trace_register"` // register action to trace, e.g. t0_reg.arm
+	file       string
+}
+
+// Link is the host links' rate and one-way propagation delay.
+type Link struct {
+	Gbps   float64 `yaml:"gbps"`
+	PropNs float64 `yaml:"prop_ns"`
+}
+
+// Workload is what the hosts run.
+type Workload struct {
+	Kind        string  `yaml:"kind"` // ndp or cbr
+	MSS         int     `yaml:"mss"`
+	Ctrl        int     `yaml:"ctrl"`
+	Window      int     `yaml:"window"`
+	FlowPackets int     `yaml:"flow_packets"`
+	PullRate    float64 `yaml:"pull_rate"`
+	RateGbps    float64 `yaml:"rate_gbps"` // cbr senders
+}
+
+// Pattern says who sends to whom.
+type Pattern struct {
+	Kind      string    `yaml:"kind"` // incast, mod16, shifted, pairs
+	Senders   int       `yaml:"senders"`
+	Receivers int       `yaml:"receivers"`
+	Flows     [][]int   `yaml:"flows"`     // pairs: [src, dst]
+	StartsUs  []float64 `yaml:"starts_us"` // pairs: start time of each flow
+}
+
+// Sweep runs the scenario once per value of a variable: "senders" or a
+// program constant (e.g. T0_NS), which every Tofino variant gets.
+type Sweep struct {
+	Var    string   `yaml:"var"`
+	Values []string `yaml:"values"`
+	// Derived sets other program constants from the swept value, e.g.
+	// T1_NS: "4 * x".
+	Derived map[string]string `yaml:"derived"`
+}
+
+// Variant is one switch setup compared in the scenario.
+type Variant struct {
+	Name         string            `yaml:"name"`
+	Switch       string            `yaml:"switch"` // tofino or ideal
+	Arch         string            `yaml:"arch"`
+	Program      string            `yaml:"program"`
+	Params       map[string]string `yaml:"params"`
+	Set          []string          `yaml:"set"`
+	QueuePackets int               `yaml:"queue_packets"` // ideal switch data queue (x MSS bytes)
+}
+
+// Plot is one figure the scenario draws.
+type Plot struct {
+	Kind  string `yaml:"kind"` // header_cdf, sweep, modes
+	Y     string `yaml:"y"`    // sweep: goodput_gbps, trims, max_dod_queue_pkts
+	Title string `yaml:"title"`
+	File  string `yaml:"file"`
+}
+
+// Load reads a scenario by name (configs/scenarios) or path.
+func Load(nameOrPath string) (*Scenario, error) {
+	var data []byte
+	var err error
+	file := nameOrPath
+	if strings.HasSuffix(nameOrPath, ".yaml") || strings.ContainsRune(nameOrPath, '/') {
+		data, err = os.ReadFile(nameOrPath)
+		if err != nil {
+			return nil, fmt.Errorf("%s: cannot read scenario: %v", nameOrPath, err)
+		}
+	} else {
+		data, err = configs.Read("scenarios/" + nameOrPath + ".yaml")
+		if err != nil {
+			return nil, fmt.Errorf("unknown scenario %q (scenarios: %s)", nameOrPath, strings.Join(configs.Scenarios(), ", "))
+		}
+		file = "configs/scenarios/" + nameOrPath + ".yaml"
+	}
+	s := &Scenario{file: file}
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	if err := dec.Decode(s); err != nil {
+		return nil, fmt.Errorf("%s: %s", file, strings.ReplaceAll(strings.TrimPrefix(err.Error(), "yaml: "), "\n", "; "))
+	}
+	if err := s.validate(); err != nil {
+		return nil, fmt.Errorf("%s: %v", file, err)
+	}
+	return s, nil
+}
+
+func (s *Scenario) validate() error {
+	switch {
+	case s.Name == "":
+		return fmt.Errorf("missing scenario name")
+	case s.DurationUs <= 0 || s.DurationUs > 1e6:
+		return fmt.Errorf("duration_us must be in (0, 1e6], got %g", s.DurationUs)
+	case s.Hosts < 1 || s.Hosts > 64:
+		return fmt.Errorf("hosts must be 1..64, got %d", s.Hosts)
+	case s.Link.Gbps <= 0:
+		return fmt.Errorf("link.gbps must be positive")
+	case s.Link.PropNs < 0:
+		return fmt.Errorf("link.prop_ns must be ≥ 0")
+	case len(s.Variants) == 0:
+		return fmt.Errorf("no variants")
+	}
+	w := s.Workload
+	switch w.Kind {
+	case "ndp":
+		if w.MSS < 64 || w.MSS > 9216 || w.Ctrl < 64 || w.Window < 1 || w.PullRate <= 0 || w.PullRate > 10 {
+			return fmt.Errorf("workload: need mss 64..9216, ctrl ≥ 64, window ≥ 1, 0 < pull_rate ≤ 10")
+		}
+	case "cbr":
+		if w.MSS < 64 || w.MSS > 9216 || w.RateGbps <= 0 {
+			return fmt.Errorf("workload: cbr needs mss 64..9216 and rate_gbps > 0")
+		}
+	default:
+		return fmt.Errorf("workload.kind must be ndp or cbr, got %q", w.Kind)
+	}
+	switch s.Pattern.Kind {
+	case "incast", "mod16", "shifted", "pairs":
+	default:
+		return fmt.Errorf("pattern.kind must be incast, mod16, shifted or pairs, got %q", s.Pattern.Kind)
+	}
+	names := map[string]bool{}
+	for i, v := range s.Variants {
+		if v.Name == "" || names[v.Name] {
+			return fmt.Errorf("variants[%d]: missing or duplicate name %q", i, v.Name)
+		}
+		names[v.Name] = true
+		switch v.Switch {
+		case "tofino":
+			if v.Program == "" {
+				return fmt.Errorf("variant %s: a tofino variant needs a program", v.Name)
+			}
+		case "ideal":
+			if v.QueuePackets < 1 {
+				return fmt.Errorf("variant %s: queue_packets must be ≥ 1", v.Name)
+			}
+		default:
+			return fmt.Errorf("variant %s: switch must be tofino or ideal, got %q", v.Name, v.Switch)
+		}
+	}
+	if s.Sweep != nil {
+		if len(s.Sweep.Values) == 0 {
+			return fmt.Errorf("sweep: no values")
+		}
+		if s.Sweep.Var == "senders" {
+			for _, v := range s.Sweep.Values {
+				n, err := strconv.Atoi(v)
+				if err != nil || n < 1 || n > s.Hosts {
+					return fmt.Errorf("sweep: senders value %q must be 1..%d", v, s.Hosts)
+				}
+			}
+		}
+	}
+	for _, p := range s.Plots {
+		switch p.Kind {
+		case "header_cdf", "sweep", "modes", "arrivals":
+		default:
+			return fmt.Errorf("plots: kind must be header_cdf, sweep, modes or arrivals, got %q", p.Kind)
+		}
+	}
+	return nil
+}
+
+// sortedKeys returns a map's keys in order (params must reach runs in a
+// deterministic order).
+func sortedKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
