@@ -146,9 +146,7 @@ func (s *Scenario) runOne(spec runSpec) (*Run, error) {
 		return nil, err
 	}
 	rec := hosts.NewRecorder(len(flows))
-	engine := sim.NewSerialEngine()
-	counter := &eventCounter{}
-	engine.AcceptHook(counter)
+	engine := &packet.CountingEngine{Engine: sim.NewSerialEngine()}
 	r := &Run{Scenario: s.Name, Variant: spec.variant.Name, Senders: spec.senders, Params: spec.params, Seed: spec.seed, Value: spec.value}
 	if s.Sweep != nil {
 		r.Sweep = s.Sweep.Var
@@ -235,7 +233,7 @@ func (s *Scenario) runOne(spec runSpec) (*Run, error) {
 	for _, a := range rec.Arrivals {
 		r.Arrivals = append(r.Arrivals, Arrival{Flow: a.Flow, Seq: a.Seq, AtUs: float64(a.AtPs) / 1e6, Trimmed: a.Trimmed})
 	}
-	r.Events = counter.n
+	r.Events = engine.N
 	if r.DataSent > 0 {
 		r.EventsPerPacket = float64(r.Events) / float64(r.DataSent)
 	}
@@ -286,14 +284,6 @@ func (r *Run) summarizeGoodput() {
 		r.MaxGoodputGbps = max(r.MaxGoodputGbps, g)
 	}
 	r.MeanGoodputGbps /= float64(len(r.GoodputGbps))
-}
-
-type eventCounter struct{ n int64 }
-
-func (c *eventCounter) Func(ctx sim.HookCtx) {
-	if ctx.Pos == sim.HookPosBeforeEvent {
-		c.n++
-	}
 }
 
 // buildTofino places the variant's program on its chip and assembles the

@@ -20,6 +20,12 @@ func byteAt(head []byte, i int) byte {
 // getBits reads width bits at bit offset off (big-endian, as on the wire).
 func getBits(head []byte, off, width int) uint64 {
 	var v uint64
+	if off&7 == 0 && width&7 == 0 { // byte-aligned fast path
+		for i := off / 8; i < (off+width)/8; i++ {
+			v = v<<8 | uint64(byteAt(head, i))
+		}
+		return v
+	}
 	for i := 0; i < width; {
 		bit := off + i
 		b := byteAt(head, bit/8)
@@ -34,6 +40,13 @@ func getBits(head []byte, off, width int) uint64 {
 
 // putBits writes width bits of v at bit offset off.
 func putBits(buf []byte, off, width int, v uint64) {
+	if off&7 == 0 && width&7 == 0 { // byte-aligned fast path
+		for i := (off+width)/8 - 1; i >= off/8; i-- {
+			buf[i] = byte(v)
+			v >>= 8
+		}
+		return
+	}
 	for i := 0; i < width; {
 		bit := off + i
 		inByte := 8 - bit%8

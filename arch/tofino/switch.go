@@ -264,14 +264,6 @@ type RunResult struct {
 	TM          TMStats       `json:"traffic_manager"`
 }
 
-type eventCounter struct{ n int64 }
-
-func (c *eventCounter) Func(ctx sim.HookCtx) {
-	if ctx.Pos == sim.HookPosBeforeEvent {
-		c.n++
-	}
-}
-
 // Measure simulates the program's traffic templates through the switch on
 // a serial Akita engine and returns the measured per-thread latencies.
 func Measure(cfg *Config, place *Placement, opt RunOptions) (*RunResult, error) {
@@ -279,9 +271,7 @@ func Measure(cfg *Config, place *Placement, opt RunOptions) (*RunResult, error) 
 	if len(prog.Traffic) == 0 {
 		return nil, fmt.Errorf("%s: program %s has no traffic section, so there are no packets to measure latency with", prog.File, prog.Name)
 	}
-	engine := sim.NewSerialEngine()
-	counter := &eventCounter{}
-	engine.AcceptHook(counter)
+	engine := &packet.CountingEngine{Engine: sim.NewSerialEngine()}
 	sw := MakeBuilder().WithEngine(engine).WithConfig(cfg).WithPlacement(place).WithSeed(opt.Seed).Build()
 	offered, err := sw.inject(opt)
 	if err != nil {
@@ -291,7 +281,7 @@ func Measure(cfg *Config, place *Placement, opt RunOptions) (*RunResult, error) 
 	if err := engine.Run(); err != nil {
 		return nil, err
 	}
-	r := &RunResult{Offered: offered, Copies: sw.Copies, Delivered: sw.Delivered, Replicated: sw.Replicated, Events: counter.n,
+	r := &RunResult{Offered: offered, Copies: sw.Copies, Delivered: sw.Delivered, Replicated: sw.Replicated, Events: engine.N,
 		SimulatedNs: float64(packet.SecToPs(engine.CurrentTime())) / 1000}
 	for g, ts := range []*ThreadSummary{&r.Ingress, &r.Egress} {
 		var lat, wait stats.Samples

@@ -273,10 +273,21 @@ func (t *TrafficManager) enqueue(pkt *packet.Packet, port, qid int, now int64) {
 	q.MaxPackets = max(q.MaxPackets, q.len())
 	q.MaxCells = max(q.MaxCells, q.cells)
 	t.Stats.Enqueued++
-	if !p.pending {
-		p.pending = true
-		packet.Schedule(t.engine, t, max(now, p.busyUntil), packet.KindDequeue, nil, port)
+	t.kick(p, now)
+}
+
+// kick starts the port's transmitter if it is idle: at once if the line is
+// free (no extra event), else at the end of the current frame.
+func (t *TrafficManager) kick(p *outPort, now int64) {
+	if p.pending {
+		return
 	}
+	p.pending = true
+	if now >= p.busyUntil {
+		t.dequeue(p, now)
+		return
+	}
+	packet.Schedule(t.engine, t, p.busyUntil, packet.KindDequeue, nil, p.dev)
 }
 
 // overflow handles a packet its queue cannot take.
@@ -329,26 +340,29 @@ func (p *outPort) pick() *tmQueue {
 	for i := 0; i < len(p.order); {
 		prio := p.order[i].priority
 		j := i
+		ready, only := 0, (*tmQueue)(nil)
 		for j < len(p.order) && p.order[j].priority == prio {
+			if q := p.order[j]; q.len() > 0 && !q.paused {
+				ready++
+				only = q
+			}
 			j++
 		}
-		level := p.order[i:j]
-		var ready []*tmQueue
-		for _, q := range level {
-			if q.len() > 0 && !q.paused {
-				ready = append(ready, q)
-			}
+		if ready == 1 {
+			return only
 		}
-		if len(ready) == 1 {
-			return ready[0]
-		}
-		if len(ready) > 1 {
+		if ready > 1 {
+			level := p.order[i:j]
 			start := p.rr[prio]
 			for round := 0; round < 1<<20; round++ {
-				q := ready[(start+round)%len(ready)]
+				k := (start + round) % len(level)
+				q := level[k]
+				if q.len() == 0 || q.paused {
+					continue
+				}
 				if q.deficit >= int64(q.pkts[q.head].Len) {
 					q.deficit -= int64(q.pkts[q.head].Len)
-					p.rr[prio] = (start + round) % len(ready)
+					p.rr[prio] = k
 					return q
 				}
 				q.deficit += q.quantum
@@ -392,7 +406,21 @@ func (t *TrafficManager) dequeue(p *outPort, now int64) {
 	} else {
 		packet.Schedule(t.engine, t.sw.pipes[t.cfg.PipeOf(p.dev)].egress, now, packet.KindArrive, pkt, 0)
 	}
-	packet.Schedule(t.engine, t, p.busyUntil, packet.KindDequeue, nil, p.dev)
+	if p.hasWork() {
+		packet.Schedule(t.engine, t, p.busyUntil, packet.KindDequeue, nil, p.dev)
+	} else {
+		p.pending = false // the next enqueue restarts the transmitter
+	}
+}
+
+// hasWork reports whether any queue could be served now.
+func (p *outPort) hasWork() bool {
+	for _, q := range p.queues {
+		if q.len() > 0 && !q.paused {
+			return true
+		}
+	}
+	return false
 }
 
 // Pause sets or clears PFC pause on a port's queue (a pause frame from the
@@ -403,9 +431,7 @@ func (t *TrafficManager) Pause(port, qid int, paused bool, now int64) {
 		return
 	}
 	q.paused = paused
-	p := t.ports[port]
-	if !paused && !p.pending {
-		p.pending = true
-		packet.Schedule(t.engine, t, max(now, p.busyUntil), packet.KindDequeue, nil, port)
+	if p := t.ports[port]; !paused && q.len() > 0 {
+		t.kick(p, now)
 	}
 }

@@ -9,6 +9,7 @@ import (
 
 	"archsim/arch/tofino"
 	"archsim/configs"
+	"archsim/experiments"
 	"archsim/programs"
 )
 
@@ -40,7 +41,18 @@ func newListCmd(out io.Writer) *cobra.Command {
 				}
 				progs = append(progs, progInfo{name, p.Source})
 			}
-			scen := configs.Scenarios()
+			type scenInfo struct {
+				Name   string `json:"name"`
+				Source string `json:"source"`
+			}
+			var scen []scenInfo
+			for _, name := range configs.Scenarios() {
+				sc, err := experiments.Load(name)
+				if err != nil {
+					return &exitError{code: 1, msg: oneLine(err.Error())}
+				}
+				scen = append(scen, scenInfo{name, sc.Source})
+			}
 			if asJSON {
 				return writeJSON(out, map[string]any{"architectures": archs, "programs": progs, "scenarios": scen})
 			}
@@ -57,15 +69,11 @@ func newListCmd(out io.Writer) *cobra.Command {
 			}
 			_ = t.Render()
 			fmt.Fprintln(&buf)
-			if len(scen) == 0 {
-				fmt.Fprintln(&buf, "Scenarios: none yet (network scenarios come with the traffic-manager work; see configs/scenarios/README.md)")
-			} else {
-				t = newTable(&buf, "Scenario")
-				for _, s := range scen {
-					appendRow(t, s)
-				}
-				_ = t.Render()
+			t = newTable(&buf, "Scenario", "Source")
+			for _, s := range scen {
+				appendRow(t, s.Name, s.Source)
 			}
+			_ = t.Render()
 			_, err := out.Write(buf.Bytes())
 			return err
 		},

@@ -188,7 +188,7 @@ func TestList(t *testing.T) {
 	if code != 0 {
 		t.Fatal(code)
 	}
-	for _, want := range []string{"tofino", "tofino2", "ndp", "pie-rfc", "protego-sender", "switchml", "Scenarios"} {
+	for _, want := range []string{"tofino", "tofino2", "ndp", "pie-rfc", "protego-sender", "switchml", "Scenario", "trim-fig6"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("list lacks %q", want)
 		}

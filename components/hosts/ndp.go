@@ -388,7 +388,8 @@ type nic struct {
 	uplink   sim.Handler
 	deadline int64
 	hi, lo   []*packet.Packet
-	busy     bool
+	busy     bool  // a wake-up is scheduled for the end of the current frame
+	free     int64 // when the line is free
 }
 
 func (n *nic) send(pkt *packet.Packet, high bool, now int64) {
@@ -401,9 +402,15 @@ func (n *nic) send(pkt *packet.Packet, high bool, now int64) {
 	} else {
 		n.lo = append(n.lo, pkt)
 	}
-	if !n.busy {
-		n.next(now)
+	if n.busy {
+		return
 	}
+	if now >= n.free {
+		n.next(now)
+		return
+	}
+	n.busy = true
+	packet.Schedule(n.engine, n.owner, n.free, packet.KindDequeue, nil, 0)
 }
 
 // next starts sending the next queued packet, if any.
@@ -418,9 +425,11 @@ func (n *nic) next(now int64) {
 		n.busy = false
 		return
 	}
-	n.busy = true
 	pkt.BornPs = now
-	done := now + packet.SerializationPs(pkt.Len, n.gbps)
-	packet.Schedule(n.engine, n.uplink, done+n.propPs, packet.KindArrive, pkt, n.port)
-	packet.Schedule(n.engine, n.owner, done, packet.KindDequeue, nil, 0)
+	n.free = now + packet.SerializationPs(pkt.Len, n.gbps)
+	packet.Schedule(n.engine, n.uplink, n.free+n.propPs, packet.KindArrive, pkt, n.port)
+	n.busy = len(n.hi)+len(n.lo) > 0
+	if n.busy {
+		packet.Schedule(n.engine, n.owner, n.free, packet.KindDequeue, nil, 0)
+	}
 }

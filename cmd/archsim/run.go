@@ -1,0 +1,111 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"archsim/experiments"
+)
+
+func newRunCmd(out io.Writer) *cobra.Command {
+	var scenario, outDir, shard string
+	var asJSON, noFiles, quiet bool
+	var seed int64
+	var jobs int
+	cmd := &cobra.Command{
+		Use:   "run --scenario NAME",
+		Short: "Run a network scenario (configs/scenarios/NAME.yaml): summary table, CSV and PNG plots",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if scenario == "" {
+				return &exitError{code: 2, msg: "missing --scenario (archsim list shows the scenarios)"}
+			}
+			sc, err := experiments.Load(scenario)
+			if err != nil {
+				return &exitError{code: 2, msg: oneLine(err.Error())}
+			}
+			opt := experiments.Options{Seed: seed, Jobs: jobs}
+			if shard != "" {
+				i, n, ok := parseShard(shard)
+				if !ok {
+					return &exitError{code: 2, msg: fmt.Sprintf("--shard %q: expected i/n with 0 <= i < n", shard)}
+				}
+				opt.Shard, opt.Shards = i, n
+			}
+			if jobs < 0 {
+				return &exitError{code: 2, msg: fmt.Sprintf("--jobs %d: must be ≥ 0", jobs)}
+			}
+			if !quiet {
+				opt.Progress = cmd.ErrOrStderr()
+			}
+			res, err := sc.Execute(opt)
+			if err != nil {
+				return &exitError{code: 1, msg: oneLine(err.Error())}
+			}
+			var files []string
+			if !noFiles {
+				if outDir == "" {
+					outDir = filepath.Join("results", sc.Name)
+				}
+				if files, err = res.WriteFiles(outDir); err != nil {
+					return &exitError{code: 1, msg: oneLine(err.Error())}
+				}
+			}
+			if asJSON {
+				return writeJSON(out, res)
+			}
+			var buf bytes.Buffer
+			renderScenario(&buf, res, files)
+			_, err = out.Write(buf.Bytes())
+			return err
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&scenario, "scenario", "", "scenario name or .yaml file")
+	f.BoolVar(&asJSON, "json", false, "print the summary as JSON")
+	f.StringVar(&outDir, "out", "", "directory for CSV and PNG files (default results/<scenario>)")
+	f.BoolVar(&noFiles, "no-files", false, "do not write CSV/PNG files")
+	f.Int64Var(&seed, "seed", 0, "random seed (0: the scenario's)")
+	f.IntVar(&jobs, "jobs", 0, "simulations in parallel (0: one per core)")
+	f.StringVar(&shard, "shard", "", "run only shard i/n of the runs (for batch engines)")
+	f.BoolVar(&quiet, "quiet", false, "no progress lines on stderr")
+	return cmd
+}
+
+func parseShard(s string) (int, int, bool) {
+	a, b, ok := strings.Cut(s, "/")
+	if !ok {
+		return 0, 0, false
+	}
+	i, err1 := strconv.Atoi(a)
+	n, err2 := strconv.Atoi(b)
+	if err1 != nil || err2 != nil || n < 1 || i < 0 || i >= n {
+		return 0, 0, false
+	}
+	return i, n, true
+}
+
+func renderScenario(w io.Writer, res *experiments.Result, files []string) {
+	fmt.Fprintf(w, "%s (%s)\n\n", res.Name, res.Source)
+	t := newTable(w, "Variant", "Sweep", "Senders", "Data sent", "Delivered", "Trimmed", "Dropped", "In flight", "Trims ingress", "Trims DoD", "Trims queue", "Max DoD queue", "Goodput Gb/s mean [min..max]", "Events/pkt", "Conserved")
+	for _, r := range res.Runs {
+		sw := "-"
+		if r.Value != "" {
+			sw = r.Sweep + "=" + r.Value
+		}
+		appendRow(t, r.Variant, sw, fmt.Sprint(r.Senders), fmt.Sprint(r.DataSent), fmt.Sprint(r.DeliveredFull), fmt.Sprint(r.DeliveredTrimmed),
+			fmt.Sprint(r.Dropped), fmt.Sprint(r.InFlight), fmt.Sprint(r.TrimsIngress), fmt.Sprint(r.TrimsDoD), fmt.Sprint(r.TrimsQueue),
+			fmt.Sprint(r.MaxDoDQueue), fmt.Sprintf("%.2f [%.2f..%.2f]", r.MeanGoodputGbps, r.MinGoodputGbps, r.MaxGoodputGbps),
+			fmt.Sprintf("%.1f", r.EventsPerPacket), fmt.Sprint(r.ConservationOK))
+	}
+	_ = t.Render()
+	if len(files) > 0 {
+		fmt.Fprintf(w, "\nWrote %s\n", strings.Join(files, ", "))
+	}
+}

@@ -1,0 +1,28 @@
+package experiments
+
+import "testing"
+
+// BenchmarkFig6Tofino64 runs the heaviest Fig. 6 point: 64 NDP senders at
+// line rate for 500 us through the Tofino model running ndp (about 126 000
+// data packets). It reports wall time, Akita events per data packet and
+// simulated data packets per second of wall time.
+func BenchmarkFig6Tofino64(b *testing.B) {
+	s, err := Load("trim-fig6")
+	if err != nil {
+		b.Fatal(err)
+	}
+	spec := runSpec{variant: s.Variants[1], senders: 64, params: map[string]string{}, seed: 1}
+	var events, pkts int64
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		r, err := s.runOne(spec)
+		if err != nil {
+			b.Fatal(err)
+		}
+		events += r.Events
+		pkts += int64(r.DataSent)
+	}
+	b.ReportMetric(float64(events)/float64(pkts), "events/packet")
+	b.ReportMetric(float64(pkts)/b.Elapsed().Seconds(), "packets/s")
+	b.ReportMetric(float64(events)/b.Elapsed().Seconds(), "events/s")
+}

@@ -1,0 +1,293 @@
+package experiments
+
+import (
+	"encoding/csv"
+	"fmt"
+	"image/color"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/plotutil"
+	"gonum.org/v1/plot/vg"
+)
+
+// WriteFiles writes runs.csv, flows.csv, the data behind every plot as
+// CSV, and the scenario's plots as PNG into dir. It returns the files
+// written, in order.
+func (r *Result) WriteFiles(dir string) ([]string, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("cannot create %s: %v", dir, err)
+	}
+	var files []string
+	add := func(name string, rows [][]string) error {
+		path := filepath.Join(dir, name)
+		f, err := os.Create(path)
+		if err != nil {
+			return err
+		}
+		w := csv.NewWriter(f)
+		if err := w.WriteAll(rows); err != nil {
+			f.Close()
+			return err
+		}
+		files = append(files, path)
+		return f.Close()
+	}
+	if err := add("runs.csv", r.runRows()); err != nil {
+		return nil, err
+	}
+	if err := add("flows.csv", r.flowRows()); err != nil {
+		return nil, err
+	}
+	for _, p := range r.Scenario.Plots {
+		var rows [][]string
+		switch p.Kind {
+		case "header_cdf":
+			rows = r.cdfRows()
+		case "sweep":
+			rows = r.sweepRows(p.Y)
+		case "modes":
+			rows = r.modeRows()
+		case "arrivals":
+			rows = r.arrivalRows()
+		}
+		base := p.File
+		if base == "" {
+			base = p.Kind + ".png"
+		}
+		csvName := base[:len(base)-len(filepath.Ext(base))] + ".csv"
+		if err := add(csvName, rows); err != nil {
+			return nil, err
+		}
+		path := filepath.Join(dir, base)
+		if err := r.plot(p, path); err != nil {
+			return nil, fmt.Errorf("%s: %v", path, err)
+		}
+		files = append(files, path)
+	}
+	return files, nil
+}
+
+func f2s(x float64) string { return strconv.FormatFloat(x, 'f', -1, 64) }
+
+func (r *Result) runRows() [][]string {
+	rows := [][]string{{"variant", "sweep_value", "senders", "data_sent", "delivered_full", "delivered_trimmed", "dropped",
+		"in_flight_at_end", "trims_ingress", "trims_dod", "trims_queue", "trims", "max_dod_queue_pkts",
+		"mean_goodput_gbps", "min_goodput_gbps", "max_goodput_gbps", "events", "events_per_packet", "conservation_ok"}}
+	for _, run := range r.Runs {
+		rows = append(rows, []string{run.Variant, run.Value, strconv.Itoa(run.Senders), strconv.Itoa(run.DataSent),
+			strconv.Itoa(run.DeliveredFull), strconv.Itoa(run.DeliveredTrimmed), strconv.Itoa(run.Dropped), strconv.Itoa(run.InFlight),
+			strconv.Itoa(run.TrimsIngress), strconv.Itoa(run.TrimsDoD), strconv.Itoa(run.TrimsQueue), strconv.Itoa(run.Trims),
+			strconv.Itoa(run.MaxDoDQueue), f2s(run.MeanGoodputGbps), f2s(run.MinGoodputGbps), f2s(run.MaxGoodputGbps),
+			strconv.FormatInt(run.Events, 10), f2s(run.EventsPerPacket), strconv.FormatBool(run.ConservationOK)})
+	}
+	return rows
+}
+
+func (r *Result) flowRows() [][]string {
+	rows := [][]string{{"variant", "sweep_value", "flow", "src_host", "dst_host", "goodput_gbps"}}
+	for _, run := range r.Runs {
+		for i, g := range run.GoodputGbps {
+			rows = append(rows, []string{run.Variant, run.Value, strconv.Itoa(i), strconv.Itoa(run.FlowSrc[i]), strconv.Itoa(run.FlowDst[i]), f2s(g)})
+		}
+	}
+	return rows
+}
+
+// cdf returns sorted header arrival times and their cumulative fraction.
+func cdf(xs []float64) ([]float64, []float64) {
+	v := append([]float64(nil), xs...)
+	sort.Float64s(v)
+	ys := make([]float64, len(v))
+	for i := range v {
+		ys[i] = float64(i+1) / float64(len(v))
+	}
+	return v, ys
+}
+
+func (r *Result) cdfRows() [][]string {
+	rows := [][]string{{"variant", "sweep_value", "header_arrival_us", "cdf"}}
+	for _, run := range r.Runs {
+		xs, ys := cdf(run.HeadersUs)
+		for i := range xs {
+			rows = append(rows, []string{run.Variant, run.Value, f2s(xs[i]), f2s(ys[i])})
+		}
+	}
+	return rows
+}
+
+// metric returns a run's value of a sweep plot's y.
+func (run *Run) metric(y string) float64 {
+	switch y {
+	case "mean_goodput_gbps":
+		return run.MeanGoodputGbps
+	case "min_goodput_gbps":
+		return run.MinGoodputGbps
+	case "trims":
+		return float64(run.Trims)
+	case "max_dod_queue_pkts":
+		return float64(run.MaxDoDQueue)
+	case "delivered_trimmed":
+		return float64(run.DeliveredTrimmed)
+	}
+	return 0
+}
+
+func (r *Result) sweepRows(y string) [][]string {
+	rows := [][]string{{"variant", "sweep_value", y}}
+	for _, run := range r.Runs {
+		rows = append(rows, []string{run.Variant, run.Value, f2s(run.metric(y))})
+	}
+	return rows
+}
+
+func (r *Result) modeRows() [][]string {
+	rows := [][]string{{"variant", "sweep_value", "time_us", "pipe", "port_index"}}
+	for _, run := range r.Runs {
+		for _, m := range run.Modes {
+			rows = append(rows, []string{run.Variant, run.Value, f2s(m.AtUs), strconv.Itoa(m.Pipe), strconv.FormatInt(m.Index, 10)})
+		}
+	}
+	return rows
+}
+
+func (r *Result) arrivalRows() [][]string {
+	rows := [][]string{{"variant", "sweep_value", "flow", "seq", "time_us", "trimmed"}}
+	for _, run := range r.Runs {
+		for _, a := range run.Arrivals {
+			rows = append(rows, []string{run.Variant, run.Value, strconv.Itoa(a.Flow), strconv.Itoa(a.Seq), f2s(a.AtUs), strconv.FormatBool(a.Trimmed)})
+		}
+	}
+	return rows
+}
+
+// variantNames lists the variants in scenario order.
+func (r *Result) variantNames() []string {
+	var out []string
+	for _, v := range r.Scenario.Variants {
+		out = append(out, v.Name)
+	}
+	return out
+}
+
+func (r *Result) plot(p Plot, path string) error {
+	pl := plot.New()
+	pl.Title.Text = p.Title
+	if pl.Title.Text == "" {
+		pl.Title.Text = r.Name
+	}
+	switch p.Kind {
+	case "header_cdf":
+		pl.X.Label.Text = "Header receive time (us)"
+		pl.Y.Label.Text = "CDF"
+		for i, name := range r.variantNames() {
+			for _, run := range r.Runs {
+				if run.Variant != name || len(run.HeadersUs) == 0 {
+					continue
+				}
+				xs, ys := cdf(run.HeadersUs)
+				pts := make(plotter.XYs, len(xs))
+				for k := range xs {
+					pts[k].X, pts[k].Y = xs[k], ys[k]
+				}
+				line, err := plotter.NewLine(pts)
+				if err != nil {
+					return err
+				}
+				line.Color = plotutil.Color(i)
+				line.Dashes = plotutil.Dashes(i)
+				label := name
+				if run.Value != "" {
+					label += " " + run.Value
+				}
+				pl.Add(line)
+				pl.Legend.Add(label, line)
+			}
+		}
+	case "sweep":
+		pl.X.Label.Text = r.Scenario.Sweep.Var
+		pl.Y.Label.Text = p.Y
+		for i, name := range r.variantNames() {
+			var pts plotter.XYs
+			for _, run := range r.Runs {
+				if run.Variant != name {
+					continue
+				}
+				x, err := strconv.ParseFloat(run.Value, 64)
+				if err != nil {
+					continue
+				}
+				pts = append(pts, plotter.XY{X: x, Y: run.metric(p.Y)})
+			}
+			if len(pts) == 0 {
+				continue
+			}
+			line, points, err := plotter.NewLinePoints(pts)
+			if err != nil {
+				return err
+			}
+			line.Color, points.Color = plotutil.Color(i), plotutil.Color(i)
+			points.Shape = plotutil.Shape(i)
+			pl.Add(line, points)
+			pl.Legend.Add(name, line, points)
+		}
+	case "modes":
+		pl.X.Label.Text = "Time (us)"
+		pl.Y.Label.Text = "Egress port index (pessimistic mode armed)"
+		k := 0
+		for _, run := range r.Runs {
+			if len(run.Modes) == 0 {
+				continue
+			}
+			pts := make(plotter.XYs, len(run.Modes))
+			for j, m := range run.Modes {
+				pts[j].X, pts[j].Y = m.AtUs, float64(m.Index)
+			}
+			sc, err := plotter.NewScatter(pts)
+			if err != nil {
+				return err
+			}
+			sc.Color = plotutil.Color(k)
+			sc.Radius = vg.Points(1.5)
+			pl.Add(sc)
+			pl.Legend.Add(run.Variant+" "+run.Value, sc)
+			k++
+		}
+	case "arrivals":
+		pl.X.Label.Text = "Arrival time (us)"
+		pl.Y.Label.Text = "Sequence number"
+		for _, run := range r.Runs {
+			var full, trimmed plotter.XYs
+			for _, a := range run.Arrivals {
+				if a.Flow != 1 {
+					continue
+				}
+				pt := plotter.XY{X: a.AtUs, Y: float64(a.Seq)}
+				if a.Trimmed {
+					trimmed = append(trimmed, pt)
+				} else {
+					full = append(full, pt)
+				}
+			}
+			for j, set := range []plotter.XYs{full, trimmed} {
+				if len(set) == 0 {
+					continue
+				}
+				sc, err := plotter.NewScatter(set)
+				if err != nil {
+					return err
+				}
+				sc.Radius = vg.Points(1.5)
+				sc.Color = []color.Color{color.RGBA{0, 0, 200, 255}, color.RGBA{200, 0, 0, 255}}[j]
+				pl.Add(sc)
+				pl.Legend.Add(run.Variant+[]string{" data", " trimmed header"}[j], sc)
+			}
+		}
+	}
+	pl.Legend.Top = true
+	return pl.Save(8*vg.Inch, 5*vg.Inch, path)
+}
