@@ -47,11 +47,13 @@ type Run struct {
 	WallMs           float64     `json:"-"`
 	ConservationOK   bool        `json:"conservation_ok"`
 
-	HeadersUs []float64   `json:"-"`
-	Modes     []ModeEvent `json:"-"`
-	Arrivals  []Arrival   `json:"-"`
-	FlowSrc   []int       `json:"-"`
-	FlowDst   []int       `json:"-"`
+	HeadersUs      []float64     `json:"-"`
+	Modes          []ModeEvent   `json:"-"`
+	Arrivals       []Arrival     `json:"-"`
+	Queue          []QueueSample `json:"-"`
+	FirstDeflectUs float64       `json:"-"`
+	FlowSrc        []int         `json:"-"`
+	FlowDst        []int         `json:"-"`
 }
 
 // DropCount is packets dropped for one reason.
@@ -74,6 +76,13 @@ type Arrival struct {
 	Seq     int
 	AtUs    float64
 	Trimmed bool
+	Flags   uint8
+}
+
+// QueueSample is the depth of a traced egress queue after a change.
+type QueueSample struct {
+	AtUs    float64
+	Packets int
 }
 
 // hostPort maps host h to its switch port: Tofino device port
@@ -92,7 +101,11 @@ func (s *Scenario) flows(senders int) ([]*hosts.Flow, error) {
 	}
 	var out []*hosts.Flow
 	add := func(src, dst int, startUs float64) {
-		out = append(out, &hosts.Flow{ID: len(out), Src: src, Dst: dst, Packets: size, StartPs: int64(startUs * 1e6)})
+		n := size
+		if i := len(out); p.Kind == "pairs" && i < len(p.Packets) && p.Packets[i] > 0 {
+			n = p.Packets[i]
+		}
+		out = append(out, &hosts.Flow{ID: len(out), Src: src, Dst: dst, Packets: n, StartPs: int64(startUs * 1e6)})
 	}
 	switch p.Kind {
 	case "incast":
@@ -145,6 +158,9 @@ func (s *Scenario) runOne(spec runSpec) (*Run, error) {
 	if err != nil {
 		return nil, err
 	}
+	if s.Pattern.Kind == "pairs" {
+		spec.senders = len(flows)
+	}
 	rec := hosts.NewRecorder(len(flows))
 	engine := &packet.CountingEngine{Engine: sim.NewSerialEngine()}
 	r := &Run{Scenario: s.Name, Variant: spec.variant.Name, Senders: spec.senders, Params: spec.params, Seed: spec.seed, Value: spec.value}
@@ -174,6 +190,24 @@ func (s *Scenario) runOne(spec runSpec) (*Run, error) {
 		}
 		ingress, attach = sw.IngressHandler, sw.Attach
 		portOf = func(h int) int { return hostPort(chip, h) }
+		sample := func(now int64, pkts int) {
+			r.Queue = append(r.Queue, QueueSample{AtUs: float64(now) / 1e6, Packets: pkts})
+		}
+		if s.TraceQueue != nil {
+			sw.TM().TraceQueue(hostPort(chip, *s.TraceQueue), 0, sample)
+		}
+		if s.TraceDoD != nil {
+			if *s.TraceDoD >= chip.Pipes {
+				return nil, fmt.Errorf("trace_dod_pipe: pipe %d, the chip has %d", *s.TraceDoD, chip.Pipes)
+			}
+			sw.TM().TraceDeflectQueue(*s.TraceDoD, sample)
+		}
+		r.FirstDeflectUs = -1
+		sw.TM().OnDeflect(func(now int64, _ *packet.Packet) {
+			if r.FirstDeflectUs < 0 {
+				r.FirstDeflectUs = float64(now) / 1e6
+			}
+		})
 		collect = func() {
 			st := sw.TM().Stats
 			r.TrimsIngress, r.TrimsDoD = st.IngressMirrors, st.Deflected+st.DropMirrors
@@ -231,7 +265,7 @@ func (s *Scenario) runOne(spec runSpec) (*Run, error) {
 		r.HeadersUs = append(r.HeadersUs, float64(hd.AtPs)/1e6)
 	}
 	for _, a := range rec.Arrivals {
-		r.Arrivals = append(r.Arrivals, Arrival{Flow: a.Flow, Seq: a.Seq, AtUs: float64(a.AtPs) / 1e6, Trimmed: a.Trimmed})
+		r.Arrivals = append(r.Arrivals, Arrival{Flow: a.Flow, Seq: a.Seq, AtUs: float64(a.AtPs) / 1e6, Trimmed: a.Trimmed, Flags: a.Flags})
 	}
 	r.Events = engine.N
 	if r.DataSent > 0 {
@@ -349,9 +383,18 @@ func (s *Scenario) specs(seed int64) ([]runSpec, error) {
 		values = s.Sweep.Values
 	}
 	var out []runSpec
-	for _, val := range values {
+	paramSweep := s.Sweep != nil && s.Sweep.Var != "senders"
+	for vi, val := range values {
 		for _, v := range s.Variants {
+			if paramSweep && v.Switch == "ideal" {
+				// The ideal switch has no program constants: run it once.
+				if vi > 0 {
+					continue
+				}
+				val = ""
+			}
 			spec := runSpec{variant: v, senders: s.Pattern.Senders, value: val, params: map[string]string{}, seed: seed}
+			val = values[vi]
 			for _, k := range sortedKeys(v.Params) {
 				spec.params[k] = v.Params[k]
 			}

@@ -4,6 +4,7 @@ import (
 	"encoding/csv"
 	"fmt"
 	"image/color"
+	"math"
 	"os"
 	"path/filepath"
 	"sort"
@@ -54,6 +55,13 @@ func (r *Result) WriteFiles(dir string) ([]string, error) {
 			rows = r.modeRows()
 		case "arrivals":
 			rows = r.arrivalRows()
+		case "queue":
+			rows = [][]string{{"variant", "time_us", "packets"}}
+			for _, run := range r.Runs {
+				for _, q := range run.Queue {
+					rows = append(rows, []string{run.Variant, f2s(q.AtUs), strconv.Itoa(q.Packets)})
+				}
+			}
 		}
 		base := p.File
 		if base == "" {
@@ -156,10 +164,10 @@ func (r *Result) modeRows() [][]string {
 }
 
 func (r *Result) arrivalRows() [][]string {
-	rows := [][]string{{"variant", "sweep_value", "flow", "seq", "time_us", "trimmed"}}
+	rows := [][]string{{"variant", "sweep_value", "flow", "seq", "time_us", "trimmed", "ndp_flags"}}
 	for _, run := range r.Runs {
 		for _, a := range run.Arrivals {
-			rows = append(rows, []string{run.Variant, run.Value, strconv.Itoa(a.Flow), strconv.Itoa(a.Seq), f2s(a.AtUs), strconv.FormatBool(a.Trimmed)})
+			rows = append(rows, []string{run.Variant, run.Value, strconv.Itoa(a.Flow), strconv.Itoa(a.Seq), f2s(a.AtUs), strconv.FormatBool(a.Trimmed), strconv.Itoa(int(a.Flags))})
 		}
 	}
 	return rows
@@ -211,10 +219,21 @@ func (r *Result) plot(p Plot, path string) error {
 	case "sweep":
 		pl.X.Label.Text = r.Scenario.Sweep.Var
 		pl.Y.Label.Text = p.Y
+		pl.Y.Min = 0
+		lo, hi := math.Inf(1), math.Inf(-1)
+		for _, v := range r.Scenario.Sweep.Values {
+			if x, err := strconv.ParseFloat(v, 64); err == nil {
+				lo, hi = math.Min(lo, x), math.Max(hi, x)
+			}
+		}
 		for i, name := range r.variantNames() {
 			var pts plotter.XYs
 			for _, run := range r.Runs {
 				if run.Variant != name {
+					continue
+				}
+				if run.Value == "" { // run once (no program constants): a flat line
+					pts = append(pts, plotter.XY{X: lo, Y: run.metric(p.Y)}, plotter.XY{X: hi, Y: run.metric(p.Y)})
 					continue
 				}
 				x, err := strconv.ParseFloat(run.Value, 64)
@@ -256,6 +275,25 @@ func (r *Result) plot(p Plot, path string) error {
 			pl.Add(sc)
 			pl.Legend.Add(run.Variant+" "+run.Value, sc)
 			k++
+		}
+	case "queue":
+		pl.X.Label.Text = "Time (us)"
+		pl.Y.Label.Text = "Data queue depth (packets)"
+		for i, run := range r.Runs {
+			if len(run.Queue) == 0 {
+				continue
+			}
+			pts := make(plotter.XYs, len(run.Queue))
+			for j, q := range run.Queue {
+				pts[j].X, pts[j].Y = q.AtUs, float64(q.Packets)
+			}
+			line, err := plotter.NewLine(pts)
+			if err != nil {
+				return err
+			}
+			line.Color = plotutil.Color(i)
+			pl.Add(line)
+			pl.Legend.Add(run.Variant, line)
 		}
 	case "arrivals":
 		pl.X.Label.Text = "Arrival time (us)"

@@ -32,6 +32,8 @@ type Scenario struct {
 	Variants   []Variant `yaml:"variants"`
 	Plots      []Plot    `yaml:"plots"`
 	Trace      string    `yaml:"trace_register"` // register action to trace, e.g. t0_reg.arm
+	TraceQueue *int      `yaml:"trace_queue"`    // host whose egress data queue (qid 0) depth is recorded
+	TraceDoD   *int      `yaml:"trace_dod_pipe"` // pipe whose deflect-on-drop queue depth is recorded instead
 	file       string
 }
 
@@ -59,6 +61,7 @@ type Pattern struct {
 	Receivers int       `yaml:"receivers"`
 	Flows     [][]int   `yaml:"flows"`     // pairs: [src, dst]
 	StartsUs  []float64 `yaml:"starts_us"` // pairs: start time of each flow
+	Packets   []int     `yaml:"packets"`   // pairs: size of each flow in packets (default: the workload's)
 }
 
 // Sweep runs the scenario once per value of a variable: "senders" or a
@@ -184,11 +187,36 @@ func (s *Scenario) validate() error {
 			}
 		}
 	}
+	if s.TraceQueue != nil && (*s.TraceQueue < 0 || *s.TraceQueue >= s.Hosts) {
+		return fmt.Errorf("trace_queue: host %d out of range 0..%d", *s.TraceQueue, s.Hosts-1)
+	}
+	if s.TraceDoD != nil && (*s.TraceDoD < 0 || *s.TraceDoD > 3) {
+		return fmt.Errorf("trace_dod_pipe: pipe %d out of range 0..3", *s.TraceDoD)
+	}
+	if s.TraceQueue != nil && s.TraceDoD != nil {
+		return fmt.Errorf("trace_queue and trace_dod_pipe: only one queue can be traced")
+	}
+	counts := []int{s.Pattern.Senders}
+	if s.Pattern.Senders == 0 {
+		counts[0] = s.Hosts
+	}
+	if s.Sweep != nil && s.Sweep.Var == "senders" {
+		counts = counts[:0]
+		for _, v := range s.Sweep.Values {
+			n, _ := strconv.Atoi(v)
+			counts = append(counts, n)
+		}
+	}
+	for _, n := range counts {
+		if _, err := s.flows(n); err != nil {
+			return err
+		}
+	}
 	for _, p := range s.Plots {
 		switch p.Kind {
-		case "header_cdf", "sweep", "modes", "arrivals":
+		case "header_cdf", "sweep", "modes", "arrivals", "queue":
 		default:
-			return fmt.Errorf("plots: kind must be header_cdf, sweep, modes or arrivals, got %q", p.Kind)
+			return fmt.Errorf("plots: kind must be header_cdf, sweep, modes, arrivals or queue, got %q", p.Kind)
 		}
 	}
 	return nil

@@ -1,12 +1,15 @@
 package validation
 
 import (
+	"encoding/json"
 	"fmt"
+	"io"
 	"math"
 	"strings"
 
 	"archsim/arch/tofino"
 	"archsim/configs"
+	"archsim/experiments"
 	"archsim/programs"
 )
 
@@ -38,12 +41,36 @@ type Result struct {
 	Value     float64 `json:"measured_value"`
 	Target    float64 `json:"expected_value"`
 	Err       string  `json:"error,omitempty"`
+	Skipped   bool    `json:"skipped,omitempty"`
 }
 
-// Context caches chip configs and placements shared by claims.
+// MarshalJSON writes a non-finite measured or expected value (e.g. "never
+// stable in the sweep") as null, which JSON can carry.
+func (r Result) MarshalJSON() ([]byte, error) {
+	type plain Result
+	finite := func(x float64) *float64 {
+		if math.IsInf(x, 0) || math.IsNaN(x) {
+			return nil
+		}
+		return &x
+	}
+	return json.Marshal(struct {
+		plain
+		Value  *float64 `json:"measured_value"`
+		Target *float64 `json:"expected_value"`
+	}{plain(r), finite(r.Value), finite(r.Target)})
+}
+
+// Context caches chip configs, placements and scenario results shared by
+// claims.
 type Context struct {
-	chips  map[string]*tofino.Config
-	places map[string]placeResult
+	chips   map[string]*tofino.Config
+	places  map[string]placeResult
+	results map[string]*experiments.Result
+	// Long runs the claims that need whole sweeps (minutes).
+	Long bool
+	// Progress receives the scenarios' progress lines (nil: none).
+	Progress io.Writer
 }
 
 type placeResult struct {
@@ -53,7 +80,7 @@ type placeResult struct {
 
 // NewContext returns an empty cache.
 func NewContext() *Context {
-	return &Context{chips: map[string]*tofino.Config{}, places: map[string]placeResult{}}
+	return &Context{chips: map[string]*tofino.Config{}, places: map[string]placeResult{}, results: map[string]*experiments.Result{}}
 }
 
 // chip loads the default Tofino 1 config with --set style overrides.
@@ -98,13 +125,20 @@ func Claims() []Claim {
 	out := []Claim{pieRFCRejected(), pieDPFits(), pieRFCEarlyRead()}
 	out = append(out, table3Claims()...)
 	out = append(out, protegoClaims()...)
+	out = append(out, trimClaims()...)
 	return out
 }
 
 // Run runs the claims whose id equals only or starts with only + "." (all
-// when only is empty).
+// when only is empty), with every sweep.
 func Run(only string) ([]Result, error) {
 	ctx := NewContext()
+	ctx.Long = true
+	return RunWith(ctx, only)
+}
+
+// RunWith runs the selected claims in a context.
+func RunWith(ctx *Context, only string) ([]Result, error) {
 	var out []Result
 	for _, cl := range Claims() {
 		if only != "" && cl.ID != only && !strings.HasPrefix(cl.ID, only+".") {

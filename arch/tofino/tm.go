@@ -31,7 +31,26 @@ type TrafficManager struct {
 	onDrop     programs.DropAction
 
 	Stats TMStats
+
+	traceQ    *tmQueue
+	traceFn   func(now int64, packets int)
+	deflectFn func(now int64, pkt *packet.Packet)
 }
+
+// TraceQueue calls f with the depth (packets) of one queue after every
+// enqueue and dequeue (for time-series plots).
+func (t *TrafficManager) TraceQueue(port, qid int, f func(now int64, packets int)) {
+	t.traceQ, t.traceFn = t.Queue(port, qid), f
+}
+
+// TraceDeflectQueue traces the deflect-on-drop queue of one pipe (its
+// recirculation port's on-drop queue), like TraceQueue.
+func (t *TrafficManager) TraceDeflectQueue(pipe int, f func(now int64, packets int)) {
+	t.TraceQueue(t.cfg.RecircPort(pipe), t.onDrop.Queue, f)
+}
+
+// OnDeflect calls f whenever a packet is deflected (or mirrored) on drop.
+func (t *TrafficManager) OnDeflect(f func(now int64, pkt *packet.Packet)) { t.deflectFn = f }
 
 // TMStats counts traffic-manager events.
 type TMStats struct {
@@ -254,12 +273,14 @@ func (t *TrafficManager) enqueue(pkt *packet.Packet, port, qid int, now int64) {
 	need := t.cells(pkt.Len)
 	if q.cells+need > q.limitCells || t.usedCells+need > t.totalCells {
 		q.Dropped++
+		reason := "traffic manager: queue full"
 		if q.cells+need > q.limitCells {
 			t.Stats.QueueDrops++
 		} else {
 			t.Stats.BufferDrops++
+			reason = "traffic manager: shared buffer full"
 		}
-		t.overflow(pkt, now)
+		t.overflow(pkt, reason, now)
 		return
 	}
 	pkt.OutPort, pkt.Qid = port, qid
@@ -272,6 +293,9 @@ func (t *TrafficManager) enqueue(pkt *packet.Packet, port, qid int, now int64) {
 	q.Enqueued++
 	q.MaxPackets = max(q.MaxPackets, q.len())
 	q.MaxCells = max(q.MaxCells, q.cells)
+	if q == t.traceQ {
+		t.traceFn(now, q.len())
+	}
 	t.Stats.Enqueued++
 	t.kick(p, now)
 }
@@ -291,12 +315,15 @@ func (t *TrafficManager) kick(p *outPort, now int64) {
 }
 
 // overflow handles a packet its queue cannot take.
-func (t *TrafficManager) overflow(pkt *packet.Packet, now int64) {
+func (t *TrafficManager) overflow(pkt *packet.Packet, reason string, now int64) {
 	if !pkt.DeflectOnDrop {
-		t.sw.dropped(pkt, "traffic manager: queue full")
+		t.sw.dropped(pkt, reason)
 		return
 	}
 	dod := t.cfg.RecircPort(t.cfg.PipeOf(pkt.InPort))
+	if t.deflectFn != nil {
+		t.deflectFn(now, pkt)
+	}
 	switch t.onDrop.Mode {
 	case "mirror":
 		// Mirror-on-drop: a truncated copy to the pipe's mirror port.
@@ -392,6 +419,9 @@ func (t *TrafficManager) dequeue(p *outPort, now int64) {
 	t.usedCells -= n
 	if q.len() == 0 {
 		q.deficit = 0
+	}
+	if q == t.traceQ {
+		t.traceFn(now, q.len())
 	}
 	pkt.DeqDepthCells = int(q.cells)
 	pkt.DeqDeltaPs = now - pkt.EnqPs

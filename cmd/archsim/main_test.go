@@ -210,3 +210,80 @@ func TestValidateJSON(t *testing.T) {
 		}
 	}
 }
+
+// TestRunScenarioJSONContract checks the keys `archsim run --json` promises.
+func TestRunScenarioJSONContract(t *testing.T) {
+	out, msg, code := run(t, "run", "--scenario", "trim-modes", "--json", "--no-files", "--quiet")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, msg)
+	}
+	var res struct {
+		Scenario string                   `json:"scenario"`
+		Runs     []map[string]interface{} `json:"runs"`
+	}
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatal(err)
+	}
+	if res.Scenario != "trim-modes" || len(res.Runs) != 1 {
+		t.Fatalf("scenario %q, %d runs", res.Scenario, len(res.Runs))
+	}
+	for _, k := range []string{"variant", "data_sent", "delivered_full", "delivered_trimmed", "dropped", "trims_ingress", "trims_dod",
+		"max_dod_queue_pkts", "goodput_gbps", "mean_goodput_gbps", "conservation_ok", "events_per_packet"} {
+		if _, ok := res.Runs[0][k]; !ok {
+			t.Errorf("run lacks key %q", k)
+		}
+	}
+	if res.Runs[0]["trims_ingress"].(float64) == 0 {
+		t.Error("trim-modes must trim at ingress")
+	}
+	again, _, _ := run(t, "run", "--scenario", "trim-modes", "--json", "--no-files", "--quiet")
+	if again != out {
+		t.Error("same scenario and seed: output differs")
+	}
+}
+
+func TestRunWritesCSVAndPlots(t *testing.T) {
+	dir := t.TempDir()
+	out, msg, code := run(t, "run", "--scenario", "trim-timeline", "--out", dir, "--quiet")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, msg)
+	}
+	for _, want := range []string{"Trims ingress", "Max DoD queue", "Conserved", "runs.csv"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("summary lacks %q", want)
+		}
+	}
+	for _, f := range []string{"runs.csv", "flows.csv"} {
+		if st, err := os.Stat(filepath.Join(dir, f)); err != nil || st.Size() == 0 {
+			t.Errorf("%s not written: %v", f, err)
+		}
+	}
+	pngs, _ := filepath.Glob(filepath.Join(dir, "*.png"))
+	if len(pngs) == 0 {
+		t.Error("no PNG plot written")
+	}
+	for _, p := range pngs {
+		b, _ := os.ReadFile(p)
+		if len(b) < 8 || string(b[1:4]) != "PNG" {
+			t.Errorf("%s is not a PNG", p)
+		}
+	}
+}
+
+func TestRunBadInput(t *testing.T) {
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"run"}, "missing --scenario"},
+		{[]string{"run", "--scenario", "nope"}, `unknown scenario "nope"`},
+		{[]string{"run", "--scenario", "trim-modes", "--shard", "2/2"}, "--shard"},
+		{[]string{"run", "--scenario", "trim-modes", "--jobs", "-1"}, "--jobs -1"},
+	}
+	for _, c := range cases {
+		out, msg, code := run(t, c.args...)
+		if code != 2 || !strings.Contains(msg, c.want) || strings.Contains(msg, "\n") || out != "" {
+			t.Errorf("%v: exit %d, error %q, stdout %q; want exit 2 and one line containing %q", c.args, code, msg, out, c.want)
+		}
+	}
+}

@@ -12,13 +12,18 @@ import (
 
 func newValidateCmd(out io.Writer) *cobra.Command {
 	var only string
-	var asJSON bool
+	var asJSON, quiet bool
 	cmd := &cobra.Command{
 		Use:   "validate",
 		Short: "Run every validation claim against the papers' numbers (exit 1 if any fails)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			results, err := validation.Run(only)
+			ctx := validation.NewContext()
+			ctx.Long = true
+			if !quiet {
+				ctx.Progress = cmd.ErrOrStderr()
+			}
+			results, err := validation.RunWith(ctx, only)
 			if err != nil {
 				return &exitError{code: 2, msg: err.Error()}
 			}
@@ -76,5 +81,6 @@ func newValidateCmd(out io.Writer) *cobra.Command {
 	}
 	cmd.Flags().StringVar(&only, "only", "", "run one claim (or every claim under a prefix, e.g. pie.table3)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print a JSON list of results")
+	cmd.Flags().BoolVar(&quiet, "quiet", false, "no progress lines on stderr")
 	return cmd
 }

@@ -94,7 +94,7 @@ func (h *CBRHost) Handle(e sim.Event) error {
 		}
 		trimmed := hd.flags&FlagTrimmed != 0
 		h.rec.delivered(ev.Pkt.ID, !trimmed)
-		h.rec.Arrivals = append(h.rec.Arrivals, PacketArrival{Flow: int(hd.flow), Seq: int(hd.seq), AtPs: now, Trimmed: trimmed})
+		h.rec.Arrivals = append(h.rec.Arrivals, PacketArrival{Flow: int(hd.flow), Seq: int(hd.seq), AtPs: now, Trimmed: trimmed, Flags: hd.flags})
 		if trimmed {
 			h.rec.Headers = append(h.rec.Headers, HeaderArrival{Flow: int(hd.flow), AtPs: now})
 		} else {

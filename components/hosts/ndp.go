@@ -62,6 +62,7 @@ type PacketArrival struct {
 	Seq     int
 	AtPs    int64
 	Trimmed bool
+	Flags   uint8 // NDP flags as received (ndp marks deflect-on-drop headers 0x90, ingress-trimmed 0x80)
 }
 
 // HeaderArrival is a trimmed header reaching its receiver.

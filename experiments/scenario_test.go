@@ -1,0 +1,258 @@
+package experiments
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"archsim/configs"
+)
+
+// shorten cuts a scenario down for a test: at most the first and last sweep
+// values and a shorter run.
+func shorten(s *Scenario, us float64) {
+	s.DurationUs = min(s.DurationUs, us)
+	if s.Sweep != nil && len(s.Sweep.Values) > 2 {
+		v := s.Sweep.Values
+		s.Sweep.Values = []string{v[0], v[len(v)-1]}
+	}
+}
+
+func TestEveryScenarioLoads(t *testing.T) {
+	names := configs.Scenarios()
+	if len(names) < 17 {
+		t.Fatalf("only %d scenarios: %v", len(names), names)
+	}
+	for _, n := range names {
+		s, err := Load(n)
+		if err != nil {
+			t.Errorf("%s: %v", n, err)
+			continue
+		}
+		if s.Doc == "" || s.Source == "" {
+			t.Errorf("%s: a scenario must say what it reproduces (doc) and from where (source)", n)
+		}
+	}
+}
+
+// TestConservationEveryScenario runs every scenario (shortened) and checks
+// that each data packet a host sent has exactly one fate: delivered whole,
+// delivered as a trimmed header, dropped with a reason, or still queued or
+// on a wire when the run ends; none is delivered twice or both whole and
+// trimmed.
+func TestConservationEveryScenario(t *testing.T) {
+	us := 80.0
+	if testing.Short() {
+		us = 30
+	}
+	for _, n := range configs.Scenarios() {
+		s, err := Load(n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		shorten(s, us)
+		r, err := s.Execute(Options{})
+		if err != nil {
+			t.Fatalf("%s: %v", n, err)
+		}
+		for _, run := range r.Runs {
+			label := n + " " + run.Variant + " " + run.Value
+			if run.DataSent == 0 {
+				t.Errorf("%s: no data sent", label)
+			}
+			if !run.ConservationOK {
+				t.Errorf("%s: conservation broken: sent %d, whole %d, trimmed %d, dropped %d, in flight %d", label,
+					run.DataSent, run.DeliveredFull, run.DeliveredTrimmed, run.Dropped, run.InFlight)
+			}
+			dropped := 0
+			for _, d := range run.DropReasons {
+				if d.Reason == "" {
+					t.Errorf("%s: a drop without a reason", label)
+				}
+				dropped += d.Packets
+			}
+			if dropped != run.Dropped {
+				t.Errorf("%s: drop reasons add to %d, dropped %d", label, dropped, run.Dropped)
+			}
+		}
+	}
+}
+
+// TestFig6FullPoint runs the heaviest Fig. 6 point end to end and checks its
+// accounting and the mechanisms it must exercise.
+func TestFig6FullPoint(t *testing.T) {
+	if testing.Short() {
+		t.Skip("500 us with 64 senders")
+	}
+	s, err := Load("trim-fig6")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Sweep.Values = []string{"64"}
+	r, err := s.Execute(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ideal, tof := r.Find("Ideal", "64"), r.Find("Tofino", "64")
+	for _, run := range []*Run{ideal, tof} {
+		if !run.ConservationOK || run.DataSent < 60000 {
+			t.Errorf("%s: sent %d, conservation %v", run.Variant, run.DataSent, run.ConservationOK)
+		}
+		if len(run.GoodputGbps) != 64 {
+			t.Errorf("%s: %d flows", run.Variant, len(run.GoodputGbps))
+		}
+		// 16 receivers at 100 Gb/s share 64 flows: no flow can beat its
+		// port's line rate, and together they cannot exceed 16 ports.
+		total := 0.0
+		for _, g := range run.GoodputGbps {
+			total += g
+		}
+		if total > 1600 || run.MaxGoodputGbps > 100 {
+			t.Errorf("%s: goodput %.0f Gb/s total, %.1f max: beyond line rate", run.Variant, total, run.MaxGoodputGbps)
+		}
+	}
+	if tof.TrimsIngress == 0 || tof.TrimsDoD == 0 || tof.MaxDoDQueue == 0 || len(tof.Modes) == 0 {
+		t.Errorf("64:16 incast must trim at ingress and on drop and arm pessimistic mode: %d, %d, queue %d, %d arms",
+			tof.TrimsIngress, tof.TrimsDoD, tof.MaxDoDQueue, len(tof.Modes))
+	}
+	if ideal.TrimsQueue == 0 {
+		t.Error("the ideal switch must trim a 4:1 overload")
+	}
+}
+
+func summary(t *testing.T, r *Result) []byte {
+	t.Helper()
+	b, err := json.Marshal(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// TestDeterministic checks that the same seed reproduces the same summary
+// byte for byte, whatever the number of parallel jobs.
+func TestDeterministic(t *testing.T) {
+	load := func() *Scenario {
+		s, err := Load("trim-fig6")
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.DurationUs = 60
+		s.Sweep.Values = []string{"18", "32"}
+		return s
+	}
+	a, err := load().Execute(Options{Jobs: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := load().Execute(Options{Jobs: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(summary(t, a), summary(t, b)) {
+		t.Error("same seed, different jobs: summaries differ")
+	}
+	c, err := load().Execute(Options{Jobs: 2, Seed: 7})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, run := range c.Runs {
+		if run.Seed != 7 {
+			t.Errorf("--seed 7 not applied: run seed %d", run.Seed)
+		}
+	}
+}
+
+func TestShards(t *testing.T) {
+	s, err := Load("trim-fig5a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.DurationUs = 20
+	all, err := s.Execute(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for i := 0; i < 2; i++ {
+		part, err := s.Execute(Options{Shard: i, Shards: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		n += len(part.Runs)
+	}
+	if n != len(all.Runs) {
+		t.Errorf("shards hold %d runs, the whole scenario %d", n, len(all.Runs))
+	}
+}
+
+func TestBadScenarios(t *testing.T) {
+	good := `scenario: t
+doc: d
+source: s
+seed: 1
+duration_us: 50
+hosts: 4
+link: {gbps: 100, prop_ns: 500}
+workload: {kind: ndp, mss: 1564, ctrl: 64, window: 10, pull_rate: 0.99}
+pattern: {kind: incast, senders: 2}
+variants:
+  - {name: Ideal, switch: ideal, queue_packets: 10}
+`
+	cases := []struct{ from, to, want string }{
+		{"", "", ""},
+		{"seed: 1", "seed: 1\nbogus: 3", "field bogus not found"},
+		{"duration_us: 50", "duration_us: -1", "duration_us must be in (0, 1e6]"},
+		{"hosts: 4", "hosts: 65", "hosts must be 1..64"},
+		{"kind: ndp", "kind: tcp", "workload.kind must be ndp or cbr"},
+		{"window: 10", "window: 0", "window ≥ 1"},
+		{"kind: incast", "kind: ring", "pattern.kind must be"},
+		{"switch: ideal, queue_packets: 10", "switch: ideal, queue_packets: 0", "queue_packets must be ≥ 1"},
+		{"switch: ideal, queue_packets: 10", "switch: cisco", "switch must be tofino or ideal"},
+		{"{name: Ideal, switch: ideal, queue_packets: 10}", "{name: T, switch: tofino}", "needs a program"},
+		{"variants:", "sweep: {var: senders, values: [\"9\"]}\nvariants:", "senders value \"9\" must be 1..4"},
+		{"variants:", "trace_queue: 9\nvariants:", "trace_queue: host 9 out of range"},
+		{"duration_us: 50", "duration_us: fifty", "cannot unmarshal"},
+		{"kind: incast, senders: 2", "kind: pairs, flows: [[0, 7]]", "pattern.flows[0]: want [src, dst] hosts in 0..3"},
+		{"kind: incast, senders: 2", "kind: mod16, senders: 4", ""},
+		{"kind: incast, senders: 2", "kind: shifted, senders: 4", "pattern shifted with 4 senders needs more than 4 hosts"},
+		{"hosts: 4", "hosts: 8", ""},
+	}
+	dir := t.TempDir()
+	for i, c := range cases {
+		body := strings.Replace(good, c.from, c.to, 1)
+		p := filepath.Join(dir, "s.yaml")
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, err := Load(p)
+		if c.want == "" {
+			if err != nil {
+				t.Fatalf("case %d: a good scenario fails: %v", i, err)
+			}
+			continue
+		}
+		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "s.yaml") || strings.Contains(err.Error(), "\n") {
+			t.Errorf("case %d: error %v, want one line naming the file and containing %q", i, err, c.want)
+		}
+	}
+	if _, err := Load("no-such-scenario"); err == nil || !strings.Contains(err.Error(), "unknown scenario") {
+		t.Errorf("unknown scenario: %v", err)
+	}
+}
+
+// TestUnknownProgramInVariant: a tofino variant naming a program that does
+// not exist is an error from Execute, not a panic.
+func TestUnknownProgramInVariant(t *testing.T) {
+	s, err := Load("trim-modes")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Variants[0].Program = "no-such-program"
+	if _, err := s.Execute(Options{}); err == nil || !strings.Contains(err.Error(), "no-such-program") {
+		t.Errorf("error %v", err)
+	}
+}
