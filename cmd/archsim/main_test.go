@@ -287,3 +287,33 @@ func TestRunBadInput(t *testing.T) {
 		}
 	}
 }
+
+func TestBenchJSON(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the 64-sender Fig. 6 point twice")
+	}
+	out, msg, code := run(t, "bench", "--json", "--packets", "500")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, msg)
+	}
+	var rows []map[string]any
+	if err := json.Unmarshal([]byte(out), &rows); err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 3 {
+		t.Fatalf("%d rows", len(rows))
+	}
+	for _, r := range rows {
+		for _, k := range []string{"workload", "wall_s", "events", "events_per_packet", "packets_per_s"} {
+			if _, ok := r[k]; !ok {
+				t.Errorf("%v lacks %q", r["workload"], k)
+			}
+		}
+		if r["events"].(float64) <= 0 || r["events_per_packet"].(float64) > 30 {
+			t.Errorf("%v: %v events, %v per packet", r["workload"], r["events"], r["events_per_packet"])
+		}
+	}
+	if _, msg, code := run(t, "bench", "--packets", "0"); code != 2 || !strings.Contains(msg, "--packets 0") {
+		t.Errorf("bad --packets: exit %d, %q", code, msg)
+	}
+}

@@ -65,7 +65,7 @@ measures per-packet pipeline latency by simulating packets on the Akita engine.
 	f.Float64Var(&o.load, "load", 0.5, "offered load per ingress port, fraction of line rate (0,1]")
 	f.Int64Var(&o.seed, "seed", 1, "random seed (same seed, same output)")
 	f.BoolVar(&o.noSim, "no-sim", false, "place only; skip the latency simulation")
-	root.AddCommand(newListCmd(out), newValidateCmd(out), newShowCmd(out), newRunCmd(out))
+	root.AddCommand(newListCmd(out), newValidateCmd(out), newShowCmd(out), newRunCmd(out), newBenchCmd(out))
 	return root
 }
 
