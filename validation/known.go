@@ -18,7 +18,6 @@ var KnownDeviations = map[string]string{
 	"pie.table3.table.salu":  "the model divides by 48 meter ALUs; the paper's column matches a denominator of 96",
 	"protego.footprint.sram": "the model's Protego programs hold only the state the paper describes, on a minimal router",
 	// Trimming paper (see each claim's note for the measured detail).
-	"trim.fig5.mod-delay":             "measured against the Tofino variant's median header, which includes deflect-on-drop headers (two recirculations) sent before pessimistic mode engages; the model does not yet separate headers by path",
 	"trim.fig5.tofino-close":          "ndp.p4's feedback (UPDATE, then NOTIFY multicast: two recirculations) is slower than the paper's 1 us model",
 	"trim.fig6.goodput":               "pessimistic windows let only 2 x 25 % through where two pipes feed a port; ports are pessimistic ~1/3 of the time",
 	"trim.fig6.trims":                 "same cause as trim.fig6.goodput: pessimistic windows trim more than the ideal queue",

@@ -227,15 +227,19 @@ func fig5MoD() Claim {
 	return Claim{
 		ID: "trim.fig5.mod-delay", Source: "Trimming paper §6.1, Fig. 5a",
 		Expected:  "mirror-on-drop adds about 1 us to every header (the recirculation)",
-		Tolerance: "± 25 %",
-		Note:      "trim-fig5a: median header arrival of MoD minus that of Tofino, whose headers are ingress-trimmed in one pass (so both include the same pipeline latency)",
+		Tolerance: "± 25 % (first header, MoD vs Ideal)",
+		Note: "trim-fig5a: the first header's arrival is the one not yet delayed by other headers, so MoD minus Ideal there is " +
+			"the extra path: the 1 us recirculation plus, in the model, a second ingress pass. Later percentiles are shown " +
+			"but mix in queueing and differ in population (Ideal drops headers when its header queue overflows)",
 		run: func(c *Context) Result {
 			r, err := c.scenario("trim-fig5a")
 			if err != nil {
 				return failed(err)
 			}
-			d := percentile(r.Find("MoD", "").HeadersUs, 0.5) - percentile(r.Find("Tofino", "").HeadersUs, 0.5)
-			return result(fmt.Sprintf("+%.2f us (median)", d), within(d, 1, relTol), d, 1)
+			mod, ideal, tof := r.Find("MoD", "").HeadersUs, r.Find("Ideal", "").HeadersUs, r.Find("Tofino", "").HeadersUs
+			d := percentile(mod, 0) - percentile(ideal, 0)
+			return result(fmt.Sprintf("%+.2f us (first header); medians: %+.2f us vs Ideal, %+.2f us vs Tofino", d,
+				percentile(mod, 0.5)-percentile(ideal, 0.5), percentile(mod, 0.5)-percentile(tof, 0.5)), within(d, 1, relTol), d, 1)
 		},
 	}
 }
