@@ -97,7 +97,15 @@ func (s *Switch) Handle(e sim.Event) error {
 	now := packet.SecToPs(ev.T)
 	switch ev.Kind {
 	case packet.KindArrive:
-		s.arrive(ev.Pkt, now+s.cfg.LatencyPs)
+		if s.cfg.LatencyPs > 0 {
+			// The forwarding latency passes before the packet reaches its
+			// output queue.
+			packet.Schedule(s.engine, s, now+s.cfg.LatencyPs, packet.KindTx, ev.Pkt, 0)
+			return nil
+		}
+		s.arrive(ev.Pkt, now)
+	case packet.KindTx:
+		s.arrive(ev.Pkt, now)
 	case packet.KindDequeue:
 		s.serve(ev.Port, now)
 	}

@@ -59,7 +59,7 @@ func (h *CBRHost) AddSource(f *Flow) {
 
 // AddSink records flow f's arrivals.
 func (h *CBRHost) AddSink(f *Flow) {
-	h.sinks[f.ID] = &ndpSink{flow: f, received: make([]bool, f.Packets)}
+	h.sinks[f.ID] = &ndpSink{flow: f}
 }
 
 func (h *CBRHost) gapPs() int64 {
@@ -94,7 +94,10 @@ func (h *CBRHost) Handle(e sim.Event) error {
 		}
 		trimmed := hd.flags&FlagTrimmed != 0
 		h.rec.delivered(ev.Pkt.ID, !trimmed)
-		h.rec.Arrivals = append(h.rec.Arrivals, PacketArrival{Flow: int(hd.flow), Seq: int(hd.seq), AtPs: now, Trimmed: trimmed, Flags: hd.flags})
+		k := h.sinks[int(hd.flow)]
+		seq := unwrap16(k.highest, hd.seq)
+		k.highest = max(k.highest, seq)
+		h.rec.Arrivals = append(h.rec.Arrivals, PacketArrival{Flow: int(hd.flow), Seq: seq, AtPs: now, Trimmed: trimmed, Flags: hd.flags})
 		if trimmed {
 			h.rec.Headers = append(h.rec.Headers, HeaderArrival{Flow: int(hd.flow), AtPs: now})
 		} else {

@@ -149,13 +149,14 @@ type ndpSource struct {
 	flow     *Flow
 	nextSeq  int
 	rtx      []int
-	acked    []bool
+	acked    bitset
 	lastPull int
 }
 
 type ndpSink struct {
 	flow     *Flow
-	received []bool
+	received bitset
+	highest  int // highest sequence number received, to unwrap 16-bit ones
 	count    int
 	pullNo   int
 	pending  int
@@ -178,7 +179,7 @@ func (h *NDPHost) NotifyPortFree(sim.VTimeInSec, sim.Port) {}
 
 // AddSource makes this host the sender of f and schedules its start.
 func (h *NDPHost) AddSource(f *Flow) {
-	s := &ndpSource{flow: f, acked: make([]bool, f.Packets)}
+	s := &ndpSource{flow: f}
 	h.srcs[f.ID] = s
 	h.srcOrder = append(h.srcOrder, s)
 	packet.Schedule(h.engine, h, f.StartPs, packet.KindTimer, nil, f.ID)
@@ -186,7 +187,7 @@ func (h *NDPHost) AddSource(f *Flow) {
 
 // AddSink makes this host the receiver of f.
 func (h *NDPHost) AddSink(f *Flow) {
-	h.sinks[f.ID] = &ndpSink{flow: f, received: make([]bool, f.Packets)}
+	h.sinks[f.ID] = &ndpSink{flow: f}
 }
 
 // Handle processes packets from the switch, flow starts and pacer ticks.
@@ -228,7 +229,7 @@ func (h *NDPHost) sendData(s *ndpSource, now int64) bool {
 	for len(s.rtx) > 0 {
 		c := s.rtx[0]
 		s.rtx = s.rtx[1:]
-		if !s.acked[c] {
+		if !s.acked.has(c) {
 			seq = c
 			break
 		}
@@ -270,16 +271,19 @@ func (h *NDPHost) receive(pkt *packet.Packet, now int64) {
 		if s == nil {
 			return
 		}
-		seq := int(hd.seq)
-		if hd.flags&FlagACK != 0 && seq < len(s.acked) {
-			s.acked[seq] = true
+		// The wire carries 16-bit sequence and pull numbers; an ACK or
+		// NACK names a packet at most 32 767 behind the newest sent, and
+		// pulls only grow.
+		seq := unwrap16(s.nextSeq-1, hd.seq)
+		if hd.flags&FlagACK != 0 && seq >= 0 && seq < s.nextSeq {
+			s.acked.set(seq)
 		}
-		if hd.flags&FlagNACK != 0 && seq < len(s.acked) {
+		if hd.flags&FlagNACK != 0 && seq >= 0 && seq < s.nextSeq {
 			s.rtx = append(s.rtx, seq)
 		}
-		if hd.flags&FlagPULL != 0 && int(hd.pull) > s.lastPull {
-			n := int(hd.pull) - s.lastPull
-			s.lastPull = int(hd.pull)
+		if pull := unwrap16(s.lastPull, hd.pull); hd.flags&FlagPULL != 0 && pull > s.lastPull {
+			n := pull - s.lastPull
+			s.lastPull = pull
 			for i := 0; i < n; i++ {
 				if !h.sendData(s, now) {
 					break
@@ -291,14 +295,15 @@ func (h *NDPHost) receive(pkt *packet.Packet, now int64) {
 		if k == nil {
 			return
 		}
-		seq := int(hd.seq)
-		if seq >= len(k.received) {
+		seq := unwrap16(k.highest, hd.seq)
+		if seq < 0 || seq >= k.flow.Packets {
 			return
 		}
+		k.highest = max(k.highest, seq)
 		trimmed := hd.flags&FlagTrimmed != 0
 		h.rec.delivered(pkt.ID, !trimmed)
-		if !trimmed && !k.received[seq] {
-			k.received[seq] = true
+		if !trimmed && !k.received.has(seq) {
+			k.received.set(seq)
 			k.count++
 			h.rec.Goodput[fid] += int64(h.cfg.MSS - HeaderLen)
 			h.rec.LastData[fid] = now
@@ -433,4 +438,27 @@ func (n *nic) next(now int64) {
 	if n.busy {
 		packet.Schedule(n.engine, n.owner, n.free, packet.KindDequeue, nil, 0)
 	}
+}
+
+// unwrap16 turns a 16-bit wire number back into the full number nearest to
+// ref (serial-number arithmetic, RFC 1982).
+func unwrap16(ref int, v uint16) int {
+	return ref + int(int16(v-uint16(ref)))
+}
+
+// bitset is a growable set of small non-negative integers (sequence
+// numbers): memory follows what a run touches, not the flow's length.
+type bitset []uint64
+
+func (b bitset) has(i int) bool {
+	w := i >> 6
+	return w < len(b) && b[w]&(1<<(uint(i)&63)) != 0
+}
+
+func (b *bitset) set(i int) {
+	w := i >> 6
+	for w >= len(*b) {
+		*b = append(*b, 0)
+	}
+	(*b)[w] |= 1 << (uint(i) & 63)
 }
