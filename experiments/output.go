@@ -7,8 +7,10 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
+	"strings"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -52,7 +54,7 @@ func (r *Result) WriteFiles(dir string) ([]string, error) {
 		case "sweep":
 			rows = r.sweepRows(p.Y)
 		case "modes":
-			rows = r.modeRows()
+			rows = r.modeRows(p.Value)
 		case "arrivals":
 			rows = r.arrivalRows()
 		case "queue":
@@ -153,14 +155,53 @@ func (r *Result) sweepRows(y string) [][]string {
 	return rows
 }
 
-func (r *Result) modeRows() [][]string {
+func (r *Result) modeRows(value string) [][]string {
 	rows := [][]string{{"variant", "sweep_value", "time_us", "pipe", "port_index"}}
 	for _, run := range r.Runs {
+		if value != "" && run.Value != value {
+			continue
+		}
 		for _, m := range run.Modes {
 			rows = append(rows, []string{run.Variant, run.Value, f2s(m.AtUs), strconv.Itoa(m.Pipe), strconv.FormatInt(m.Index, 10)})
 		}
 	}
 	return rows
+}
+
+// modeWindow is a time span during which a port was in the armed mode.
+type modeWindow struct {
+	port     int64
+	from, to float64
+}
+
+// modeWindows merges the windows [arm, arm + w] of pipe 0's arms per port
+// (ports in order).
+func modeWindows(modes []ModeEvent, w, endUs float64) []modeWindow {
+	byPort := map[int64][]float64{}
+	for _, m := range modes {
+		if m.Pipe == 0 {
+			byPort[m.Index] = append(byPort[m.Index], m.AtUs)
+		}
+	}
+	ports := make([]int64, 0, len(byPort))
+	for p := range byPort {
+		ports = append(ports, p)
+	}
+	slices.Sort(ports)
+	var out []modeWindow
+	for _, p := range ports {
+		var cur *modeWindow
+		for _, t := range byPort[p] { // in simulation order
+			end := math.Min(t+w, endUs)
+			if cur != nil && t <= cur.to {
+				cur.to = math.Max(cur.to, end)
+				continue
+			}
+			out = append(out, modeWindow{port: p, from: t, to: end})
+			cur = &out[len(out)-1]
+		}
+	}
+	return out
 }
 
 func (r *Result) arrivalRows() [][]string {
@@ -256,15 +297,36 @@ func (r *Result) plot(p Plot, path string) error {
 		}
 	case "modes":
 		pl.X.Label.Text = "Time (us)"
-		pl.Y.Label.Text = "Egress port index (pessimistic mode armed)"
+		pl.Y.Label.Text = "Egress port index (pessimistic mode armed, pipe 0)"
 		k := 0
 		for _, run := range r.Runs {
-			if len(run.Modes) == 0 {
+			if len(run.Modes) == 0 || (p.Value != "" && run.Value != p.Value) {
 				continue
 			}
-			pts := make(plotter.XYs, len(run.Modes))
-			for j, m := range run.Modes {
-				pts[j].X, pts[j].Y = m.AtUs, float64(m.Index)
+			label := strings.TrimSpace(run.Variant + " " + run.Value)
+			if p.WindowUs > 0 {
+				first := true
+				for _, seg := range modeWindows(run.Modes, p.WindowUs, r.Scenario.DurationUs) {
+					line, err := plotter.NewLine(plotter.XYs{{X: seg.from, Y: float64(seg.port)}, {X: seg.to, Y: float64(seg.port)}})
+					if err != nil {
+						return err
+					}
+					line.Color = plotutil.Color(k)
+					line.Width = vg.Points(3)
+					pl.Add(line)
+					if first {
+						pl.Legend.Add(label, line)
+						first = false
+					}
+				}
+				k++
+				continue
+			}
+			var pts plotter.XYs
+			for _, m := range run.Modes {
+				if m.Pipe == 0 {
+					pts = append(pts, plotter.XY{X: m.AtUs, Y: float64(m.Index)})
+				}
 			}
 			sc, err := plotter.NewScatter(pts)
 			if err != nil {
@@ -273,7 +335,7 @@ func (r *Result) plot(p Plot, path string) error {
 			sc.Color = plotutil.Color(k)
 			sc.Radius = vg.Points(1.5)
 			pl.Add(sc)
-			pl.Legend.Add(run.Variant+" "+run.Value, sc)
+			pl.Legend.Add(label, sc)
 			k++
 		}
 	case "queue":

@@ -8,6 +8,7 @@ import (
 	"bytes"
 	"fmt"
 	"os"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -87,10 +88,15 @@ type Variant struct {
 
 // Plot is one figure the scenario draws.
 type Plot struct {
-	Kind  string `yaml:"kind"` // header_cdf, sweep, modes
-	Y     string `yaml:"y"`    // sweep: goodput_gbps, trims, max_dod_queue_pkts
+	Kind  string `yaml:"kind"` // header_cdf, sweep, modes, arrivals, queue
+	Y     string `yaml:"y"`    // sweep: any numeric run key (mean_goodput_gbps, trims, max_dod_queue_pkts, ...)
 	Title string `yaml:"title"`
 	File  string `yaml:"file"`
+	// Value restricts the plot to the runs at one sweep value.
+	Value string `yaml:"value"`
+	// WindowUs (modes): draw each arm as the window it opens, merged per
+	// port, instead of a dot per arm.
+	WindowUs float64 `yaml:"window_us"`
 }
 
 // Load reads a scenario by name (configs/scenarios) or path.
@@ -213,6 +219,12 @@ func (s *Scenario) validate() error {
 		}
 	}
 	for _, p := range s.Plots {
+		if p.Value != "" && (s.Sweep == nil || !slices.Contains(s.Sweep.Values, p.Value)) {
+			return fmt.Errorf("plots: value %q is not a sweep value", p.Value)
+		}
+		if p.WindowUs < 0 {
+			return fmt.Errorf("plots: window_us must be ≥ 0")
+		}
 		switch p.Kind {
 		case "header_cdf", "sweep", "modes", "arrivals", "queue":
 		default:

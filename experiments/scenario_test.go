@@ -256,3 +256,18 @@ func TestUnknownProgramInVariant(t *testing.T) {
 		t.Errorf("error %v", err)
 	}
 }
+
+func TestModeWindowsMerge(t *testing.T) {
+	modes := []ModeEvent{{AtUs: 1, Pipe: 0, Index: 2}, {AtUs: 4, Pipe: 0, Index: 2}, {AtUs: 20, Pipe: 0, Index: 2},
+		{AtUs: 2, Pipe: 1, Index: 2}, {AtUs: 3, Pipe: 0, Index: 0}, {AtUs: 498, Pipe: 0, Index: 0}}
+	got := modeWindows(modes, 6, 500)
+	want := []modeWindow{{0, 3, 9}, {0, 498, 500}, {2, 1, 10}, {2, 20, 26}}
+	if len(got) != len(want) {
+		t.Fatalf("got %v, want %v", got, want)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("window %d: got %v, want %v", i, got[i], want[i])
+		}
+	}
+}
