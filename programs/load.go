@@ -787,6 +787,7 @@ func (l *loader) loadTM(n node) error {
 		if err != nil {
 			return err
 		}
+		l.prog.TM.OnDrop.Pos = dn.pos()
 		if m, ok := df["mode"]; ok {
 			switch m.n.Value {
 			case "deflect", "mirror":

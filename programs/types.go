@@ -307,6 +307,7 @@ type DropAction struct {
 	Mode     string // "deflect": the whole packet to the pipe's recirculation port; "mirror": a truncated copy there
 	Queue    int    // queue on the recirculation port
 	Truncate int    // bytes kept by "mirror"
+	Pos      Pos
 }
 
 // TMConfig is the traffic-manager configuration the program's control

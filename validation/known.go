@@ -37,7 +37,7 @@ var KnownDeviations = map[string]string{
 	"trim.fig9.100pct.64.stable-from": "the DoD queue does not settle within the sweep; at 64 senders even the full design exceeds 250",
 	"trim.fig9.100pct.64.goodput":     "no stable response in the sweep",
 	"trim.fig9.one-pipe.stable-from":  "the DoD queue does not settle within the sweep",
-	"trim.fig9.one-pipe.trims":        "with the DoD queue unstable, packets wait in it rather than being trimmed at ingress",
+	"trim.fig9.one-pipe.trims":        "with the DoD queue unstable and full, many packets are dropped there instead of being trimmed",
 	"trim.hw.dod-trims":               "the hardware's queue limit and meter bursts are not published; the model uses the 10-packet queue and 10-MTU bursts",
 	"trim.timeline.overflow":          "the hardware queue limit is not published (4.7 us at 2:1 implies ~58 KB; the model's data queue is 15 KB)",
 	"trim.timeline.drained":           "as trim.timeline.overflow: a smaller queue drains sooner",

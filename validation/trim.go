@@ -696,7 +696,7 @@ func fig9OnePipeTrims() Claim {
 		ID: "trim.fig9.one-pipe.trims", Source: "Trimming paper §6.3",
 		Expected:  "signal to one pipe trims 10-15 % more packets than the full design",
 		Tolerance: "excess in 5..20 % (64 senders, 12 us response)",
-		Note:      "trims of Tofino-one-pipe over the full design at T0 = 12 us in trim-fig9-one-pipe-64; with an unstable DoD queue more packets wait in it instead of being trimmed at ingress",
+		Note:      "trims of Tofino-one-pipe over the full design at T0 = 12 us in trim-fig9-one-pipe-64; with an unstable DoD queue that fills, many packets are dropped there (deflect-on-drop queue full) instead of being trimmed",
 		run: func(c *Context) Result {
 			if !c.Long {
 				return skipLong()

@@ -31,6 +31,7 @@ const (
 	RuleRangeKey         Rule = "range-key-width"
 	RuleStageBudget      Rule = "stage-budget" // does not fit the per-stage budget / stage count
 	RuleConditionComplex Rule = "condition"
+	RuleTMQueues         Rule = "tm-queues" // a queue id the chip's ports do not have
 )
 
 // PlacementError is a program the chip cannot run, with the rule broken.
@@ -84,6 +85,9 @@ func stdRights(c *Config, g Gress, id programs.StdID) stdAccess {
 // checkRules applies the target's operation limits to every logical table
 // and register action. It returns the first violation.
 func checkRules(c *Config, prog *programs.Program, lts []*LT) error {
+	if err := checkQueues(c, prog); err != nil {
+		return err
+	}
 	for _, r := range prog.Registers {
 		if err := checkRegister(c, r); err != nil {
 			return err
@@ -115,6 +119,26 @@ func checkRules(c *Config, prog *programs.Program, lts []*LT) error {
 					}
 				}
 			}
+		}
+	}
+	return nil
+}
+
+// checkQueues: every queue the program's traffic-manager setup names must
+// exist on the chip's ports.
+func checkQueues(c *Config, prog *programs.Program) error {
+	n := c.TM.QueuesPerPort
+	for _, q := range prog.TM.Queues {
+		if q.Qid >= n {
+			return ruleErr(RuleTMQueues, q.Pos, "tm queue %d: %s ports have queues 0..%d", q.Qid, c.Name, n-1)
+		}
+	}
+	if d := prog.TM.OnDrop; d.Queue >= n {
+		return ruleErr(RuleTMQueues, d.Pos, "tm on_drop queue %d: %s ports have queues 0..%d", d.Queue, c.Name, n-1)
+	}
+	for _, m := range prog.Mirrors {
+		if m.Queue >= n {
+			return ruleErr(RuleTMQueues, m.Pos, "mirror session %d: queue %d: %s ports have queues 0..%d", m.ID, m.Queue, c.Name, n-1)
 		}
 	}
 	return nil

@@ -79,7 +79,8 @@ func (b Builder) Build() *Switch {
 	}
 	sw := &Switch{engine: b.engine, cfg: b.cfg, prog: b.place.Prog, place: b.place, drops: map[string]int{}}
 	sw.tm = newTrafficManager(sw)
-	sw.ports = &Ports{ComponentBase: sim.NewComponentBase("Tofino.Ports"), sw: sw}
+	sw.ports = &Ports{ComponentBase: sim.NewComponentBase("Tofino.Ports"), sw: sw,
+		busyUntil: make([]int64, sw.cfg.Pipes*sw.cfg.DevPortPipeStride)}
 	for pipe := 0; pipe < b.cfg.Pipes; pipe++ {
 		st := programs.NewState(sw.prog)
 		u := &pipeUnits{state: st}
@@ -177,6 +178,11 @@ func (sw *Switch) TraceRegister(f func(pipe int, ra *programs.RegisterAction, in
 type Ports struct {
 	*sim.ComponentBase
 	sw *Switch
+	// busyUntil is when each device port's wire is free. The traffic
+	// manager paces a port by the length a packet had when it was queued;
+	// egress may grow or shrink it, so the MAC serializes frames back to
+	// back at line rate and never overlaps them.
+	busyUntil []int64
 }
 
 // NotifyRecv is unused (see events.go).
@@ -192,15 +198,23 @@ func (p *Ports) Handle(e sim.Event) error {
 	now := packet.SecToPs(ev.T)
 	pkt := ev.Pkt
 	pipe := sw.cfg.PipeOf(pkt.OutPort)
+	start := now
+	if o := pkt.OutPort; o >= 0 && o < len(p.busyUntil) {
+		start = max(now, p.busyUntil[o])
+	}
 	if pkt.OutPort == sw.cfg.RecircPort(pipe) {
 		pkt.InPort = pkt.OutPort
 		pkt.Passes++
 		pkt.Deflected, pkt.Mirrored, pkt.NoBridge = false, false, false
-		at := now + packet.SerializationPs(pkt.Len, sw.cfg.RecircGbps) + int64(sw.cfg.RecircLatencyNs*1000)
-		packet.Schedule(sw.engine, sw.pipes[pipe].ingress, at, packet.KindArrive, pkt, 0)
+		txEnd := start + packet.SerializationPs(pkt.Len, sw.cfg.RecircGbps)
+		p.busyUntil[pkt.OutPort] = txEnd
+		packet.Schedule(sw.engine, sw.pipes[pipe].ingress, txEnd+int64(sw.cfg.RecircLatencyNs*1000), packet.KindArrive, pkt, 0)
 		return nil
 	}
-	txEnd := now + packet.SerializationPs(pkt.Len, sw.cfg.PortGbps)
+	txEnd := start + packet.SerializationPs(pkt.Len, sw.cfg.PortGbps)
+	if o := pkt.OutPort; o >= 0 && o < len(p.busyUntil) {
+		p.busyUntil[o] = txEnd
+	}
 	sw.Delivered++
 	if a, ok := sw.attached[pkt.OutPort]; ok {
 		packet.Schedule(sw.engine, a.h, txEnd+a.propPs, packet.KindArrive, pkt, pkt.OutPort)

@@ -1,6 +1,8 @@
 package tofino
 
 import (
+	"fmt"
+
 	"github.com/sarchlab/akita/v3/sim"
 
 	"archsim/components/packet"
@@ -66,6 +68,7 @@ type TMStats struct {
 	EgressMirrors   int `json:"egress_mirror_copies"`
 	MirrorDrops     int `json:"mirror_drops"`
 	MulticastCopies int `json:"multicast_copies"`
+	UnknownGroups   int `json:"unknown_multicast_groups"`
 }
 
 // outPort is a port's queues and transmitter.
@@ -229,8 +232,10 @@ func (t *TrafficManager) mirrorCopy(pkt *packet.Packet, session int, at int64, f
 }
 
 func (t *TrafficManager) arrive(pkt *packet.Packet, now int64) {
+	grp := false
 	if pkt.McastGrp != 0 {
 		if g, ok := t.groups[pkt.McastGrp]; ok {
+			grp = true
 			for _, port := range g.Ports {
 				c := pkt.Clone()
 				c.McastGrp = 0
@@ -238,6 +243,8 @@ func (t *TrafficManager) arrive(pkt *packet.Packet, now int64) {
 				t.sw.Copies++
 				t.enqueue(c, port, pkt.Qid, now)
 			}
+		} else {
+			t.Stats.UnknownGroups++
 		}
 	}
 	port := pkt.OutPort
@@ -245,11 +252,15 @@ func (t *TrafficManager) arrive(pkt *packet.Packet, now int64) {
 		port = t.cfg.RecircPort(t.cfg.PipeOf(pkt.InPort))
 	}
 	if port == NoPort {
-		if pkt.McastGrp == 0 {
+		switch {
+		case grp:
+			t.sw.Replicated++ // the packet lives on as its multicast copies
+		case pkt.McastGrp != 0:
+			t.Stats.NoPortDrops++
+			t.sw.dropped(pkt, fmt.Sprintf("traffic manager: no multicast group %d", pkt.McastGrp))
+		default:
 			t.Stats.NoPortDrops++
 			t.sw.dropped(pkt, "traffic manager: no destination port")
-		} else {
-			t.sw.Replicated++ // the packet lives on as its multicast copies
 		}
 		return
 	}
@@ -271,16 +282,14 @@ func (t *TrafficManager) enqueue(pkt *packet.Packet, port, qid int, now int64) {
 	}
 	q := p.queues[qid]
 	need := t.cells(pkt.Len)
-	if q.cells+need > q.limitCells || t.usedCells+need > t.totalCells {
+	if reason := t.admits(q, need); reason != "" {
 		q.Dropped++
-		reason := "traffic manager: queue full"
-		if q.cells+need > q.limitCells {
+		if reason == reasonQueueFull {
 			t.Stats.QueueDrops++
 		} else {
 			t.Stats.BufferDrops++
-			reason = "traffic manager: shared buffer full"
 		}
-		t.overflow(pkt, reason, now)
+		t.overflow(pkt, port, reason, now)
 		return
 	}
 	pkt.OutPort, pkt.Qid = port, qid
@@ -314,51 +323,67 @@ func (t *TrafficManager) kick(p *outPort, now int64) {
 	packet.Schedule(t.engine, t, p.busyUntil, packet.KindDequeue, nil, p.dev)
 }
 
-// overflow handles a packet its queue cannot take.
-func (t *TrafficManager) overflow(pkt *packet.Packet, reason string, now int64) {
+const (
+	reasonQueueFull  = "traffic manager: queue full"
+	reasonBufferFull = "traffic manager: shared buffer full"
+)
+
+// admits tells why a queue cannot take need more cells ("" if it can).
+func (t *TrafficManager) admits(q *tmQueue, need int64) string {
+	switch {
+	case q.cells+need > q.limitCells:
+		return reasonQueueFull
+	case t.usedCells+need > t.totalCells:
+		return reasonBufferFull
+	}
+	return ""
+}
+
+// overflow handles a packet its queue (for port) cannot take: dropped, or,
+// if it asked for deflect-on-drop, sent whole (deflect) or as a truncated
+// copy (mirror) to its ingress pipe's recirculation port. A deflection
+// counts only if that queue takes it; otherwise the packet is dropped.
+func (t *TrafficManager) overflow(pkt *packet.Packet, port int, reason string, now int64) {
 	if !pkt.DeflectOnDrop {
 		t.sw.dropped(pkt, reason)
 		return
 	}
 	dod := t.cfg.RecircPort(t.cfg.PipeOf(pkt.InPort))
-	if t.deflectFn != nil {
-		t.deflectFn(now, pkt)
-	}
-	switch t.onDrop.Mode {
-	case "mirror":
-		// Mirror-on-drop: a truncated copy to the pipe's mirror port.
-		t.Stats.DropMirrors++
-		c := pkt.Clone()
-		c.DeflectOnDrop, c.McastGrp, c.Mirror = false, 0, false
-		c.Deflected, c.Mirrored = true, true
-		t.sw.Copies++
-		if tr := t.onDrop.Truncate; tr > 0 && c.Len > tr {
-			c.Len = tr
-			if len(c.Head) > tr {
-				c.Head = c.Head[:tr]
+	q := t.ports[dod].queues[t.onDrop.Queue]
+	out := pkt
+	if t.onDrop.Mode == "mirror" {
+		out = pkt.Clone()
+		out.DeflectOnDrop, out.McastGrp, out.Mirror = false, 0, false
+		out.Mirrored = true
+		if tr := t.onDrop.Truncate; tr > 0 && out.Len > tr {
+			out.Len = tr
+			if len(out.Head) > tr {
+				out.Head = out.Head[:tr]
 			}
 		}
-		t.sw.Replicated++ // the packet lives on as its truncated copy
-		t.enqueueDeflected(c, dod, now)
-	default:
-		// Deflect-on-drop: the whole packet, marked deflected.
-		t.Stats.Deflected++
-		pkt.DeflectOnDrop = false
-		pkt.Deflected = true
-		pkt.OrigPort = pkt.OutPort
-		t.enqueueDeflected(pkt, dod, now)
 	}
-}
-
-func (t *TrafficManager) enqueueDeflected(pkt *packet.Packet, dod int, now int64) {
-	p := t.ports[dod]
-	q := p.queues[t.onDrop.Queue]
-	if q.cells+t.cells(pkt.Len) > q.limitCells {
+	if why := t.admits(q, t.cells(out.Len)); why != "" {
 		t.Stats.DeflectDrops++
-		t.sw.dropped(pkt, "traffic manager: deflect-on-drop queue full")
+		if why == reasonQueueFull {
+			why = "traffic manager: deflect-on-drop queue full"
+		}
+		t.sw.dropped(pkt, why)
 		return
 	}
-	t.enqueue(pkt, dod, t.onDrop.Queue, now)
+	out.DeflectOnDrop = false
+	out.Deflected = true
+	out.OrigPort, out.OutPort = port, port // enqueue moves it to the recirculation port
+	if t.deflectFn != nil {
+		t.deflectFn(now, out)
+	}
+	if out != pkt {
+		t.Stats.DropMirrors++
+		t.sw.Copies++
+		t.sw.Replicated++ // the packet lives on as its truncated copy
+	} else {
+		t.Stats.Deflected++
+	}
+	t.enqueue(out, dod, t.onDrop.Queue, now)
 }
 
 // pick chooses the next queue to serve: the highest priority level with a
