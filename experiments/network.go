@@ -182,8 +182,9 @@ func (s *Scenario) runOne(spec runSpec) (*Run, error) {
 		}
 		sw.OnDrop(func(pkt *packet.Packet, reason string) { rec.Dropped(pkt.ID, reason) })
 		if s.Trace != "" {
+			reg, act, _ := strings.Cut(s.Trace, ".")
 			sw.TraceRegister(func(pipe int, ra *programs.RegisterAction, index int64, now int64) {
-				if ra.Register.Name+"."+ra.Name == s.Trace {
+				if ra.Name == act && ra.Register.Name == reg {
 					r.Modes = append(r.Modes, ModeEvent{AtUs: float64(now) / 1e6, Pipe: pipe, Index: index})
 				}
 			})
