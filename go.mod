@@ -3,6 +3,7 @@ module archsim
 go 1.26.8
 
 require (
+	github.com/evanphx/json-patch/v5 v5.9.11
 	github.com/go-viper/mapstructure/v2 v2.4.0
 	github.com/olekukonko/tablewriter v1.1.5
 	github.com/sarchlab/akita/v3 v3.1.0

@@ -10,7 +10,7 @@ import (
 	"strings"
 )
 
-//go:embed *.yaml scenarios
+//go:embed *.yaml scenarios sonic
 var files embed.FS
 
 // Read returns an embedded config file.
@@ -23,6 +23,20 @@ func Scenarios() []string {
 	for _, e := range entries {
 		if strings.HasSuffix(e.Name(), ".yaml") {
 			out = append(out, strings.TrimSuffix(e.Name(), ".yaml"))
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// SONiCConfigs lists the embedded SONiC CONFIG_DB files (names without
+// .json) under sonic/.
+func SONiCConfigs() []string {
+	var out []string
+	entries, _ := fs.ReadDir(files, "sonic")
+	for _, e := range entries {
+		if strings.HasSuffix(e.Name(), ".json") {
+			out = append(out, strings.TrimSuffix(e.Name(), ".json"))
 		}
 	}
 	sort.Strings(out)

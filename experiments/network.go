@@ -15,6 +15,8 @@ import (
 	"archsim/components/packet"
 	"archsim/configs"
 	"archsim/programs"
+	"archsim/sonic"
+	"archsim/sonic/orch"
 )
 
 // Run is one simulation: a variant, at one sweep point.
@@ -36,6 +38,7 @@ type Run struct {
 	TrimsIngress     int         `json:"trims_ingress"`
 	TrimsDoD         int         `json:"trims_dod"`
 	TrimsQueue       int         `json:"trims_queue"` // ideal switch
+	TrimsTM          int         `json:"trims_tm"`    // traffic-manager trimming (SONiC)
 	Trims            int         `json:"trims"`
 	MaxDoDQueue      int         `json:"max_dod_queue_pkts"`
 	GoodputGbps      []float64   `json:"goodput_gbps"`
@@ -46,6 +49,7 @@ type Run struct {
 	EventsPerPacket  float64     `json:"events_per_packet"`
 	WallMs           float64     `json:"-"`
 	ConservationOK   bool        `json:"conservation_ok"`
+	Sonic            *SonicRun   `json:"sonic,omitempty"`
 
 	HeadersUs      []float64     `json:"-"`
 	Modes          []ModeEvent   `json:"-"`
@@ -54,6 +58,34 @@ type Run struct {
 	FirstDeflectUs float64       `json:"-"`
 	FlowSrc        []int         `json:"-"`
 	FlowDst        []int         `json:"-"`
+}
+
+// SonicRun is a SONiC switch's trimming counters at the end of a run.
+type SonicRun struct {
+	Trim     int64 `json:"trim_packets"` // Σ queue trimpacket
+	TrimSent int64 `json:"trim_sent"`    // switch trim_sent
+	TrimDrop int64 `json:"trim_drop"`    // switch trim_drop
+	TxDrops  int64 `json:"tx_drops"`     // Σ queue dropped packets (trimmed originals included)
+	// NonTrimQueueDrops and TrimQueueTx are sonic-mgmt's snappi check
+	// (T23): drops on every queue but the trim queue against packets the
+	// trim queue transmitted.
+	NonTrimQueueDrops int64 `json:"non_trim_queue_drops"`
+	TrimQueueTx       int64 `json:"trim_queue_tx"`
+}
+
+func sonicSummary(c orch.Counters, trimQueue int) *SonicRun {
+	sr := &SonicRun{TrimSent: c.Switch.TrimSent, TrimDrop: c.Switch.TrimDrop}
+	tq := fmt.Sprintf("UC%d", trimQueue)
+	for _, q := range c.Queues {
+		sr.Trim += q.Trim
+		sr.TxDrops += q.DropPackets
+		if q.Queue == tq {
+			sr.TrimQueueTx += q.TxPackets
+		} else {
+			sr.NonTrimQueueDrops += q.DropPackets
+		}
+	}
+	return sr
 }
 
 // DropCount is packets dropped for one reason.
@@ -117,6 +149,11 @@ func (s *Scenario) flows(senders int) ([]*hosts.Flow, error) {
 		for h := 0; h < senders; h++ {
 			add(h, h%16, 0)
 		}
+	case "fanin":
+		// Hosts 1..senders all send to host 0 (none sends to itself).
+		for h := 1; h <= senders; h++ {
+			add(h, 0, 0)
+		}
 	case "shifted":
 		for h := 0; h < senders; h++ {
 			add(h, (h%16+1)%16, 0)
@@ -141,6 +178,16 @@ func (s *Scenario) flows(senders int) ([]*hosts.Flow, error) {
 	return out, nil
 }
 
+// sonicConfig is the CONFIG_DB the run's switch gets ("" for none): the
+// run's override (--sonic-config) for sonic-l3 variants, else the
+// variant's own.
+func (sp runSpec) sonicConfig() string {
+	if sp.variant.SonicConfig != "" && sp.sonicOverride != "" {
+		return sp.sonicOverride
+	}
+	return sp.variant.SonicConfig
+}
+
 // runSpec is one run to do.
 type runSpec struct {
 	variant Variant
@@ -148,6 +195,8 @@ type runSpec struct {
 	value   string
 	params  map[string]string
 	seed    int64
+	// sonicOverride replaces the sonic_config of sonic-l3 variants.
+	sonicOverride string
 }
 
 // runOne builds the network and simulates it.
@@ -179,6 +228,23 @@ func (s *Scenario) runOne(spec runSpec) (*Run, error) {
 		sw, chip, err := s.buildTofino(spec, engine, deadline)
 		if err != nil {
 			return nil, err
+		}
+		var agent *orch.Agent
+		trimQueue := -1
+		if name := spec.sonicConfig(); name != "" {
+			cfg, err := orch.LoadConfig(name, chip)
+			if err != nil {
+				return nil, fmt.Errorf("variant %s: %v", spec.variant.Name, err)
+			}
+			if agent, err = orch.New(sw); err != nil {
+				return nil, fmt.Errorf("variant %s: %v", spec.variant.Name, err)
+			}
+			if err := agent.Program(cfg, 0); err != nil {
+				return nil, fmt.Errorf("variant %s: %s: %v", spec.variant.Name, name, err)
+			}
+			if t := cfg.Trimming; t != nil && t.QueueMode == sonic.QueueStatic {
+				trimQueue = t.Queue
+			}
 		}
 		sw.OnDrop(func(pkt *packet.Packet, reason string) { rec.Dropped(pkt.ID, reason) })
 		if s.Trace != "" {
@@ -212,7 +278,11 @@ func (s *Scenario) runOne(spec runSpec) (*Run, error) {
 		collect = func() {
 			st := sw.TM().Stats
 			r.TrimsIngress, r.TrimsDoD = st.IngressMirrors, st.Deflected+st.DropMirrors
+			r.TrimsTM = st.Trims
 			r.MaxDoDQueue = sw.MaxDeflectQueue()
+			if agent != nil {
+				r.Sonic = sonicSummary(agent.All(), trimQueue)
+			}
 		}
 	case "ideal":
 		isw := s.buildIdeal(spec, engine)
@@ -222,7 +292,7 @@ func (s *Scenario) runOne(spec runSpec) (*Run, error) {
 	}
 
 	w := s.Workload
-	cfg := hosts.NDPConfig{NICGbps: s.Link.Gbps, PropPs: prop, MSS: w.MSS, CtrlBytes: w.Ctrl,
+	cfg := hosts.NDPConfig{NICGbps: s.Link.Gbps, PropPs: prop, MSS: w.MSS, CtrlBytes: w.Ctrl, CtrlDSCP: w.CtrlDSCP,
 		InitialWindow: w.Window, PullRateMod: w.PullRate}
 	var ndps []*hosts.NDPHost
 	var cbrs []*hosts.CBRHost
@@ -255,7 +325,7 @@ func (s *Scenario) runOne(spec runSpec) (*Run, error) {
 		return nil, err
 	}
 	collect()
-	r.Trims = r.TrimsIngress + r.TrimsDoD + r.TrimsQueue
+	r.Trims = r.TrimsIngress + r.TrimsDoD + r.TrimsQueue + r.TrimsTM
 	r.account(rec)
 	durS := s.DurationUs * 1e-6
 	for i := range flows {

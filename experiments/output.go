@@ -2,6 +2,7 @@ package experiments
 
 import (
 	"encoding/csv"
+	"encoding/json"
 	"fmt"
 	"image/color"
 	"math"
@@ -130,21 +131,41 @@ func (r *Result) cdfRows() [][]string {
 	return rows
 }
 
-// metric returns a run's value of a sweep plot's y.
+// metric returns a run's value of a sweep plot's y: any numeric key of the
+// run's JSON summary, or "sonic_" + a key of its SONiC counters.
 func (run *Run) metric(y string) float64 {
-	switch y {
-	case "mean_goodput_gbps":
-		return run.MeanGoodputGbps
-	case "min_goodput_gbps":
-		return run.MinGoodputGbps
-	case "trims":
-		return float64(run.Trims)
-	case "max_dod_queue_pkts":
-		return float64(run.MaxDoDQueue)
-	case "delivered_trimmed":
-		return float64(run.DeliveredTrimmed)
+	v, _ := runMetrics(run)[y]
+	return v
+}
+
+// runMetrics flattens a run's numeric JSON keys.
+func runMetrics(run *Run) map[string]float64 {
+	b, _ := json.Marshal(run)
+	var m map[string]any
+	_ = json.Unmarshal(b, &m)
+	out := map[string]float64{}
+	for k, v := range m {
+		if x, ok := v.(float64); ok {
+			out[k] = x
+		}
 	}
-	return 0
+	if sm, ok := m["sonic"].(map[string]any); ok {
+		for k, v := range sm {
+			if x, ok := v.(float64); ok {
+				out["sonic_"+k] = x
+			}
+		}
+	}
+	return out
+}
+
+// metricNames is every y a sweep plot may use.
+func metricNames() map[string]bool {
+	names := map[string]bool{}
+	for k := range runMetrics(&Run{Sonic: &SonicRun{}}) {
+		names[k] = true
+	}
+	return names
 }
 
 func (r *Result) sweepRows(y string) [][]string {

@@ -15,6 +15,9 @@ type Options struct {
 	Shard    int       // this shard (0-based) ...
 	Shards   int       // ... of this many (0 or 1: all runs)
 	Progress io.Writer // progress lines (nil: none)
+	// SonicConfig, if set, replaces the sonic_config of every variant
+	// that has one (a CONFIG_DB file or a configs/sonic name).
+	SonicConfig string
 }
 
 // Result is a scenario's runs, in a fixed order (sweep value, then variant).
@@ -36,6 +39,9 @@ func (s *Scenario) Execute(opt Options) (*Result, error) {
 	specs, err := s.specs(seed)
 	if err != nil {
 		return nil, err
+	}
+	for i := range specs {
+		specs[i].sonicOverride = opt.SonicConfig
 	}
 	if opt.Shards > 1 {
 		var mine []runSpec

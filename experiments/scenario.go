@@ -52,12 +52,13 @@ type Workload struct {
 	Window      int     `yaml:"window"`
 	FlowPackets int     `yaml:"flow_packets"`
 	PullRate    float64 `yaml:"pull_rate"`
+	CtrlDSCP    int     `yaml:"ctrl_dscp"` // DSCP of ACK/NACK/PULL packets (a SONiC switch queues them by DSCP)
 	RateGbps    float64 `yaml:"rate_gbps"` // cbr senders
 }
 
 // Pattern says who sends to whom.
 type Pattern struct {
-	Kind      string    `yaml:"kind"` // incast, mod16, shifted, pairs
+	Kind      string    `yaml:"kind"` // incast, mod16, shifted, fanin, pairs
 	Senders   int       `yaml:"senders"`
 	Receivers int       `yaml:"receivers"`
 	Flows     [][]int   `yaml:"flows"`     // pairs: [src, dst]
@@ -84,6 +85,7 @@ type Variant struct {
 	Params       map[string]string `yaml:"params"`
 	Set          []string          `yaml:"set"`
 	QueuePackets int               `yaml:"queue_packets"` // ideal switch data queue (x MSS bytes)
+	SonicConfig  string            `yaml:"sonic_config"`  // tofino running sonic-l3: CONFIG_DB file or configs/sonic name
 }
 
 // Plot is one figure the scenario draws.
@@ -149,6 +151,9 @@ func (s *Scenario) validate() error {
 		if w.MSS < 64 || w.MSS > 9216 || w.Ctrl < 64 || w.Window < 1 || w.PullRate <= 0 || w.PullRate > 10 {
 			return fmt.Errorf("workload: need mss 64..9216, ctrl ≥ 64, window ≥ 1, 0 < pull_rate ≤ 10")
 		}
+		if w.CtrlDSCP < 0 || w.CtrlDSCP > 63 {
+			return fmt.Errorf("workload: ctrl_dscp must be 0..63, got %d", w.CtrlDSCP)
+		}
 	case "cbr":
 		if w.MSS < 64 || w.MSS > 9216 || w.RateGbps <= 0 {
 			return fmt.Errorf("workload: cbr needs mss 64..9216 and rate_gbps > 0")
@@ -157,9 +162,9 @@ func (s *Scenario) validate() error {
 		return fmt.Errorf("workload.kind must be ndp or cbr, got %q", w.Kind)
 	}
 	switch s.Pattern.Kind {
-	case "incast", "mod16", "shifted", "pairs":
+	case "incast", "mod16", "shifted", "pairs", "fanin":
 	default:
-		return fmt.Errorf("pattern.kind must be incast, mod16, shifted or pairs, got %q", s.Pattern.Kind)
+		return fmt.Errorf("pattern.kind must be incast, mod16, shifted, fanin or pairs, got %q", s.Pattern.Kind)
 	}
 	names := map[string]bool{}
 	for i, v := range s.Variants {
@@ -171,6 +176,9 @@ func (s *Scenario) validate() error {
 		case "tofino":
 			if v.Program == "" {
 				return fmt.Errorf("variant %s: a tofino variant needs a program", v.Name)
+			}
+			if (v.Program == "sonic-l3") != (v.SonicConfig != "") {
+				return fmt.Errorf("variant %s: the sonic-l3 program and sonic_config go together", v.Name)
 			}
 		case "ideal":
 			if v.QueuePackets < 1 {
@@ -225,6 +233,9 @@ func (s *Scenario) validate() error {
 		if p.WindowUs < 0 {
 			return fmt.Errorf("plots: window_us must be ≥ 0")
 		}
+		if p.Kind == "sweep" && !metricNames()[p.Y] {
+			return fmt.Errorf("plots: y %q is not a numeric run key (e.g. mean_goodput_gbps, trims, max_dod_queue_pkts, sonic_trim_drop)", p.Y)
+		}
 		switch p.Kind {
 		case "header_cdf", "sweep", "modes", "arrivals", "queue":
 		default:
@@ -232,6 +243,16 @@ func (s *Scenario) validate() error {
 		}
 	}
 	return nil
+}
+
+// HasSonicVariant reports whether a variant runs a SONiC configuration.
+func (s *Scenario) HasSonicVariant() bool {
+	for _, v := range s.Variants {
+		if v.SonicConfig != "" {
+			return true
+		}
+	}
+	return false
 }
 
 // sortedKeys returns a map's keys in order (params must reach runs in a

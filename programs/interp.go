@@ -93,7 +93,12 @@ func (ts *TableState) Add(e *Entry) {
 		return
 	}
 	ts.ordered = append(ts.ordered, e)
-	// LPM: longest total prefix first; ternary/range: entry priority.
+	ts.sortOrdered()
+}
+
+// sortOrdered puts LPM entries longest total prefix first, ternary and
+// range entries by priority.
+func (ts *TableState) sortOrdered() {
 	sort.SliceStable(ts.ordered, func(i, j int) bool {
 		a, b := ts.ordered[i], ts.ordered[j]
 		pa, pb := prefixLen(a, ts.T), prefixLen(b, ts.T)

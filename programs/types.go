@@ -122,6 +122,7 @@ const (
 	StdDeqTimedelta
 	StdDeflected
 	StdBypassEgress
+	StdTrimDisable
 	stdCount
 )
 
@@ -152,6 +153,7 @@ var StdFields = [stdCount]StdInfo{
 	{StdDeqTimedelta, "deq_timedelta", 32, "time in ns the packet spent in the queue"},
 	{StdDeflected, "deflected", 1, "the traffic manager deflected this packet (deflect-on-drop)"},
 	{StdBypassEgress, "bypass_egress", 1, "skip the egress pipeline"},
+	{StdTrimDisable, "trim_disable", 1, "the traffic manager drops this packet instead of trimming it (SAI PACKET_TRIM_DISABLE)"},
 }
 
 // MatchKind is a table key's match kind.

@@ -26,6 +26,18 @@ type Config struct {
 	Latency           Latency  `mapstructure:"latency"`
 	TM                TM       `mapstructure:"tm"`
 	Features          Features `mapstructure:"features"`
+	SONiC             SONiC    `mapstructure:"sonic"`
+}
+
+// SONiC is what the switch reports to SONiC (STATE_DB SWITCH_CAPABILITY)
+// and the platform's trim-size limits.
+type SONiC struct {
+	TrimmingCapable bool     `mapstructure:"trimming_capable"`
+	DSCPModes       []string `mapstructure:"dscp_modes"`
+	QueueModes      []string `mapstructure:"queue_modes"`
+	TrafficClasses  int      `mapstructure:"traffic_classes"`
+	MinTrimSize     int      `mapstructure:"min_trim_size"`
+	MaxTrimSize     int      `mapstructure:"max_trim_size"`
 }
 
 // MAU holds per-stage budgets and table-layout rules.
@@ -228,11 +240,27 @@ func (c *Config) validate(l *configs.Loaded) error {
 		{"tm.queues_per_port", float64(c.TM.QueuesPerPort), 1, 1024},
 		{"tm.queue_limit_bytes", float64(c.TM.QueueLimitBytes), 1, 1 << 40},
 		{"tm.dwrr_quantum_bytes", float64(c.TM.DWRRQuantumBytes), 64, 1 << 20},
+		{"sonic.traffic_classes", float64(c.SONiC.TrafficClasses), 1, 256},
+		{"sonic.min_trim_size", float64(c.SONiC.MinTrimSize), 1, 16383},
+		{"sonic.max_trim_size", float64(c.SONiC.MaxTrimSize), float64(c.SONiC.MinTrimSize), 16383},
 	}
 	for _, ch := range checks {
 		if ch.val < ch.lo || ch.val > ch.hi {
 			key := "tofino." + ch.key
 			return fmt.Errorf("%s: %s = %v is out of range [%v, %v]", l.Origin(key), key, ch.val, ch.lo, ch.hi)
+		}
+	}
+	for _, ml := range []struct {
+		key  string
+		list []string
+	}{{"sonic.dscp_modes", c.SONiC.DSCPModes}, {"sonic.queue_modes", c.SONiC.QueueModes}} {
+		key := ml.key
+		allowed := map[string]bool{"DSCP_VALUE": key == "sonic.dscp_modes", "FROM_TC": key == "sonic.dscp_modes",
+			"STATIC": key == "sonic.queue_modes", "DYNAMIC": key == "sonic.queue_modes"}
+		for _, m := range ml.list {
+			if !allowed[m] {
+				return fmt.Errorf("%s: tofino.%s: unknown mode %q", l.Origin("tofino."+key), key, m)
+			}
 		}
 	}
 	switch c.ALU.Multiply {

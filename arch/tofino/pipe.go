@@ -144,6 +144,7 @@ func (p *PipeThread) process(pkt *packet.Packet, nowPs int64) {
 		pkt.McastGrp = int(phv[p.std(programs.StdMcastGrp)])
 		pkt.Recirculate = phv[p.std(programs.StdRecirculate)] != 0
 		pkt.BypassEgress = phv[p.std(programs.StdBypassEgress)] != 0
+		pkt.TrimDisable = phv[p.std(programs.StdTrimDisable)] != 0
 		packet.Schedule(p.engine, p.next, outPs, packet.KindArrive, pkt, 0)
 		return
 	}

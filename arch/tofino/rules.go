@@ -70,7 +70,7 @@ func stdRights(c *Config, g Gress, id programs.StdID) stdAccess {
 		return stdAccess{read: true, write: g == Ingress}
 	case programs.StdDrop, programs.StdMirror, programs.StdMirrorSession:
 		return stdAccess{read: true, write: true}
-	case programs.StdDeflectOnDrop, programs.StdMcastGrp, programs.StdRecirculate, programs.StdBypassEgress:
+	case programs.StdDeflectOnDrop, programs.StdMcastGrp, programs.StdRecirculate, programs.StdBypassEgress, programs.StdTrimDisable:
 		return stdAccess{read: g == Ingress, write: g == Ingress}
 	case programs.StdPacketLength, programs.StdTstamp:
 		return stdAccess{read: true}

@@ -245,6 +245,9 @@ type RunOptions struct {
 	Packets int     // total packets offered
 	Load    float64 // per ingress port, fraction of line rate
 	Seed    int64
+	// Setup, if set, programs the switch (a control plane) before any
+	// packet arrives.
+	Setup func(sw *Switch) error
 }
 
 // ThreadSummary is what one thread kind (all pipes) measured.
@@ -287,6 +290,11 @@ func Measure(cfg *Config, place *Placement, opt RunOptions) (*RunResult, error) 
 	}
 	engine := &packet.CountingEngine{Engine: sim.NewSerialEngine()}
 	sw := MakeBuilder().WithEngine(engine).WithConfig(cfg).WithPlacement(place).WithSeed(opt.Seed).Build()
+	if opt.Setup != nil {
+		if err := opt.Setup(sw); err != nil {
+			return nil, err
+		}
+	}
 	offered, err := sw.inject(opt)
 	if err != nil {
 		return nil, err

@@ -34,6 +34,9 @@ type TrafficManager struct {
 
 	Stats TMStats
 
+	trimPolicy *TrimPolicy
+	pools      map[string]*tmPool
+
 	traceQ    *tmQueue
 	traceFn   func(now int64, packets int)
 	deflectFn func(now int64, pkt *packet.Packet)
@@ -69,6 +72,10 @@ type TMStats struct {
 	MirrorDrops     int `json:"mirror_drops"`
 	MulticastCopies int `json:"multicast_copies"`
 	UnknownGroups   int `json:"unknown_multicast_groups"`
+	AdminDownDrops  int `json:"admin_down_drops"`
+	Trims           int `json:"trims"`
+	TrimDrops       int `json:"trim_drops"`
+	TrimDisabled    int `json:"trim_disabled_drops"`
 }
 
 // outPort is a port's queues and transmitter.
@@ -80,6 +87,7 @@ type outPort struct {
 	rr        map[int]int
 	busyUntil int64
 	pending   bool
+	down      bool // admin down: nothing is queued or sent
 }
 
 // tmQueue is one egress queue.
@@ -94,10 +102,52 @@ type tmQueue struct {
 	cells      int64
 	bytes      int64
 	paused     bool
+
+	// Buffer profile (SONiC): with a pool, the queue may hold its reserve
+	// plus 2^alpha times the pool's free cells (dynamic threshold) instead
+	// of limitCells.
+	pool    *tmPool
+	reserve int64
+	alpha   int
+	// trim: a packet the queue refuses is trimmed (packet_discard_action).
+	trim bool
+	// Shaper: peak rate in bytes/s (0: none) and when the next packet may
+	// start.
+	pirBps    float64
+	shapeNext int64
+
 	MaxPackets int
 	MaxCells   int64
 	Enqueued   int
 	Dropped    int
+	Counters   QueueCounters
+}
+
+// QueueCounters are a queue's counters as SAI defines them: transmitted
+// packets and bytes; dropped packets and bytes, including originals that
+// were trimmed (saibuffer.h); and, on a trim-eligible queue, the packets
+// trimmed, the trimmed copies sent to the trim queue and those dropped
+// because the trim queue was full.
+type QueueCounters struct {
+	TxPackets   int64 `json:"packets"`
+	TxBytes     int64 `json:"bytes"`
+	DropPackets int64 `json:"dropped_packets"`
+	DropBytes   int64 `json:"dropped_bytes"`
+	Trim        int64 `json:"trimpacket"`
+	TrimSent    int64 `json:"trimsentpacket"`
+	TrimDrop    int64 `json:"trimdroppacket"`
+}
+
+// tmPool is a buffer pool queues share (SONiC BUFFER_POOL).
+type tmPool struct {
+	name       string
+	totalCells int64
+	usedCells  int64
+}
+
+// eligible tells whether the queue may send now.
+func (q *tmQueue) eligible(now int64) bool {
+	return q.len() > 0 && !q.paused && now >= q.shapeNext
 }
 
 func (q *tmQueue) len() int { return len(q.pkts) - q.head }
@@ -149,12 +199,7 @@ func (t *TrafficManager) newPort(dev int, gbps float64) *outPort {
 		}
 		p.queues = append(p.queues, q)
 	}
-	p.order = append([]*tmQueue(nil), p.queues...)
-	for i := 1; i < len(p.order); i++ {
-		for j := i; j > 0 && p.order[j].priority > p.order[j-1].priority; j-- {
-			p.order[j], p.order[j-1] = p.order[j-1], p.order[j]
-		}
-	}
+	p.sortQueues()
 	return p
 }
 
@@ -281,6 +326,14 @@ func (t *TrafficManager) enqueue(pkt *packet.Packet, port, qid int, now int64) {
 		qid = 0
 	}
 	q := p.queues[qid]
+	if p.down {
+		q.Dropped++
+		q.Counters.DropPackets++
+		q.Counters.DropBytes += int64(pkt.Len)
+		t.Stats.AdminDownDrops++
+		t.sw.dropped(pkt, "traffic manager: port admin down")
+		return
+	}
 	need := t.cells(pkt.Len)
 	if reason := t.admits(q, need); reason != "" {
 		q.Dropped++
@@ -288,6 +341,14 @@ func (t *TrafficManager) enqueue(pkt *packet.Packet, port, qid int, now int64) {
 			t.Stats.QueueDrops++
 		} else {
 			t.Stats.BufferDrops++
+		}
+		if q.trim && t.trimPolicy != nil {
+			t.trimOnDrop(pkt, port, q, now)
+			return
+		}
+		if !pkt.DeflectOnDrop {
+			q.Counters.DropPackets++
+			q.Counters.DropBytes += int64(pkt.Len)
 		}
 		t.overflow(pkt, port, reason, now)
 		return
@@ -299,6 +360,9 @@ func (t *TrafficManager) enqueue(pkt *packet.Packet, port, qid int, now int64) {
 	q.cells += need
 	q.bytes += int64(pkt.Len)
 	t.usedCells += need
+	if q.pool != nil {
+		q.pool.usedCells += need
+	}
 	q.Enqueued++
 	q.MaxPackets = max(q.MaxPackets, q.len())
 	q.MaxCells = max(q.MaxCells, q.cells)
@@ -329,14 +393,76 @@ const (
 )
 
 // admits tells why a queue cannot take need more cells ("" if it can).
+// A queue with a pool (a SONiC buffer profile) may hold its reserve plus
+// 2^alpha times the pool's free cells: the dynamic threshold.
 func (t *TrafficManager) admits(q *tmQueue, need int64) string {
+	limit := q.limitCells
+	if pl := q.pool; pl != nil {
+		if pl.usedCells+need > pl.totalCells {
+			return reasonBufferFull
+		}
+		free := pl.totalCells - pl.usedCells
+		if q.alpha >= 0 {
+			limit = q.reserve + free<<q.alpha
+		} else {
+			limit = q.reserve + free>>(-q.alpha)
+		}
+	}
 	switch {
-	case q.cells+need > q.limitCells:
+	case q.cells+need > limit:
 		return reasonQueueFull
 	case t.usedCells+need > t.totalCells:
 		return reasonBufferFull
 	}
 	return ""
+}
+
+// trimOnDrop handles a packet a trim-eligible queue refused: it counts as
+// dropped on that queue, and a copy cut to the policy's size, with its DSCP
+// rewritten (ECN kept), goes to the trim queue; if that queue refuses the
+// copy too it is a trim drop. A packet marked trim-disable (an ACL
+// DISABLE_TRIM match) is just dropped.
+func (t *TrafficManager) trimOnDrop(pkt *packet.Packet, port int, q *tmQueue, now int64) {
+	q.Counters.DropPackets++
+	q.Counters.DropBytes += int64(pkt.Len)
+	if pkt.TrimDisable {
+		t.Stats.TrimDisabled++
+		t.sw.dropped(pkt, "traffic manager: queue full, trimming disabled (ACL)")
+		return
+	}
+	tp := t.trimPolicy
+	q.Counters.Trim++
+	c := pkt.Clone()
+	if c.Len > tp.Size {
+		c.Len = tp.Size
+		if len(c.Head) > tp.Size {
+			c.Head = c.Head[:tp.Size]
+		}
+	}
+	if tp.DSCP != nil {
+		if d, ok := tp.DSCP(port); ok {
+			packet.SetDSCP(c.Head, d)
+		}
+	}
+	tq := q.qid
+	if tp.Queue != nil {
+		dscp, _, _ := packet.DSCPECN(c.Head)
+		tq = tp.Queue(pkt.InPort, port, dscp)
+	}
+	trimQ := t.Queue(port, tq)
+	if trimQ == nil || t.ports[port].down || t.admits(trimQ, t.cells(c.Len)) != "" {
+		q.Counters.TrimDrop++
+		t.Stats.TrimDrops++
+		t.sw.dropped(pkt, "traffic manager: trim queue full")
+		return
+	}
+	c.DeflectOnDrop = false
+	c.Trimmed = true
+	q.Counters.TrimSent++ // counted when the trim queue takes the copy, so Trim = TrimSent + TrimDrop always
+	t.Stats.Trims++
+	t.sw.Copies++
+	t.sw.Replicated++ // the packet lives on as its trimmed copy
+	t.enqueue(c, port, tq, now)
 }
 
 // overflow handles a packet its queue (for port) cannot take: dropped, or,
@@ -388,13 +514,13 @@ func (t *TrafficManager) overflow(pkt *packet.Packet, port int, reason string, n
 
 // pick chooses the next queue to serve: the highest priority level with a
 // packet (and not paused); deficit round robin within the level.
-func (p *outPort) pick() *tmQueue {
+func (p *outPort) pick(now int64) *tmQueue {
 	for i := 0; i < len(p.order); {
 		prio := p.order[i].priority
 		j := i
 		ready, only := 0, (*tmQueue)(nil)
 		for j < len(p.order) && p.order[j].priority == prio {
-			if q := p.order[j]; q.len() > 0 && !q.paused {
+			if q := p.order[j]; q.eligible(now) {
 				ready++
 				only = q
 			}
@@ -409,7 +535,7 @@ func (p *outPort) pick() *tmQueue {
 			for round := 0; round < 1<<20; round++ {
 				k := (start + round) % len(level)
 				q := level[k]
-				if q.len() == 0 || q.paused {
+				if !q.eligible(now) {
 					continue
 				}
 				if q.deficit >= int64(q.pkts[q.head].Len) {
@@ -426,9 +552,14 @@ func (p *outPort) pick() *tmQueue {
 }
 
 func (t *TrafficManager) dequeue(p *outPort, now int64) {
-	q := p.pick()
-	if q == nil {
+	if d := t.sw.deadlinePs; d > 0 && now > d {
+		// The run is over: what is queued stays queued (in flight).
 		p.pending = false
+		return
+	}
+	q := p.pick(now)
+	if q == nil {
+		t.idle(p, now)
 		return
 	}
 	pkt := q.pkts[q.head]
@@ -442,9 +573,17 @@ func (t *TrafficManager) dequeue(p *outPort, now int64) {
 	q.cells -= n
 	q.bytes -= int64(pkt.Len)
 	t.usedCells -= n
+	if q.pool != nil {
+		q.pool.usedCells -= n
+	}
 	if q.len() == 0 {
 		q.deficit = 0
 	}
+	if q.pirBps > 0 {
+		q.shapeNext = max(now, q.shapeNext) + int64(float64(pkt.Len)*1e12/q.pirBps)
+	}
+	q.Counters.TxPackets++
+	q.Counters.TxBytes += int64(pkt.Len)
 	if q == t.traceQ {
 		t.traceFn(now, q.len())
 	}
@@ -468,7 +607,25 @@ func (t *TrafficManager) dequeue(p *outPort, now int64) {
 	}
 }
 
-// hasWork reports whether any queue could be served now.
+// idle handles a transmitter with nothing it may send now: it sleeps until
+// the next enqueue, or until a shaped queue may send again (if that is
+// before the end of the run).
+func (t *TrafficManager) idle(p *outPort, now int64) {
+	next := int64(-1)
+	for _, q := range p.queues {
+		if q.len() > 0 && !q.paused && q.shapeNext > now && (next < 0 || q.shapeNext < next) {
+			next = q.shapeNext
+		}
+	}
+	if next >= 0 && (t.sw.deadlinePs == 0 || next <= t.sw.deadlinePs) {
+		packet.Schedule(t.engine, t, next, packet.KindDequeue, nil, p.dev)
+		return
+	}
+	p.pending = false // the next enqueue (or resume) restarts the transmitter
+}
+
+// hasWork reports whether any queue has a packet it is not paused from
+// sending (a shaped queue's wait is handled when the transmitter wakes).
 func (p *outPort) hasWork() bool {
 	for _, q := range p.queues {
 		if q.len() > 0 && !q.paused {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -54,7 +55,7 @@ func newListCmd(out io.Writer) *cobra.Command {
 				scen = append(scen, scenInfo{name, sc.Source})
 			}
 			if asJSON {
-				return writeJSON(out, map[string]any{"architectures": archs, "programs": progs, "scenarios": scen})
+				return writeJSON(out, map[string]any{"architectures": archs, "programs": progs, "scenarios": scen, "sonic_configs": configs.SONiCConfigs()})
 			}
 			var buf bytes.Buffer
 			t := newTable(&buf, "Architecture", "Config files", "Description")
@@ -74,6 +75,7 @@ func newListCmd(out io.Writer) *cobra.Command {
 				appendRow(t, s.Name, s.Source)
 			}
 			_ = t.Render()
+			fmt.Fprintf(&buf, "\nSONiC configurations (--sonic-config NAME, configs/sonic): %s\n", strings.Join(configs.SONiCConfigs(), ", "))
 			_, err := out.Write(buf.Bytes())
 			return err
 		},

@@ -12,6 +12,8 @@ import (
 	"archsim/arch/tofino"
 	"archsim/configs"
 	"archsim/programs"
+	"archsim/sonic"
+	"archsim/sonic/orch"
 )
 
 // options are the flags of the main job.
@@ -26,6 +28,7 @@ type options struct {
 	load    float64
 	seed    int64
 	noSim   bool
+	sonic   string
 }
 
 func newRootCmd(out io.Writer) *cobra.Command {
@@ -45,6 +48,9 @@ measures per-packet pipeline latency by simulating packets on the Akita engine.
 		SilenceErrors: true,
 		Args:          cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if o.program == "" && o.sonic != "" {
+				o.program = orch.Program
+			}
 			if o.program == "" {
 				return &exitError{code: 2, msg: "missing --program (try: archsim --arch tofino --program ndp; archsim list shows the programs)"}
 			}
@@ -65,6 +71,7 @@ measures per-packet pipeline latency by simulating packets on the Akita engine.
 	f.Float64Var(&o.load, "load", 0.5, "offered load per ingress port, fraction of line rate (0,1]")
 	f.Int64Var(&o.seed, "seed", 1, "random seed (same seed, same output)")
 	f.BoolVar(&o.noSim, "no-sim", false, "place only; skip the latency simulation")
+	f.StringVar(&o.sonic, "sonic-config", "", "SONiC CONFIG_DB JSON (file or configs/sonic name) programming the sonic-l3 program and the traffic manager")
 	root.AddCommand(newListCmd(out), newValidateCmd(out), newShowCmd(out), newRunCmd(out), newBenchCmd(out))
 	return root
 }
@@ -142,6 +149,15 @@ func runMain(cmd *cobra.Command, o *options, out io.Writer) error {
 	if o.load <= 0 || o.load > 1 {
 		return &exitError{code: 2, msg: fmt.Sprintf("--load %g: must be in (0, 1]", o.load)}
 	}
+	var sonicCfg *sonic.Config
+	if o.sonic != "" {
+		if prog.Name != orch.Program {
+			return &exitError{code: 2, msg: fmt.Sprintf("--sonic-config programs the %s program, not %s", orch.Program, prog.Name)}
+		}
+		if sonicCfg, err = orch.LoadConfig(o.sonic, chip); err != nil {
+			return &exitError{code: 2, msg: oneLine(err.Error())}
+		}
+	}
 	place, err := tofino.Place(chip, prog)
 	if err != nil {
 		rep := tofino.FailedReport(arch.Name, chip, prog.Name, prog.File, err)
@@ -154,18 +170,39 @@ func runMain(cmd *cobra.Command, o *options, out io.Writer) error {
 		return &exitError{code: 1, msg: fmt.Sprintf("%s does not fit %s: %s", prog.Name, chip.Name, oneLine(err.Error()))}
 	}
 	var run *tofino.RunResult
+	var agent *orch.Agent
 	if !o.noSim {
-		run, err = tofino.Measure(chip, place, tofino.RunOptions{Packets: o.packets, Load: o.load, Seed: o.seed})
+		opt := tofino.RunOptions{Packets: o.packets, Load: o.load, Seed: o.seed}
+		if sonicCfg != nil {
+			opt.Setup = func(sw *tofino.Switch) error {
+				var err error
+				if agent, err = orch.New(sw); err != nil {
+					return err
+				}
+				return agent.Program(sonicCfg, 0)
+			}
+		}
+		run, err = tofino.Measure(chip, place, opt)
 		if err != nil {
 			return &exitError{code: 2, msg: oneLine(err.Error())}
 		}
 	}
 	rep := tofino.NewReport(arch.Name, place, run, o.seed)
+	var sr *sonicReport
+	if sonicCfg != nil {
+		sr = newSonicReport(o.sonic, sonicCfg, agent)
+	}
 	if o.json {
-		return writeJSON(out, rep)
+		return writeJSON(out, struct {
+			*tofino.Report
+			Sonic *sonicReport `json:"sonic,omitempty"`
+		}{rep, sr})
 	}
 	var buf bytes.Buffer
 	renderReport(&buf, rep, place)
+	if sr != nil {
+		renderSonic(&buf, sr)
+	}
 	_, err = out.Write(buf.Bytes())
 	return err
 }

@@ -11,10 +11,11 @@ import (
 	"github.com/spf13/cobra"
 
 	"archsim/experiments"
+	"archsim/sonic/orch"
 )
 
 func newRunCmd(out io.Writer) *cobra.Command {
-	var scenario, outDir, shard string
+	var scenario, outDir, shard, sonicCfg string
 	var asJSON, noFiles, quiet bool
 	var seed int64
 	var jobs int
@@ -30,7 +31,24 @@ func newRunCmd(out io.Writer) *cobra.Command {
 			if err != nil {
 				return &exitError{code: 2, msg: oneLine(err.Error())}
 			}
-			opt := experiments.Options{Seed: seed, Jobs: jobs}
+			opt := experiments.Options{Seed: seed, Jobs: jobs, SonicConfig: sonicCfg}
+			if sonicCfg != "" {
+				// Checked against the default chip before anything runs.
+				arch, err := findArch("tofino")
+				if err != nil {
+					return err
+				}
+				chip, err := loadChip(nil, arch, "", nil)
+				if err != nil {
+					return err
+				}
+				if _, err := orch.LoadConfig(sonicCfg, chip); err != nil {
+					return &exitError{code: 2, msg: oneLine(err.Error())}
+				}
+				if !sc.HasSonicVariant() {
+					return &exitError{code: 2, msg: fmt.Sprintf("--sonic-config: scenario %s has no variant running %s", sc.Name, orch.Program)}
+				}
+			}
 			if shard != "" {
 				i, n, ok := parseShard(shard)
 				if !ok {
@@ -75,6 +93,7 @@ func newRunCmd(out io.Writer) *cobra.Command {
 	f.IntVar(&jobs, "jobs", 0, "simulations in parallel (0: one per core)")
 	f.StringVar(&shard, "shard", "", "run only shard i/n of the runs (for batch engines)")
 	f.BoolVar(&quiet, "quiet", false, "no progress lines on stderr")
+	f.StringVar(&sonicCfg, "sonic-config", "", "SONiC CONFIG_DB (file or configs/sonic name) for the scenario's sonic-l3 variants")
 	return cmd
 }
 

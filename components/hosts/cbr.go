@@ -92,7 +92,9 @@ func (h *CBRHost) Handle(e sim.Event) error {
 		if !ok || h.sinks[int(hd.flow)] == nil {
 			return nil
 		}
-		trimmed := hd.flags&FlagTrimmed != 0
+		// A switch marks a trimmed header (ndp.p4 sets flag 0x80); a
+		// traffic manager that trims (SONiC) just cuts the frame.
+		trimmed := hd.flags&FlagTrimmed != 0 || ev.Pkt.Len < h.cfg.MSS
 		h.rec.delivered(ev.Pkt.ID, !trimmed)
 		k := h.sinks[int(hd.flow)]
 		seq := unwrap16(k.highest, hd.seq)

@@ -12,6 +12,7 @@ type NDPConfig struct {
 	PropPs        int64   // one-way propagation delay of the host's link
 	MSS           int     // data packet size in bytes (headers included)
 	CtrlBytes     int     // ACK, NACK and PULL size in bytes
+	CtrlDSCP      int     // DSCP of ACK, NACK and PULL packets (0: best effort)
 	InitialWindow int     // packets a source sends at line rate before it needs pulls
 	PullRateMod   float64 // pull pacer rate as a fraction of line rate (htsim main_ndp: 0.99)
 }
@@ -252,6 +253,9 @@ func (h *NDPHost) sendData(s *ndpSource, now int64) bool {
 func (h *NDPHost) sendCtrl(f *Flow, flags uint8, seq, pull int, now int64) {
 	pkt := &packet.Packet{ID: h.rec.NewID(false, f.ID), Flow: f.ID, Len: h.cfg.CtrlBytes,
 		Head: encode(ndpHeader{src: HostIP(f.Dst), dst: HostIP(f.Src), flow: uint16(f.ID), flags: flags, seq: uint16(seq), pull: uint16(pull)}, h.cfg.CtrlBytes)}
+	if h.cfg.CtrlDSCP != 0 {
+		packet.SetDSCP(pkt.Head, h.cfg.CtrlDSCP)
+	}
 	h.CtrlSent++
 	h.transmit(pkt, flags&FlagNACK == 0, now)
 }
@@ -300,7 +304,9 @@ func (h *NDPHost) receive(pkt *packet.Packet, now int64) {
 			return
 		}
 		k.highest = max(k.highest, seq)
-		trimmed := hd.flags&FlagTrimmed != 0
+		// A switch marks a trimmed header (ndp.p4 sets flag 0x80); a
+		// traffic manager that trims (SONiC) just cuts the frame.
+		trimmed := hd.flags&FlagTrimmed != 0 || pkt.Len < h.cfg.MSS
 		h.rec.delivered(pkt.ID, !trimmed)
 		if !trimmed && !k.received.has(seq) {
 			k.received.set(seq)

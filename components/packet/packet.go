@@ -24,6 +24,7 @@ type Packet struct {
 	MirrorSession int
 	Recirculate   bool
 	BypassEgress  bool
+	TrimDisable   bool // drop rather than trim on a trim-eligible queue (ACL DISABLE_TRIM)
 
 	// Set by the traffic manager for the egress pipeline.
 	EnqDepthCells int
@@ -34,6 +35,7 @@ type Packet struct {
 	Mirrored      bool // a mirror copy (I2E, E2E or mirror-on-drop)
 	OrigPort      int  // the port a deflected packet was heading for
 	NoBridge      bool // an egress-to-egress mirror copy: no bridged metadata in front
+	Trimmed       bool // a copy the traffic manager trimmed (SONiC packet_discard_action = trim)
 
 	// Timestamps in picoseconds.
 	BornPs       int64

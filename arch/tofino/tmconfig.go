@@ -1,0 +1,240 @@
+package tofino
+
+import (
+	"fmt"
+	"sort"
+
+	"archsim/programs"
+)
+
+// The traffic manager's run-time configuration, as a control plane (SAI)
+// programs it: buffer pools, per-queue buffer profiles and schedulers, port
+// admin state and the trimming policy. None of it changes the program's
+// placement.
+
+// TrimPolicy is traffic-manager trimming (SONiC packet_discard_action =
+// trim, SAI SAI_BUFFER_PROFILE_PACKET_ADMISSION_FAIL_ACTION_DROP_AND_TRIM):
+// a packet a trim-eligible queue refuses is cut to Size bytes, remarked and
+// sent to a trim queue.
+type TrimPolicy struct {
+	Size int
+	// DSCP gives the trimmed copy's DSCP for its egress port; ok false
+	// keeps the packet's own (e.g. no TC_TO_DSCP entry yet).
+	DSCP func(port int) (dscp int, ok bool)
+	// Queue gives the trim queue for a copy with the given (new) DSCP from
+	// an ingress port to an egress port.
+	Queue func(inPort, port, dscp int) int
+}
+
+// SetTrimPolicy installs (or, with nil, removes) the trimming policy.
+func (t *TrafficManager) SetTrimPolicy(p *TrimPolicy) { t.trimPolicy = p }
+
+// SetPool creates or resizes a buffer pool (0 bytes: the whole buffer).
+// Cells in use stay counted.
+func (t *TrafficManager) SetPool(name string, bytes int64) {
+	cells := t.totalCells
+	if bytes > 0 {
+		cells = min(cells, bytes/int64(t.cfg.TM.CellBytes))
+	}
+	if t.pools == nil {
+		t.pools = map[string]*tmPool{}
+	}
+	if pl, ok := t.pools[name]; ok {
+		pl.totalCells = cells
+		return
+	}
+	t.pools[name] = &tmPool{name: name, totalCells: cells}
+}
+
+// PoolNames lists the pools in name order.
+func (t *TrafficManager) PoolNames() []string {
+	names := make([]string, 0, len(t.pools))
+	for n := range t.pools {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// QueueSetup is one queue's buffer profile and scheduler.
+type QueueSetup struct {
+	// Buffer profile. With Pool set the limit is ReserveBytes plus a
+	// share of the pool's free space (DynamicTh: 2^DynamicTh of it) or,
+	// without DynamicTh, StaticBytes; with no pool, StaticBytes (0: the
+	// program's or chip's default limit).
+	Pool         string
+	ReserveBytes int64
+	DynamicTh    *int
+	StaticBytes  int64
+	Trim         bool // refused packets are trimmed
+	// Scheduler. Strict queues are served before DWRR ones; Weight scales
+	// the DWRR quantum (0: keep); PIRBps shapes the queue (0: unshaped).
+	Strict bool
+	Weight int
+	PIRBps float64
+}
+
+// SetupQueue applies a buffer profile and scheduler to a port's queue.
+// Packets already queued stay (and move to the new pool's account).
+func (t *TrafficManager) SetupQueue(port, qid int, s QueueSetup) error {
+	q := t.Queue(port, qid)
+	if q == nil {
+		return fmt.Errorf("port %d has no queue %d", port, qid)
+	}
+	var pl *tmPool
+	if s.Pool != "" {
+		var ok bool
+		if pl, ok = t.pools[s.Pool]; !ok {
+			return fmt.Errorf("no buffer pool %q", s.Pool)
+		}
+	}
+	if q.pool != pl {
+		if q.pool != nil {
+			q.pool.usedCells -= q.cells
+		}
+		if pl != nil {
+			pl.usedCells += q.cells
+		}
+	}
+	q.pool = pl
+	cell := int64(t.cfg.TM.CellBytes)
+	q.reserve = (s.ReserveBytes + cell - 1) / cell
+	q.alpha = 0
+	q.limitCells = t.defaultLimit(qid)
+	switch {
+	case pl != nil && s.DynamicTh != nil:
+		q.alpha = *s.DynamicTh
+	case pl != nil:
+		// Static threshold inside a pool: a fixed limit, and the pool
+		// must hold the packet.
+		q.alpha = -62
+		q.reserve = max(q.reserve, (s.StaticBytes+cell-1)/cell)
+	case s.StaticBytes > 0:
+		q.limitCells = (s.StaticBytes + cell - 1) / cell
+	}
+	q.trim = s.Trim
+	p := t.ports[port]
+	prio := 0
+	if s.Strict {
+		prio = 8 + qid // strict queues above DWRR ones, higher qid first
+	}
+	if prio != q.priority {
+		q.priority = prio
+		p.sortQueues()
+	}
+	if s.Weight > 0 {
+		q.quantum = int64(s.Weight * t.cfg.TM.DWRRQuantumBytes)
+	}
+	q.pirBps = s.PIRBps
+	return nil
+}
+
+// defaultLimit is a queue's limit from the program's tm section, else the
+// chip's default.
+func (t *TrafficManager) defaultLimit(qid int) int64 {
+	for _, qc := range t.sw.prog.TM.Queues {
+		if qc.Qid == qid && qc.LimitCells > 0 {
+			return qc.LimitCells
+		}
+	}
+	return t.cfg.TM.QueueLimitBytes / int64(t.cfg.TM.CellBytes)
+}
+
+// sortQueues orders the port's queues by priority, high first, stable by
+// qid.
+func (p *outPort) sortQueues() {
+	p.order = append(p.order[:0], p.queues...)
+	sort.SliceStable(p.order, func(i, j int) bool { return p.order[i].priority > p.order[j].priority })
+}
+
+// SetPortAdmin brings a port's transmitter up or down. Going down flushes
+// its queues (the packets are dropped: "port admin down"); configuration
+// and counters stay.
+func (t *TrafficManager) SetPortAdmin(port int, up bool, now int64) {
+	if port < 0 || port >= len(t.ports) || t.ports[port] == nil {
+		return
+	}
+	p := t.ports[port]
+	if p.down == !up {
+		return
+	}
+	p.down = !up
+	if up {
+		if p.hasWork() {
+			t.kick(p, now)
+		}
+		return
+	}
+	for _, q := range p.queues {
+		for q.len() > 0 {
+			pkt := q.pkts[q.head]
+			q.pkts[q.head] = nil
+			q.head++
+			n := t.cells(pkt.Len)
+			q.cells -= n
+			q.bytes -= int64(pkt.Len)
+			t.usedCells -= n
+			if q.pool != nil {
+				q.pool.usedCells -= n
+			}
+			q.Counters.DropPackets++
+			q.Counters.DropBytes += int64(pkt.Len)
+			t.Stats.AdminDownDrops++
+			t.sw.dropped(pkt, "traffic manager: port admin down")
+		}
+		q.pkts, q.head, q.deficit = q.pkts[:0], 0, 0
+	}
+}
+
+// PortUp reports a port's admin state.
+func (t *TrafficManager) PortUp(port int) bool {
+	return port >= 0 && port < len(t.ports) && t.ports[port] != nil && !t.ports[port].down
+}
+
+// Counters returns a queue's counters (zero for no such queue).
+func (t *TrafficManager) Counters(port, qid int) QueueCounters {
+	if q := t.Queue(port, qid); q != nil {
+		return q.Counters
+	}
+	return QueueCounters{}
+}
+
+// QueuesPerPort is the number of queues each port has.
+func (t *TrafficManager) QueuesPerPort() int { return t.cfg.TM.QueuesPerPort }
+
+// WriteTable installs a table's whole contents in every pipe (the control
+// plane's table writes; Tofino tables are per pipe, and a SONiC-style
+// control plane programs all pipes alike).
+func (sw *Switch) WriteTable(name string, es []*programs.Entry) error {
+	t := sw.prog.Table(name)
+	if t == nil {
+		return fmt.Errorf("program %s has no table %s", sw.prog.Name, name)
+	}
+	for _, u := range sw.pipes {
+		if err := u.state.SetEntries(t, es); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// CounterValue sums a program counter's packets at one index over all pipes.
+func (sw *Switch) CounterValue(name string, index int) int64 {
+	for _, c := range sw.prog.Counters {
+		if c.Name != name || index < 0 || index >= c.Size {
+			continue
+		}
+		var n int64
+		for _, u := range sw.pipes {
+			n += u.state.Counters[c.Index][index][0]
+		}
+		return n
+	}
+	return 0
+}
+
+// Program is the program the switch runs.
+func (sw *Switch) Program() *programs.Program { return sw.prog }
+
+// Config is the chip the switch models.
+func (sw *Switch) Config() *Config { return sw.cfg }
