@@ -42,13 +42,16 @@ const (
 )
 
 // Trimming is SWITCH_TRIMMING|GLOBAL as the ASIC is programmed.
+//
+// DSCP, TC and Queue mean something only in their mode; the Runtime keeps
+// the last programmed value of an inactive one (orchagent caches it).
 type Trimming struct {
-	Size      int    // bytes a trimmed packet keeps
-	DSCPMode  string // DSCPValue or DSCPFromTC
-	DSCP      int    // DSCPValue: the trimmed packet's DSCP
-	TC        int    // DSCPFromTC: key into the egress port's TC_TO_DSCP_MAP
-	QueueMode string // QueueStatic or QueueDyn
-	Queue     int    // QueueStatic: the trim queue
+	Size      int    `json:"size"`       // bytes a trimmed packet keeps
+	DSCPMode  string `json:"dscp_mode"`  // DSCPValue or DSCPFromTC
+	DSCP      int    `json:"dscp"`       // DSCPValue: the trimmed packet's DSCP
+	TC        int    `json:"tc"`         // DSCPFromTC: key into the egress port's TC_TO_DSCP_MAP
+	QueueMode string `json:"queue_mode"` // QueueStatic or QueueDyn
+	Queue     int    `json:"queue"`      // QueueStatic: the trim queue
 }
 
 // Pool is a BUFFER_POOL.

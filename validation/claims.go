@@ -126,6 +126,7 @@ func Claims() []Claim {
 	out = append(out, table3Claims()...)
 	out = append(out, protegoClaims()...)
 	out = append(out, trimClaims()...)
+	out = append(out, sonicClaims()...)
 	return out
 }
 

@@ -317,3 +317,54 @@ func TestBenchJSON(t *testing.T) {
 		t.Errorf("bad --packets: exit %d, %q", code, msg)
 	}
 }
+
+func TestSonicConfig(t *testing.T) {
+	out, msg, code := run(t, "--sonic-config", "incast-trim", "--packets", "300", "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, msg)
+	}
+	var rep struct {
+		Program string `json:"program"`
+		Sonic   struct {
+			Config   string         `json:"config"`
+			Trimming map[string]any `json:"trimming"`
+			Counters struct {
+				Queues []map[string]any `json:"queues"`
+				Switch map[string]any   `json:"switch"`
+			} `json:"counters"`
+		} `json:"sonic"`
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if rep.Program != "sonic-l3" || rep.Sonic.Config != "incast-trim" || rep.Sonic.Trimming["size"] != 256.0 {
+		t.Errorf("program %q, sonic %+v", rep.Program, rep.Sonic)
+	}
+	if len(rep.Sonic.Counters.Queues) == 0 {
+		t.Error("no queue counters: the probes were not routed by the configuration's STATIC_ROUTEs")
+	}
+	tables, _, code := run(t, "--sonic-config", "incast-trim", "--packets", "300")
+	if code != 0 || !strings.Contains(tables, "TRIM_TX_PKTS") || !strings.Contains(tables, "Trimming size") {
+		t.Errorf("tables lack the SONiC counters:\n%s", tables)
+	}
+
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.json")
+	os.WriteFile(bad, []byte(`{"SWITCH_TRIMMING": {"GLOBAL": {"size": "256", "dscp_value": "64", "queue_index": "6"}}}`), 0o644)
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--sonic-config", "nope"}, `unknown SONiC config "nope"`},
+		{[]string{"--program", "ndp", "--sonic-config", "incast-trim"}, "programs the sonic-l3 program, not ndp"},
+		{[]string{"--sonic-config", bad}, "SWITCH_TRIMMING|GLOBAL: dscp_value"},
+		{[]string{"run", "--scenario", "sonic-t23", "--sonic-config", bad}, "SWITCH_TRIMMING|GLOBAL: dscp_value"},
+		{[]string{"run", "--scenario", "trim-modes", "--sonic-config", "incast-trim"}, "has no variant running sonic-l3"},
+	}
+	for _, c := range cases {
+		out, msg, code := run(t, c.args...)
+		if code != 2 || !strings.Contains(msg, c.want) || strings.Contains(msg, "\n") || out != "" {
+			t.Errorf("%v: exit %d, error %q; want exit 2 and one line containing %q", c.args, code, msg, c.want)
+		}
+	}
+}
