@@ -87,12 +87,12 @@ func f2s(x float64) string { return strconv.FormatFloat(x, 'f', -1, 64) }
 
 func (r *Result) runRows() [][]string {
 	rows := [][]string{{"variant", "sweep_value", "senders", "data_sent", "delivered_full", "delivered_trimmed", "dropped",
-		"in_flight_at_end", "trims_ingress", "trims_dod", "trims_queue", "trims", "max_dod_queue_pkts",
+		"in_flight_at_end", "trims_ingress", "trims_dod", "trims_queue", "trims_tm", "trims", "max_dod_queue_pkts",
 		"mean_goodput_gbps", "min_goodput_gbps", "max_goodput_gbps", "events", "events_per_packet", "conservation_ok"}}
 	for _, run := range r.Runs {
 		rows = append(rows, []string{run.Variant, run.Value, strconv.Itoa(run.Senders), strconv.Itoa(run.DataSent),
 			strconv.Itoa(run.DeliveredFull), strconv.Itoa(run.DeliveredTrimmed), strconv.Itoa(run.Dropped), strconv.Itoa(run.InFlight),
-			strconv.Itoa(run.TrimsIngress), strconv.Itoa(run.TrimsDoD), strconv.Itoa(run.TrimsQueue), strconv.Itoa(run.Trims),
+			strconv.Itoa(run.TrimsIngress), strconv.Itoa(run.TrimsDoD), strconv.Itoa(run.TrimsQueue), strconv.Itoa(run.TrimsTM), strconv.Itoa(run.Trims),
 			strconv.Itoa(run.MaxDoDQueue), f2s(run.MeanGoodputGbps), f2s(run.MinGoodputGbps), f2s(run.MaxGoodputGbps),
 			strconv.FormatInt(run.Events, 10), f2s(run.EventsPerPacket), strconv.FormatBool(run.ConservationOK)})
 	}

@@ -112,14 +112,14 @@ func parseShard(s string) (int, int, bool) {
 
 func renderScenario(w io.Writer, res *experiments.Result, files []string) {
 	fmt.Fprintf(w, "%s (%s)\n\n", res.Name, res.Source)
-	t := newTable(w, "Variant", "Sweep", "Senders", "Data sent", "Delivered", "Trimmed", "Dropped", "In flight", "Trims ingress", "Trims DoD", "Trims queue", "Max DoD queue", "Goodput Gb/s mean [min..max]", "Events/pkt", "Conserved")
+	t := newTable(w, "Variant", "Sweep", "Senders", "Data sent", "Delivered", "Trimmed", "Dropped", "In flight", "Trims ingress", "Trims DoD", "Trims queue", "Trims TM", "Max DoD queue", "Goodput Gb/s mean [min..max]", "Events/pkt", "Conserved")
 	for _, r := range res.Runs {
 		sw := "-"
 		if r.Value != "" {
 			sw = r.Sweep + "=" + r.Value
 		}
 		appendRow(t, r.Variant, sw, fmt.Sprint(r.Senders), fmt.Sprint(r.DataSent), fmt.Sprint(r.DeliveredFull), fmt.Sprint(r.DeliveredTrimmed),
-			fmt.Sprint(r.Dropped), fmt.Sprint(r.InFlight), fmt.Sprint(r.TrimsIngress), fmt.Sprint(r.TrimsDoD), fmt.Sprint(r.TrimsQueue),
+			fmt.Sprint(r.Dropped), fmt.Sprint(r.InFlight), fmt.Sprint(r.TrimsIngress), fmt.Sprint(r.TrimsDoD), fmt.Sprint(r.TrimsQueue), fmt.Sprint(r.TrimsTM),
 			fmt.Sprint(r.MaxDoDQueue), fmt.Sprintf("%.2f [%.2f..%.2f]", r.MeanGoodputGbps, r.MinGoodputGbps, r.MaxGoodputGbps),
 			fmt.Sprintf("%.1f", r.EventsPerPacket), fmt.Sprint(r.ConservationOK))
 	}
