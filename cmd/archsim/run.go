@@ -124,6 +124,25 @@ func renderScenario(w io.Writer, res *experiments.Result, files []string) {
 			fmt.Sprintf("%.1f", r.EventsPerPacket), fmt.Sprint(r.ConservationOK))
 	}
 	_ = t.Render()
+	sonicRows := false
+	for _, r := range res.Runs {
+		sonicRows = sonicRows || r.Sonic != nil
+	}
+	if sonicRows {
+		fmt.Fprintln(w, "\nSONiC trimming counters (queue drops include the trimmed originals):")
+		ts := newTable(w, "Variant", "Sweep", "Trim", "Trim sent", "Trim drop", "TX drops", "Non-trim-queue drops", "Trim-queue TX")
+		for _, r := range res.Runs {
+			if s := r.Sonic; s != nil {
+				sw := "-"
+				if r.Value != "" {
+					sw = r.Sweep + "=" + r.Value
+				}
+				appendRow(ts, r.Variant, sw, fmt.Sprint(s.Trim), fmt.Sprint(s.TrimSent), fmt.Sprint(s.TrimDrop), fmt.Sprint(s.TxDrops),
+					fmt.Sprint(s.NonTrimQueueDrops), fmt.Sprint(s.TrimQueueTx))
+			}
+		}
+		_ = ts.Render()
+	}
 	if len(files) > 0 {
 		fmt.Fprintf(w, "\nWrote %s\n", strings.Join(files, ", "))
 	}
