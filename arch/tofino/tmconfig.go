@@ -74,9 +74,11 @@ type QueueSetup struct {
 	PIRBps float64
 }
 
-// SetupQueue applies a buffer profile and scheduler to a port's queue.
-// Packets already queued stay (and move to the new pool's account).
-func (t *TrafficManager) SetupQueue(port, qid int, s QueueSetup) error {
+// SetupQueue applies a buffer profile and scheduler to a port's queue at
+// time now. Packets already queued stay (and move to the new pool's
+// account); a changed shaper rate starts a fresh token bucket, and a port
+// with packets its new setup lets go starts sending.
+func (t *TrafficManager) SetupQueue(port, qid int, s QueueSetup, now int64) error {
 	q := t.Queue(port, qid)
 	if q == nil {
 		return fmt.Errorf("port %d has no queue %d", port, qid)
@@ -125,7 +127,13 @@ func (t *TrafficManager) SetupQueue(port, qid int, s QueueSetup) error {
 	if s.Weight > 0 {
 		q.quantum = int64(s.Weight * t.cfg.TM.DWRRQuantumBytes)
 	}
-	q.pirBps = s.PIRBps
+	if s.PIRBps != q.pirBps {
+		q.pirBps = s.PIRBps
+		q.shapeNext = 0
+	}
+	if !p.down && p.hasWork() {
+		t.kick(p, now)
+	}
 	return nil
 }
 

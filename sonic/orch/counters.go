@@ -114,10 +114,9 @@ func (a *Agent) ACLRuleHits(table, rule string) (int64, bool) {
 	if a.cfg == nil {
 		return 0, false
 	}
-	for i, r := range a.cfg.ACLRules {
-		if r.Table == table && r.Name == rule {
-			return a.sw.CounterValue("acl_rule_hits", i), true
-		}
+	i, ok := a.aclCounter[table+"|"+rule]
+	if !ok {
+		return 0, false
 	}
-	return 0, false
+	return a.sw.CounterValue("acl_rule_hits", i), true
 }

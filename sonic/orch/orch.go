@@ -65,6 +65,14 @@ func DevPort(c *tofino.Config, name string) (int, bool) {
 type Agent struct {
 	sw  *tofino.Switch
 	cfg *sonic.Config
+	// aclCounter maps an ACL rule (TABLE|RULE) to its counter index in
+	// acl_rule_hits; a rule created again gets a fresh counter, as SONiC
+	// creates a new ACL counter with the rule.
+	aclCounter map[string]int
+	aclNext    int
+	// The assignment of the configuration being programmed.
+	pendingACL  map[string]int
+	pendingNext int
 	// ports lists the front-panel ports (name, device port) in order.
 	ports []portRef
 }
@@ -106,6 +114,11 @@ func (a *Agent) Program(cfg *sonic.Config, now int64) error {
 	}
 	sort.Strings(names)
 	for _, n := range names {
+		if t := a.sw.Program().Table(n); t != nil && len(tables[n]) > t.Size {
+			return fmt.Errorf("table %s holds %d entries; the configuration needs %d", n, t.Size, len(tables[n]))
+		}
+	}
+	for _, n := range names {
 		if err := a.sw.WriteTable(n, tables[n]); err != nil {
 			return err
 		}
@@ -114,6 +127,7 @@ func (a *Agent) Program(cfg *sonic.Config, now int64) error {
 		return err
 	}
 	a.cfg = cfg
+	a.aclCounter, a.aclNext = a.pendingACL, a.pendingNext
 	return nil
 }
 
@@ -216,9 +230,14 @@ func (a *Agent) tableEntries(cfg *sonic.Config) (map[string][]*programs.Entry, e
 		}
 	}
 
-	// ACL DISABLE_TRIM rules, in priority order (index = the rule's
-	// counter and its entry priority).
+	// ACL DISABLE_TRIM rules, in priority order (i is the entry
+	// priority); each rule keeps its own counter while it exists.
+	counters, err := a.aclCounters(cfg)
+	if err != nil {
+		return nil, err
+	}
 	for i, r := range cfg.ACLRules {
+		ctr := int64(counters[r.Table+"|"+r.Name])
 		for _, port := range r.Ports {
 			d, ok := DevPort(a.sw.Config(), port)
 			if !ok {
@@ -235,7 +254,7 @@ func (a *Agent) tableEntries(cfg *sonic.Config) (map[string][]*programs.Entry, e
 				if pfx.Bits() > 0 {
 					m = int64(uint32(0xffffffff) << (32 - pfx.Bits()))
 				}
-				if err := add("acl_v4", []programs.Match{{Value: int64(d)}, {Value: v, Mask: m}}, "disable_trim", []int64{int64(i)}, i); err != nil {
+				if err := add("acl_v4", []programs.Match{{Value: int64(d)}, {Value: v, Mask: m}}, "disable_trim", []int64{ctr}, i); err != nil {
 					return nil, err
 				}
 			}
@@ -246,7 +265,7 @@ func (a *Agent) tableEntries(cfg *sonic.Config) (map[string][]*programs.Entry, e
 				}
 				hi, lo := split6(pfx.Masked().Addr())
 				mhi, mlo := mask6(pfx.Bits())
-				if err := add("acl_v6", []programs.Match{{Value: int64(d)}, {Value: hi, Mask: mhi}, {Value: lo, Mask: mlo}}, "disable_trim", []int64{int64(i)}, i); err != nil {
+				if err := add("acl_v6", []programs.Match{{Value: int64(d)}, {Value: hi, Mask: mhi}, {Value: lo, Mask: mlo}}, "disable_trim", []int64{ctr}, i); err != nil {
 					return nil, err
 				}
 			}
@@ -256,7 +275,7 @@ func (a *Agent) tableEntries(cfg *sonic.Config) (map[string][]*programs.Entry, e
 	// QoS maps: DSCP_TO_TC of each ingress port, TC_TO_QUEUE of each
 	// egress port (a port channel's map applies to its members).
 	for _, pq := range a.qosPorts(cfg) {
-		q := cfg.PortQoS[pq.name]
+		q := pq.q
 		if m, ok := cfg.DSCPToTC[q.DSCPToTC]; ok {
 			for _, dscp := range sortedKeys(m) {
 				if err := add("dscp_to_tc", []programs.Match{{Value: int64(pq.dev)}, {Value: int64(dscp)}}, "set_tc", []int64{int64(m[dscp])}, 0); err != nil {
@@ -275,34 +294,30 @@ func (a *Agent) tableEntries(cfg *sonic.Config) (map[string][]*programs.Entry, e
 	return out, nil
 }
 
-// qosPorts lists (config name, device port) for every port with a
-// PORT_QOS_MAP entry, its own or its port channel's (the port's own wins).
-func (a *Agent) qosPorts(cfg *sonic.Config) []portRef {
-	var out []portRef
+// qosPorts lists every front-panel port with the QoS maps that apply to
+// it: its own PORT_QOS_MAP entry, maps it does not name taken from its
+// port channel's entry.
+func (a *Agent) qosPorts(cfg *sonic.Config) []portQoS {
+	var out []portQoS
 	for _, p := range a.ports {
-		if _, ok := cfg.PortQoS[p.name]; ok {
-			out = append(out, p)
-			continue
-		}
-		for _, lag := range lagNames(cfg) {
-			if _, ok := cfg.PortQoS[lag]; !ok {
-				continue
-			}
-			for _, m := range cfg.PortChannels[lag] {
-				if m == p.name {
-					out = append(out, portRef{lag, p.dev})
-				}
-			}
+		if q := cfg.PortQoSFor(p.name); q != (sonic.PortQoS{}) {
+			out = append(out, portQoS{p.dev, q})
 		}
 	}
 	return out
 }
 
-// portQoS is the PORT_QOS_MAP entry that applies to a device port.
+type portQoS struct {
+	dev int
+	q   sonic.PortQoS
+}
+
+// portQoS is the QoS maps that apply to a device port.
 func (a *Agent) portQoS(cfg *sonic.Config, dev int) (sonic.PortQoS, bool) {
-	for _, p := range a.qosPorts(cfg) {
+	for _, p := range a.ports {
 		if p.dev == dev {
-			return cfg.PortQoS[p.name], true
+			q := cfg.PortQoSFor(p.name)
+			return q, q != (sonic.PortQoS{})
 		}
 	}
 	return sonic.PortQoS{}, false
@@ -343,7 +358,7 @@ func (a *Agent) programTM(cfg *sonic.Config, now int64) error {
 				s.Weight = sch.Weight
 				s.PIRBps = sch.PIR
 			}
-			if err := tm.SetupQueue(p.dev, q, s); err != nil {
+			if err := tm.SetupQueue(p.dev, q, s, now); err != nil {
 				return err
 			}
 		}
@@ -386,6 +401,34 @@ func (a *Agent) programTM(cfg *sonic.Config, now int64) error {
 	}
 	tm.SetTrimPolicy(pol)
 	return nil
+}
+
+// aclCounters assigns counter indices: kept for rules that stay, fresh
+// (never reused) for new ones. The assignment is committed only when the
+// whole configuration is programmed (a refused one changes nothing).
+func (a *Agent) aclCounters(cfg *sonic.Config) (map[string]int, error) {
+	size := 0
+	for _, c := range a.sw.Program().Counters {
+		if c.Name == "acl_rule_hits" {
+			size = c.Size
+		}
+	}
+	out := map[string]int{}
+	next := a.aclNext
+	for _, r := range cfg.ACLRules {
+		k := r.Table + "|" + r.Name
+		if i, ok := a.aclCounter[k]; ok {
+			out[k] = i
+			continue
+		}
+		if next >= size {
+			return nil, fmt.Errorf("ACL_RULE|%s: the switch has run out of ACL counters (%d)", k, size)
+		}
+		out[k] = next
+		next++
+	}
+	a.pendingACL, a.pendingNext = out, next
+	return out, nil
 }
 
 // split6 returns an IPv6 address's upper and lower 64 bits.
