@@ -288,6 +288,37 @@ type CountStmt struct {
 	Pos     Pos
 }
 
+// CallStmt calls a function: its body runs at the call site (a
+// run-to-completion target executes a subroutine call; a pipelined target
+// inlines the body).
+type CallStmt struct {
+	Fn  *Function
+	Pos Pos
+}
+
+// WalkStmts calls fn for every statement of stmts and, recursively, of the
+// blocks nested in them (if and switch arms, loop init, post and body). It
+// does not descend into called functions' bodies.
+func WalkStmts(stmts []Stmt, fn func(Stmt)) {
+	for _, s := range stmts {
+		fn(s)
+		switch s := s.(type) {
+		case *IfStmt:
+			WalkStmts(s.Then, fn)
+			WalkStmts(s.Else, fn)
+		case *SwitchStmt:
+			for _, c := range s.Cases {
+				WalkStmts(c.Body, fn)
+			}
+			WalkStmts(s.Default, fn)
+		case *ForStmt:
+			WalkStmts(s.Init, fn)
+			WalkStmts(s.Body, fn)
+			WalkStmts(s.Post, fn)
+		}
+	}
+}
+
 func (s *AssignStmt) Position() Pos { return s.Pos }
 func (s *ExprStmt) Position() Pos   { return s.Pos }
 func (s *IfStmt) Position() Pos     { return s.Pos }
@@ -295,3 +326,4 @@ func (s *ApplyStmt) Position() Pos  { return s.Pos }
 func (s *SwitchStmt) Position() Pos { return s.Pos }
 func (s *ForStmt) Position() Pos    { return s.Pos }
 func (s *CountStmt) Position() Pos  { return s.Pos }
+func (s *CallStmt) Position() Pos   { return s.Pos }

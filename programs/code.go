@@ -300,6 +300,18 @@ func (c *codeCtx) exprStmt(s *ast.ExprStmt) ([]Stmt, error) {
 		return &AssignStmt{Dst: LValue{Field: c.l.prog.Std[id]}, Src: &ConstExpr{Val: v, Pos: p}, Pos: p}
 	}
 	if id, ok := call.Fun.(*ast.Ident); ok {
+		if fn, ok := c.l.functions[id.Name]; ok && !builtinStmts[id.Name] {
+			switch c.kind {
+			case ctxAction:
+				return nil, c.errf(s.Pos(), "function %s cannot be called inside an action: functions are control flow (call it from ingress, egress or another function)", id.Name)
+			case ctxRegisterAction:
+				return nil, c.errf(s.Pos(), "function %s cannot be called inside a register action: functions are control flow (call it from ingress, egress or another function)", id.Name)
+			}
+			if len(call.Args) != 0 {
+				return nil, c.errf(s.Pos(), "function %s takes no arguments (functions communicate through fields)", id.Name)
+			}
+			return []Stmt{&CallStmt{Fn: fn, Pos: p}}, nil
+		}
 		if c.kind == ctxRegisterAction {
 			return nil, c.errf(s.Pos(), "%s() is not available inside a register action", id.Name)
 		}
@@ -344,6 +356,12 @@ func (c *codeCtx) exprStmt(s *ast.ExprStmt) ([]Stmt, error) {
 				args = append(args, e)
 			}
 			return inlineAction(a, args), nil
+		}
+		if c.kind == ctxControl {
+			if builtinFuncs[id.Name] || castRE.MatchString(id.Name) {
+				return nil, c.errf(s.Pos(), "%s(...) computes a value; assign it to a field", id.Name)
+			}
+			return nil, c.errf(s.Pos(), "unknown function %s (not declared under functions or actions, nor a built-in statement)", id.Name)
 		}
 		return nil, c.errf(s.Pos(), "unknown statement %s(...)", id.Name)
 	}
@@ -822,6 +840,9 @@ func (c *codeCtx) call(x *ast.CallExpr) (Expr, error) {
 		switch fn.Name {
 		case "drop", "mirror", "multicast", "recirculate":
 			return nil, c.errf(x.Pos(), "%s() is a statement, not a value", fn.Name)
+		}
+		if _, ok := c.l.functions[fn.Name]; ok {
+			return nil, c.errf(x.Pos(), "function %s returns no value: call it as a statement, %s() (functions communicate through fields)", fn.Name, fn.Name)
 		}
 		return nil, c.errf(x.Pos(), "unknown function %s", fn.Name)
 	case *ast.SelectorExpr:

@@ -179,6 +179,26 @@ type Exec struct {
 	Dyn     func() int64
 	// OnRegister, when set, is called after every register action.
 	OnRegister func(ra *RegisterAction, index int64, nowPs int64)
+	// Tracer, when set, observes what runs (a timing model charges the
+	// lowered cost of the statements, lookups and stateful operations a
+	// packet actually executed).
+	Tracer Tracer
+}
+
+// Tracer observes execution.
+type Tracer interface {
+	// Stmt is called before a statement of a control block or action
+	// runs (not for the body of a register action, which is one
+	// stateful operation).
+	Stmt(s Stmt)
+	// Lookup is called after a table lookup (a nil action: none ran).
+	Lookup(t *Table, key []int64, hit bool, a *Action)
+	// Register is called after a register action on cell index.
+	Register(ra *RegisterAction, index int)
+	// Meter is called after a meter execution on cell index.
+	Meter(m *Meter, index int)
+	// Count is called after a counter increment on cell index.
+	Count(c *Counter, index int)
 }
 
 // NewExec returns an executor bound to a state.
@@ -201,6 +221,9 @@ func (x *Exec) stmts(list []Stmt) {
 }
 
 func (x *Exec) stmt(s Stmt) {
+	if x.Tracer != nil && x.ra == nil {
+		x.Tracer.Stmt(s)
+	}
 	switch s := s.(type) {
 	case *AssignStmt:
 		v := x.eval(s.Src)
@@ -235,11 +258,16 @@ func (x *Exec) stmt(s Stmt) {
 			x.stmts(s.Body)
 			x.stmts(s.Post)
 		}
+	case *CallStmt:
+		x.stmts(s.Fn.Body)
 	case *CountStmt:
 		idx := x.index(s.Index, s.Counter.Size)
 		c := &x.State.Counters[s.Counter.Index][idx]
 		c[0]++
 		c[1] += x.PHV[x.State.Prog.Std[StdPacketLength].Slot]
+		if x.Tracer != nil {
+			x.Tracer.Count(s.Counter, idx)
+		}
 	}
 	x.Steps++
 }
@@ -290,6 +318,9 @@ func (x *Exec) apply(t *Table) (bool, *Action) {
 		call = t.Default
 		ts.Misses++
 	}
+	if x.Tracer != nil {
+		x.Tracer.Lookup(t, x.keyBuf, hit, call.Action)
+	}
 	if call.Action == nil {
 		return hit, nil
 	}
@@ -322,6 +353,9 @@ func (x *Exec) callRegister(c *RegisterCall) int64 {
 	out := x.out
 	if x.OnRegister != nil {
 		x.OnRegister(ra, int64(i), x.NowPs)
+	}
+	if x.Tracer != nil {
+		x.Tracer.Register(ra, i)
 	}
 	x.ra, x.cell, x.out = savedRA, savedCell, savedOut
 	return out
@@ -411,7 +445,11 @@ func (x *Exec) eval(e Expr) int64 {
 		if m.Unit == MeterBytes {
 			size = x.PHV[x.State.Prog.Std[StdPacketLength].Slot]
 		}
-		return int64(x.State.Meters[m.Index][i].Mark(x.NowPs, size))
+		c := int64(x.State.Meters[m.Index][i].Mark(x.NowPs, size))
+		if x.Tracer != nil {
+			x.Tracer.Meter(m, i)
+		}
+		return c
 	case *ValidExpr:
 		return x.PHV[e.H.Valid.Slot]
 	case *HitExpr:

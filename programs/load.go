@@ -97,10 +97,12 @@ type loader struct {
 	counters  map[string]*Counter
 	actions   map[string]*Action
 	tables    map[string]*Table
+	functions map[string]*Function
+	fnBodies  []pair // function bodies, parsed after every other declaration
 }
 
 var topKeys = []string{"program", "doc", "source", "constants", "headers", "metadata", "parser", "egress_parser",
-	"registers", "meters", "counters", "actions", "tables", "mirror_sessions", "multicast_groups",
+	"registers", "meters", "counters", "actions", "tables", "functions", "mirror_sessions", "multicast_groups",
 	"tm", "ingress", "egress", "traffic"}
 
 func (l *loader) load(root node, overrides map[string]string) error {
@@ -121,6 +123,15 @@ func (l *loader) load(root node, overrides map[string]string) error {
 	if n, ok := f["source"]; ok {
 		l.prog.Source, _ = n.str()
 	}
+	// Functions are registered first (names only) so that code anywhere,
+	// including other functions declared later, resolves calls to them.
+	fns := f["functions"]
+	if fns.n != nil {
+		fns.what = "functions"
+	}
+	if err := l.declareFunctions(fns); err != nil {
+		return err
+	}
 	steps := []struct {
 		key string
 		fn  func(node) error
@@ -139,6 +150,7 @@ func (l *loader) load(root node, overrides map[string]string) error {
 		{"mirror_sessions", l.loadMirrors},
 		{"multicast_groups", l.loadMulticast},
 		{"tm", l.loadTM},
+		{"functions", l.loadFunctions},
 		{"ingress", func(n node) error { return l.loadControl(n, "ingress") }},
 		{"egress", func(n node) error { return l.loadControl(n, "egress") }},
 		{"traffic", l.loadTraffic},

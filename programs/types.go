@@ -357,6 +357,16 @@ type Control struct {
 	Pos  Pos
 }
 
+// Function is a named control-flow subroutine (Trio Microcode's call/return,
+// P4's control-local code reuse). It has no parameters and no return value:
+// it communicates through fields. Its body is control code, the same
+// language as ingress/egress; a CallStmt runs it.
+type Function struct {
+	Name string
+	Body []Stmt
+	Pos  Pos
+}
+
 // FlowTemplate is a stream of test packets the program expects (used to
 // exercise the program when measuring latency).
 type FlowTemplate struct {
@@ -392,6 +402,7 @@ type Program struct {
 	Counters     []*Counter
 	Actions      []*Action
 	Tables       []*Table
+	Functions    []*Function // in declaration order
 	Mirrors      []*MirrorSession
 	TM           TMConfig
 	Multicast    []*MulticastGroup
@@ -428,6 +439,51 @@ func (p *Program) Register(name string) *Register {
 		}
 	}
 	return nil
+}
+
+// Function returns the function with the given name, or nil.
+func (p *Program) Function(name string) *Function {
+	for _, f := range p.Functions {
+		if f.Name == name {
+			return f
+		}
+	}
+	return nil
+}
+
+// CallDepth returns the deepest nesting of function calls reachable from
+// ingress and egress: 0 when they call no function, 1 when they call
+// functions that call none, and so on.
+func (p *Program) CallDepth() int {
+	memo := map[*Function]int{}
+	d := 0
+	for _, c := range []*Control{p.Ingress, p.Egress} {
+		if c != nil {
+			d = max(d, callDepth(c.Body, memo))
+		}
+	}
+	return d
+}
+
+// callDepth is the deepest call nesting in stmts. memo holds each
+// function's depth (-1 while it is being computed, which guards against a
+// recursive program built by hand; the loader rejects recursion).
+func callDepth(stmts []Stmt, memo map[*Function]int) int {
+	d := 0
+	WalkStmts(stmts, func(s Stmt) {
+		c, ok := s.(*CallStmt)
+		if !ok {
+			return
+		}
+		fd, done := memo[c.Fn]
+		if !done {
+			memo[c.Fn] = -1
+			fd = callDepth(c.Fn.Body, memo)
+			memo[c.Fn] = fd
+		}
+		d = max(d, 1+max(fd, 0))
+	})
+	return d
 }
 
 // Field returns the field with the given full name, or nil.

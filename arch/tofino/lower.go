@@ -97,10 +97,12 @@ type lowerer struct {
 	gress  Gress
 	synth  int // synthetic temporaries created for gateway conditions
 	errs   []error
+	// calling holds the functions being inlined (guards against recursion).
+	calling map[*programs.Function]bool
 }
 
 func lowerProgram(prog *programs.Program) ([]*LT, error) {
-	lw := &lowerer{prog: prog, synth: len(prog.Fields)}
+	lw := &lowerer{prog: prog, synth: len(prog.Fields), calling: map[*programs.Function]bool{}}
 	for _, c := range []*programs.Control{prog.Ingress, prog.Egress} {
 		if c == nil {
 			continue
@@ -109,7 +111,8 @@ func lowerProgram(prog *programs.Program) ([]*LT, error) {
 		if c.Name == "egress" {
 			lw.gress = Egress
 		}
-		lw.block(c.Body, nil, nil)
+		body, _ := lw.inline(c.Body)
+		lw.block(body, nil, nil)
 	}
 	if len(lw.errs) > 0 {
 		return nil, lw.errs[0]
@@ -163,6 +166,72 @@ func (lw *lowerer) block(stmts []programs.Stmt, path []decision, ctrl *LT) {
 		}
 	}
 	flush()
+}
+
+// inline returns stmts with every function call replaced by the function's
+// body, recursively (into if and switch arms too): a pipeline has no
+// call/return, so a function lowers exactly as if its body were written at
+// the call site, and a function called twice is lowered twice. Blocks
+// without calls are returned as they are.
+func (lw *lowerer) inline(stmts []programs.Stmt) ([]programs.Stmt, bool) {
+	var out []programs.Stmt
+	changed := false
+	for i, s := range stmts {
+		var repl []programs.Stmt
+		switch s := s.(type) {
+		case *programs.CallStmt:
+			if lw.calling[s.Fn] {
+				// The loader rejects recursion; a hand-built program may not.
+				lw.errs = append(lw.errs, ruleErr(RuleNoLoops, s.Pos,
+					"%s: function %s calls itself; recursion is not possible in a pipeline (functions are inlined)", lw.gress, s.Fn.Name))
+				repl = []programs.Stmt{}
+				break
+			}
+			lw.calling[s.Fn] = true
+			repl, _ = lw.inline(s.Fn.Body)
+			delete(lw.calling, s.Fn)
+			if repl == nil {
+				repl = []programs.Stmt{}
+			}
+		case *programs.IfStmt:
+			then, c1 := lw.inline(s.Then)
+			els, c2 := lw.inline(s.Else)
+			if c1 || c2 {
+				c := *s
+				c.Then, c.Else = then, els
+				repl = []programs.Stmt{&c}
+			}
+		case *programs.SwitchStmt:
+			c := *s
+			c.Cases = make([]programs.SwitchCase, len(s.Cases))
+			anyCase := false
+			for j, sc := range s.Cases {
+				body, ch := lw.inline(sc.Body)
+				c.Cases[j] = programs.SwitchCase{Actions: sc.Actions, Body: body}
+				anyCase = anyCase || ch
+			}
+			def, ch := lw.inline(s.Default)
+			c.Default = def
+			if anyCase || ch {
+				repl = []programs.Stmt{&c}
+			}
+		}
+		if repl == nil {
+			if changed {
+				out = append(out, s)
+			}
+			continue
+		}
+		if !changed {
+			changed = true
+			out = append(out, stmts[:i]...)
+		}
+		out = append(out, repl...)
+	}
+	if !changed {
+		return stmts, false
+	}
+	return out, true
 }
 
 func (lw *lowerer) ifStmt(s *programs.IfStmt, path []decision, ctrl *LT) {

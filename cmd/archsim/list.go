@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"archsim/arch/tofino"
+	"archsim/arch/trio"
 	"archsim/configs"
 	"archsim/experiments"
 	"archsim/programs"
@@ -32,6 +33,9 @@ func newListCmd(out io.Writer) *cobra.Command {
 			}
 			var archs []archInfo
 			for _, a := range tofino.Archs {
+				archs = append(archs, archInfo{a.Name, a.Files, a.Doc})
+			}
+			for _, a := range trio.Archs {
 				archs = append(archs, archInfo{a.Name, a.Files, a.Doc})
 			}
 			var progs []progInfo

@@ -165,7 +165,6 @@ func TestBadInput(t *testing.T) {
 		{[]string{"--program", "ndp", "--load", "2"}, "--load 2"},
 		{[]string{"--program", "ndp", "--packets", "0"}, "--packets 0"},
 		{[]string{"--program", "protego-sender", "--param", "PORTZ=4"}, "no such constant"},
-		{[]string{"--arch", "trio", "--program", "ndp"}, "Trio model is not built yet"},
 		{[]string{}, "missing --program"},
 		{[]string{"validate", "--only", "nope"}, "matches no claim"},
 	}
@@ -366,5 +365,67 @@ func TestSonicConfig(t *testing.T) {
 		if code != 2 || !strings.Contains(msg, c.want) || strings.Contains(msg, "\n") || out != "" {
 			t.Errorf("%v: exit %d, error %q; want exit 2 and one line containing %q", c.args, code, msg, c.want)
 		}
+	}
+}
+
+func TestTrioMainJob(t *testing.T) {
+	out, msg, code := run(t, "--arch", "trio", "--program", "pie-rfc", "--packets", "300", "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, msg)
+	}
+	var rep map[string]any
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"arch", "chip", "program", "feasible", "errors", "instructions", "xtxn_sites", "xtxn_per_packet", "memory", "latency", "rate", "simulation"} {
+		if _, ok := rep[k]; !ok {
+			t.Errorf("trio report lacks %q", k)
+		}
+	}
+	if rep["feasible"] != true || rep["arch"] != "trio" {
+		t.Errorf("pie-rfc on Trio: feasible %v, arch %v", rep["feasible"], rep["arch"])
+	}
+	tables, _, code := run(t, "--arch", "trio6", "--program", "ndp", "--packets", "300")
+	for _, want := range []string{"Trio 6 slice", "Micro-instructions by block", "External transactions", "Sustainable Mpps", "Binding limit"} {
+		if code != 0 || !strings.Contains(tables, want) {
+			t.Errorf("trio6 tables lack %q (exit %d)", want, code)
+		}
+	}
+	again, _, _ := run(t, "--arch", "trio", "--program", "pie-rfc", "--packets", "300", "--json")
+	if again != out {
+		t.Error("same command, different output")
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--arch", "trio", "--program", "ndp", "--stages", "10"}, "--stages is a Tofino knob"},
+		{[]string{"--arch", "trio", "--program", "ndp", "--set", "trio.ppes=0"}, "trio.ppes = 0 is out of range"},
+		{[]string{"--arch", "trio", "--program", "ndp", "--set", "trio.nope=1"}, "unknown config key"},
+	} {
+		out, msg, code := run(t, c.args...)
+		if code != 2 || !strings.Contains(msg, c.want) || out != "" {
+			t.Errorf("%v: exit %d, %q; want exit 2 with %q", c.args, code, msg, c.want)
+		}
+	}
+}
+
+func TestCompare(t *testing.T) {
+	out, msg, code := run(t, "compare", "--program", "pie-rfc", "--packets", "300", "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, msg)
+	}
+	var res struct {
+		Results []struct {
+			Arch string `json:"arch"`
+			Fits bool   `json:"fits"`
+			Why  string `json:"why"`
+		} `json:"results"`
+	}
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Results) != 2 || res.Results[0].Fits || !strings.Contains(res.Results[0].Why, "stage-local-memory") || !res.Results[1].Fits {
+		t.Errorf("pie-rfc: want rejected on Tofino (stage-local-memory) and running on Trio, got %+v", res.Results)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"archsim/arch/tofino"
+	"archsim/arch/trio"
 	"archsim/configs"
 	"archsim/programs"
 	"archsim/sonic"
@@ -72,13 +73,16 @@ measures per-packet pipeline latency by simulating packets on the Akita engine.
 	f.Int64Var(&o.seed, "seed", 1, "random seed (same seed, same output)")
 	f.BoolVar(&o.noSim, "no-sim", false, "place only; skip the latency simulation")
 	f.StringVar(&o.sonic, "sonic-config", "", "SONiC CONFIG_DB JSON (file or configs/sonic name) programming the sonic-l3 program and the traffic manager")
-	root.AddCommand(newListCmd(out), newValidateCmd(out), newShowCmd(out), newRunCmd(out), newBenchCmd(out))
+	root.AddCommand(newListCmd(out), newValidateCmd(out), newShowCmd(out), newRunCmd(out), newBenchCmd(out), newCompareCmd(out))
 	return root
 }
 
 func archNames() string {
 	var names []string
 	for _, a := range tofino.Archs {
+		names = append(names, a.Name)
+	}
+	for _, a := range trio.Archs {
 		names = append(names, a.Name)
 	}
 	return strings.Join(names, ", ")
@@ -89,9 +93,6 @@ func findArch(name string) (*tofino.Arch, error) {
 		if tofino.Archs[i].Name == name {
 			return &tofino.Archs[i], nil
 		}
-	}
-	if name == "trio" || name == "trio5" || name == "trio6" {
-		return nil, &exitError{code: 2, msg: fmt.Sprintf("--arch %s: the Trio model is not built yet (it is planned in its own issue); available: %s", name, archNames())}
 	}
 	return nil, &exitError{code: 2, msg: fmt.Sprintf("--arch %q: unknown architecture (available: %s)", name, archNames())}
 }
@@ -127,6 +128,9 @@ func parseParams(params []string) (map[string]string, error) {
 }
 
 func runMain(cmd *cobra.Command, o *options, out io.Writer) error {
+	if ta := findTrioArch(o.arch); ta != nil {
+		return runTrio(cmd, o, out, ta)
+	}
 	arch, err := findArch(o.arch)
 	if err != nil {
 		return err

@@ -1,0 +1,157 @@
+// Package trio models a Juniper Trio-like run-to-completion packet
+// forwarding engine (PFE): a dispatcher that splits packets into head and
+// tail, a pool of multi-threaded packet processing engines (PPEs) running
+// micro-instructions, external transactions over a crossbar to a shared
+// memory of banks with read-modify-write engines, a reorder engine and
+// timer threads. A program description is lowered to micro-instructions
+// and transactions (lower.go); the PFE simulation executes the program on
+// every packet and charges the lowered cost of what ran (pfe.go).
+package trio
+
+import (
+	"fmt"
+
+	"archsim/configs"
+)
+
+// Config is one PFE. Field meanings and sources are in configs/trio5.yaml.
+type Config struct {
+	Name             string  `mapstructure:"name"`
+	ClockMHz         float64 `mapstructure:"clock_mhz"`
+	Ports            int     `mapstructure:"ports"`
+	PortGbps         float64 `mapstructure:"port_gbps"`
+	PPEs             int     `mapstructure:"ppes"`
+	ThreadsPerPPE    int     `mapstructure:"threads_per_ppe"`
+	HeadBytes        int     `mapstructure:"head_bytes"`
+	LMEMBytes        int     `mapstructure:"lmem_bytes"`
+	Registers        int     `mapstructure:"registers"`
+	RegisterBits     int     `mapstructure:"register_bits"`
+	Instr            Instr   `mapstructure:"instr"`
+	XTXN             XTXN    `mapstructure:"xtxn"`
+	SMem             SMem    `mapstructure:"smem"`
+	Lookup           Lookup  `mapstructure:"lookup"`
+	DispatchNs       float64 `mapstructure:"dispatch_ns"`
+	DispatchPerCycle int     `mapstructure:"dispatch_per_cycle"`
+	ReorderNs        float64 `mapstructure:"reorder_ns"`
+	Timers           int     `mapstructure:"timers"`
+}
+
+// Instr is the micro-instruction's limits and timing.
+type Instr struct {
+	Cycles        int `mapstructure:"cycles"`
+	RegisterReads int `mapstructure:"register_reads"`
+	LMEMReads     int `mapstructure:"lmem_reads"`
+	Writes        int `mapstructure:"writes"`
+	CondALUs      int `mapstructure:"cond_alus"`
+	CallDepth     int `mapstructure:"call_depth"`
+	XTXNPerInstr  int `mapstructure:"xtxn_per_instr"`
+}
+
+// XTXN is the external transactions' sizes.
+type XTXN struct {
+	MinBytes       int `mapstructure:"min_bytes"`
+	MaxBytes       int `mapstructure:"max_bytes"`
+	TailChunkBytes int `mapstructure:"tail_chunk_bytes"`
+}
+
+// SMem is the shared memory system.
+type SMem struct {
+	RMWEngines     int     `mapstructure:"rmw_engines"`
+	BytesPerCycle  int     `mapstructure:"bytes_per_cycle"`
+	AddCycles      int     `mapstructure:"add_cycles"`
+	SRAMLatencyNs  float64 `mapstructure:"sram_latency_ns"`
+	DRAMLatencyNs  float64 `mapstructure:"dram_latency_ns"`
+	SRAMBytes      int64   `mapstructure:"sram_bytes"`
+	DRAMCacheBytes int64   `mapstructure:"dram_cache_bytes"`
+	DRAMBytes      int64   `mapstructure:"dram_bytes"`
+	EngineQueue    int     `mapstructure:"engine_queue"`
+}
+
+// Lookup is the hash and filter units.
+type Lookup struct {
+	HashCycles      int     `mapstructure:"hash_cycles"`
+	FilterLatencyNs float64 `mapstructure:"filter_latency_ns"`
+}
+
+// Arch describes one architecture name the CLI accepts.
+type Arch struct {
+	Name  string
+	Files []string
+	Doc   string
+}
+
+// Archs lists the Trio generations (each a config, one model).
+var Archs = []Arch{
+	{"trio", []string{"trio5.yaml"}, "Juniper Trio 5 PFE (the Trio paper's MX480 testbed): run-to-completion PPE threads, shared memory with RMW engines"},
+	{"trio5", []string{"trio5.yaml"}, "same as trio"},
+	{"trio6", []string{"trio5.yaml", "trio6.yaml"}, "Juniper Trio 6 slice: 1.2 GHz, 80 PPEs x 20 threads, 800 Gb/s"},
+}
+
+// FlagKeys maps CLI flags to config keys.
+var FlagKeys = map[string]string{
+	"trio.clock_mhz": "clock-mhz",
+}
+
+// LoadConfig decodes and validates a Trio config.
+func LoadConfig(l *configs.Loaded) (*Config, error) {
+	c := &Config{}
+	if err := l.Decode("trio", c); err != nil {
+		return nil, err
+	}
+	checks := []struct {
+		key    string
+		val    float64
+		lo, hi float64
+	}{
+		{"clock_mhz", c.ClockMHz, 1, 10000},
+		{"ports", float64(c.Ports), 1, 256},
+		{"port_gbps", c.PortGbps, 0.001, 3200},
+		{"ppes", float64(c.PPEs), 1, 4096},
+		{"threads_per_ppe", float64(c.ThreadsPerPPE), 1, 1024},
+		{"head_bytes", float64(c.HeadBytes), 64, 4096},
+		{"lmem_bytes", float64(c.LMEMBytes), float64(c.HeadBytes), 1 << 20},
+		{"registers", float64(c.Registers), 1, 1024},
+		{"register_bits", float64(c.RegisterBits), 8, 128},
+		{"instr.cycles", float64(c.Instr.Cycles), 1, 1000},
+		{"instr.register_reads", float64(c.Instr.RegisterReads), 1, 64},
+		{"instr.lmem_reads", float64(c.Instr.LMEMReads), 1, 64},
+		{"instr.writes", float64(c.Instr.Writes), 1, 64},
+		{"instr.cond_alus", float64(c.Instr.CondALUs), 1, 64},
+		{"instr.call_depth", float64(c.Instr.CallDepth), 1, 64},
+		{"instr.xtxn_per_instr", float64(c.Instr.XTXNPerInstr), 1, 16},
+		{"xtxn.min_bytes", float64(c.XTXN.MinBytes), 1, 4096},
+		{"xtxn.max_bytes", float64(c.XTXN.MaxBytes), float64(c.XTXN.MinBytes), 4096},
+		{"xtxn.tail_chunk_bytes", float64(c.XTXN.TailChunkBytes), 1, 4096},
+		{"smem.rmw_engines", float64(c.SMem.RMWEngines), 1, 1024},
+		{"smem.bytes_per_cycle", float64(c.SMem.BytesPerCycle), 1, 1024},
+		{"smem.add_cycles", float64(c.SMem.AddCycles), 1, 1000},
+		{"smem.sram_latency_ns", c.SMem.SRAMLatencyNs, 0, 1e6},
+		{"smem.dram_latency_ns", c.SMem.DRAMLatencyNs, 0, 1e6},
+		{"smem.sram_bytes", float64(c.SMem.SRAMBytes), 0, 1 << 40},
+		{"smem.dram_cache_bytes", float64(c.SMem.DRAMCacheBytes), 0, 1 << 40},
+		{"smem.dram_bytes", float64(c.SMem.DRAMBytes), 0, 1 << 50},
+		{"smem.engine_queue", float64(c.SMem.EngineQueue), 1, 1 << 20},
+		{"lookup.hash_cycles", float64(c.Lookup.HashCycles), 0, 1000},
+		{"lookup.filter_latency_ns", c.Lookup.FilterLatencyNs, 0, 1e6},
+		{"dispatch_ns", c.DispatchNs, 0, 1e6},
+		{"dispatch_per_cycle", float64(c.DispatchPerCycle), 1, 64},
+		{"reorder_ns", c.ReorderNs, 0, 1e6},
+		{"timers", float64(c.Timers), 0, 1 << 16},
+	}
+	for _, ch := range checks {
+		if ch.val < ch.lo || ch.val > ch.hi {
+			key := "trio." + ch.key
+			return nil, fmt.Errorf("%s: %s = %v is out of range [%v, %v]", l.Origin(key), key, ch.val, ch.lo, ch.hi)
+		}
+	}
+	return c, nil
+}
+
+// CyclePs is one clock cycle in picoseconds.
+func (c *Config) CyclePs() float64 { return 1e6 / c.ClockMHz }
+
+// CyclesToPs converts cycles to picoseconds.
+func (c *Config) CyclesToPs(n int64) int64 { return int64(float64(n)*c.CyclePs() + 0.5) }
+
+// NsToPs converts nanoseconds to picoseconds.
+func NsToPs(ns float64) int64 { return int64(ns*1000 + 0.5) }

@@ -1,0 +1,613 @@
+package trio
+
+import (
+	"fmt"
+	"sort"
+
+	"archsim/programs"
+)
+
+// Lowering turns a program description into Trio micro-instructions and
+// external transactions (XTXNs), the way a Microcode author would write it:
+//
+//   - Storage: header fields live in the thread's local memory (the packet
+//     head is loaded there); metadata lives in the 32 × 64-bit registers,
+//     packed as bit-fields, spilling to local memory when they run out.
+//   - Straight-line statements are packed greedily into instructions under
+//     the per-instruction limits (register reads, local-memory reads,
+//     writes, condition ALUs, one XTXN); a statement that reads a value
+//     written earlier in the same instruction starts the next one (results
+//     are written back when an instruction retires). A statement too big for
+//     one instruction is split over several through temporaries.
+//   - An if ends its instruction (multi-way branch); each branch, loop body
+//     and action body starts a new one (a branch target).
+//   - A table apply assembles the key and issues a lookup XTXN — a hash
+//     lookup for exact keys, a filter lookup otherwise — synchronously; the
+//     action runs after the reply.
+//   - A register action whose body is a single fetch-and-op, add, swap or
+//     write is one read-modify-write XTXN on the register's memory bank,
+//     asynchronous unless its output is used. Any other body is a
+//     synchronous read, instructions for the body, and an asynchronous
+//     write: not atomic with respect to other threads (reported).
+//   - Meters are policer XTXNs (synchronous: the colour is needed);
+//     counters are packet/byte counter XTXNs (asynchronous).
+//   - Loops run as many times as they iterate; each iteration costs its
+//     body plus one instruction for the post statement and the branch.
+
+// XKind is the kind of an external transaction.
+type XKind int
+
+// Transaction kinds.
+const (
+	XHash    XKind = iota // hash-table lookup (exact-match table)
+	XFilter               // filter lookup (ternary, LPM, range table)
+	XRMW                  // read-modify-write on a register cell (one engine op)
+	XRead                 // register read (a complex register action's first half)
+	XWrite                // register write (its second half)
+	XPolicer              // meter
+	XCounter              // packet/byte counter
+	XTail                 // packet-tail chunk fetch
+	xkinds
+)
+
+var xkindNames = [xkinds]string{"hash_lookup", "filter_lookup", "rmw", "read", "write", "policer", "counter", "tail_fetch"}
+
+func (k XKind) String() string { return xkindNames[k] }
+
+// StmtCost is what a statement costs when it runs.
+type StmtCost struct {
+	Instr int // instructions it opens
+}
+
+// RegCost is how a register action is lowered.
+type RegCost struct {
+	Atomic bool   // one RMW engine operation
+	Sync   bool   // the thread waits for the reply (the output is used)
+	Op     string // add, or, and, xor, swap, write, fetch, or read-compute-write
+	Instr  int    // instructions of the body (read-compute-write only)
+	Bytes  int    // transaction size
+	// Cycles the engine spends (RMW) per operation.
+	Cycles int
+}
+
+// MemObject is one stateful object placed in the shared memory.
+type MemObject struct {
+	Name       string `json:"name"`
+	Kind       string `json:"kind"` // register, meter, counter, table
+	Bytes      int64  `json:"bytes"`
+	EntryBytes int    `json:"entry_bytes"`
+	Memory     string `json:"memory"` // sram or dram
+	Base       int64  `json:"-"`
+}
+
+// Block is a straight-line code unit's static instruction count.
+type Block struct {
+	Name  string `json:"name"`
+	Instr int    `json:"instructions"`
+}
+
+// Microcode is a program lowered for one Trio PFE.
+type Microcode struct {
+	Prog *programs.Program
+	cfg  *Config
+
+	stmt   map[programs.Stmt]*StmtCost
+	reg    map[*programs.RegisterAction]*RegCost
+	object map[any]*MemObject // *Register, *Meter, *Counter, *Table → placement
+
+	Blocks        []Block        `json:"blocks"`
+	StaticInstr   int            `json:"static_instructions"`
+	XTXNSites     map[string]int `json:"xtxn_sites"`
+	Memory        []*MemObject   `json:"memory"`
+	SRAMBytes     int64          `json:"sram_bytes"`
+	DRAMBytes     int64          `json:"dram_bytes"`
+	MetaBits      int            `json:"metadata_bits"`
+	RegistersUsed int            `json:"registers_used"`
+	LMEMBytes     int            `json:"lmem_bytes"`
+	NonAtomic     []string       `json:"non_atomic_register_actions"`
+	Notes         []string       `json:"notes"`
+	CallDepth     int            `json:"call_depth"`
+	HeadBytes     int            `json:"head_bytes"`
+	xsites        map[XKind]int
+}
+
+// LoweringError is a program the chip cannot run, with the rule broken.
+type LoweringError struct {
+	Rule string
+	Pos  programs.Pos
+	Msg  string
+}
+
+func (e *LoweringError) Error() string {
+	if e.Pos.File == "" {
+		return fmt.Sprintf("rule %s: %s", e.Rule, e.Msg)
+	}
+	return fmt.Sprintf("%s: rule %s: %s", e.Pos, e.Rule, e.Msg)
+}
+
+// Lowering rules (part of the output contract).
+const (
+	RuleLocalMemory = "local-memory" // head + spilled metadata exceed the thread's local memory
+	RuleCallDepth   = "call-depth"   // subroutine calls nested deeper than the PPE supports
+	RuleMemory      = "shared-memory"
+	RuleXTXNSize    = "xtxn-size" // a register cell wider than the largest transaction
+)
+
+// Lower lowers a program for a PFE.
+func Lower(cfg *Config, prog *programs.Program) (*Microcode, error) {
+	m := &Microcode{Prog: prog, cfg: cfg, stmt: map[programs.Stmt]*StmtCost{}, reg: map[*programs.RegisterAction]*RegCost{},
+		object: map[any]*MemObject{}, XTXNSites: map[string]int{}, xsites: map[XKind]int{}}
+	if err := m.storage(); err != nil {
+		return nil, err
+	}
+	if err := m.placeMemory(); err != nil {
+		return nil, err
+	}
+	if err := m.registerActions(); err != nil {
+		return nil, err
+	}
+	if d := callDepth(prog); d > cfg.Instr.CallDepth {
+		return nil, &LoweringError{Rule: RuleCallDepth, Msg: fmt.Sprintf("subroutine calls nest %d deep; a PPE supports %d", d, cfg.Instr.CallDepth)}
+	} else {
+		m.CallDepth = d
+	}
+	parse := 0
+	for _, p := range []*programs.Parser{prog.Parser, prog.EgressParser} {
+		if p != nil {
+			parse += len(p.States)
+		}
+	}
+	m.Blocks = append(m.Blocks, Block{"parser (one instruction per state)", parse})
+	for _, c := range []*programs.Control{prog.Ingress, prog.Egress} {
+		if c != nil {
+			m.Blocks = append(m.Blocks, Block{c.Name, m.block(c.Body, true)})
+		}
+	}
+	for _, a := range prog.Actions {
+		m.Blocks = append(m.Blocks, Block{"action " + a.Name, m.block(a.Body, true)})
+	}
+	for _, f := range prog.Functions {
+		m.Blocks = append(m.Blocks, Block{"function " + f.Name, m.block(f.Body, true)})
+	}
+	for _, b := range m.Blocks {
+		m.StaticInstr += b.Instr
+	}
+	for _, r := range prog.Registers {
+		for _, ra := range r.Actions {
+			if rc := m.reg[ra]; !rc.Atomic {
+				m.StaticInstr += rc.Instr
+			}
+		}
+	}
+	for k := XKind(0); k < xkinds; k++ {
+		if n := m.xsites[k]; n > 0 {
+			m.XTXNSites[k.String()] = n
+		}
+	}
+	return m, nil
+}
+
+// storage assigns metadata to registers (spilling to local memory) and
+// checks the thread's local memory.
+func (m *Microcode) storage() error {
+	c := m.cfg
+	bits := 0
+	for _, f := range m.Prog.Meta {
+		bits += f.Type.Bits
+	}
+	m.MetaBits = bits
+	regBits := c.Registers * c.RegisterBits
+	// Registers also hold the transaction reply and pointers: keep four
+	// for the microcode's own use (assumed).
+	avail := regBits - 4*c.RegisterBits
+	spill := 0
+	if bits > avail {
+		spill = (bits - avail + 7) / 8
+		m.RegistersUsed = c.Registers
+	} else {
+		m.RegistersUsed = (bits+c.RegisterBits-1)/c.RegisterBits + 4
+	}
+	head := 0
+	for _, h := range m.Prog.Headers {
+		head += h.Bytes()
+	}
+	m.HeadBytes = min(head, c.HeadBytes)
+	m.LMEMBytes = m.HeadBytes + spill
+	if m.LMEMBytes > c.LMEMBytes {
+		return &LoweringError{Rule: RuleLocalMemory, Msg: fmt.Sprintf("the packet head (%d B) and %d B of metadata that do not fit the %d registers need %d B of local memory; a thread has %d B",
+			m.HeadBytes, spill, c.Registers, m.LMEMBytes, c.LMEMBytes)}
+	}
+	if spill > 0 {
+		m.Notes = append(m.Notes, fmt.Sprintf("%d B of metadata spill from registers to local memory", spill))
+	}
+	return nil
+}
+
+// inLMEM tells whether a field lives in local memory.
+func (m *Microcode) inLMEM(f *programs.Field) bool {
+	return f.Kind == programs.HeaderField
+}
+
+// placeMemory puts every stateful object and table in the shared memory:
+// on-chip SRAM first, in declaration order, then DRAM.
+func (m *Microcode) placeMemory() error {
+	c := m.cfg
+	var objs []*MemObject
+	add := func(key any, name, kind string, entries int, entryBytes int) {
+		eb := max(8, (entryBytes+7)/8*8)
+		o := &MemObject{Name: name, Kind: kind, Bytes: int64(entries) * int64(eb), EntryBytes: eb}
+		m.object[key] = o
+		objs = append(objs, o)
+	}
+	for _, r := range m.Prog.Registers {
+		add(r, r.Name, "register", r.Size, (r.Type.Bits+7)/8)
+	}
+	for _, mt := range m.Prog.Meters {
+		add(mt, mt.Name, "meter", mt.Size, 16) // two token buckets and a timestamp (assumed 16 B)
+	}
+	for _, ct := range m.Prog.Counters {
+		add(ct, ct.Name, "counter", ct.Size, 16) // [TRIO] §3.2: a Packet/Byte Counter is 16 bytes
+	}
+	for _, t := range m.Prog.Tables {
+		kb := 0
+		for _, k := range t.Keys {
+			kb += k.Bits
+		}
+		ab := 0
+		for _, a := range t.Actions {
+			pb := 0
+			for _, p := range a.Params {
+				pb += p.Type.Bits
+			}
+			ab = max(ab, pb)
+		}
+		// Key, action data and an action id (assumed 2 B).
+		add(t, t.Name, "table", max(1, t.Size), (kb+7)/8+(ab+7)/8+2)
+	}
+	var sram, dram int64
+	for _, o := range objs {
+		if sram+o.Bytes <= c.SMem.SRAMBytes {
+			o.Memory, o.Base = "sram", sram
+			sram += o.Bytes
+		} else {
+			o.Memory, o.Base = "dram", dram
+			dram += o.Bytes
+		}
+		if o.EntryBytes > c.XTXN.MaxBytes && o.Kind == "register" {
+			return &LoweringError{Rule: RuleXTXNSize, Msg: fmt.Sprintf("register %s: %d-byte cells exceed the largest transaction (%d B)", o.Name, o.EntryBytes, c.XTXN.MaxBytes)}
+		}
+	}
+	if dram > c.SMem.DRAMBytes {
+		return &LoweringError{Rule: RuleMemory, Msg: fmt.Sprintf("state needs %d B of SRAM and %d B of DRAM; the PFE has %d B and %d B", sram, dram, c.SMem.SRAMBytes, c.SMem.DRAMBytes)}
+	}
+	m.SRAMBytes, m.DRAMBytes, m.Memory = sram, dram, objs
+	return nil
+}
+
+// registerActions classifies every register action.
+func (m *Microcode) registerActions() error {
+	used := map[*programs.RegisterAction]bool{}
+	var walkE func(e programs.Expr, out bool)
+	walkE = func(e programs.Expr, out bool) {
+		forEachCall(e, func(rc *programs.RegisterCall) {
+			if out {
+				used[rc.Action] = true
+			}
+		})
+	}
+	walkStmts(m.Prog, func(s programs.Stmt) {
+		switch s := s.(type) {
+		case *programs.AssignStmt:
+			walkE(s.Src, true)
+		case *programs.IfStmt:
+			walkE(s.Cond, true)
+		}
+	})
+	for _, r := range m.Prog.Registers {
+		bytes := min(m.cfg.XTXN.MaxBytes, max(m.cfg.XTXN.MinBytes, (r.Type.Bits+7)/8))
+		for _, ra := range r.Actions {
+			rc := &RegCost{Sync: used[ra], Bytes: bytes}
+			if op, ok := simpleRMW(ra); ok {
+				rc.Atomic, rc.Op = true, op
+				rc.Cycles = m.engineCycles(op, bytes)
+			} else {
+				rc.Op = "read-compute-write"
+				rc.Instr = m.block(ra.Body, true)
+				rc.Sync = true
+				rc.Cycles = m.engineCycles("read", bytes)
+				m.NonAtomic = append(m.NonAtomic, r.Name+"."+ra.Name)
+			}
+			m.reg[ra] = rc
+		}
+	}
+	sort.Strings(m.NonAtomic)
+	return nil
+}
+
+// engineCycles is the RMW engine's time for one operation: 8 B per cycle
+// for reads and writes, add_cycles per 8 B for arithmetic.
+func (m *Microcode) engineCycles(op string, bytes int) int {
+	words := (bytes + m.cfg.SMem.BytesPerCycle - 1) / m.cfg.SMem.BytesPerCycle
+	switch op {
+	case "add", "or", "and", "xor", "swap":
+		return words * m.cfg.SMem.AddCycles
+	}
+	return words
+}
+
+// simpleRMW recognises a register action one engine operation performs:
+// assignments of value (or its halves) from value OP x (OP in + - | & ^)
+// or from an expression not reading the cell, and of out from the cell.
+func simpleRMW(ra *programs.RegisterAction) (string, bool) {
+	op := "fetch"
+	for _, s := range ra.Body {
+		a, ok := s.(*programs.AssignStmt)
+		if !ok {
+			return "", false
+		}
+		switch {
+		case a.Dst.Out:
+			// out = value (or a half): the fetched value.
+			if !isCell(a.Src) && readsCell(a.Src) {
+				return "", false
+			}
+		case a.Dst.Cell != nil:
+			b, isBin := a.Src.(*programs.BinaryExpr)
+			switch {
+			case !readsCell(a.Src):
+				op = "write"
+				if hasOut(ra) {
+					op = "swap"
+				}
+			case isBin && isCell(b.X) && !readsCell(b.Y):
+				switch b.Op {
+				case programs.OpAdd, programs.OpSub:
+					op = "add"
+				case programs.OpOr:
+					op = "or"
+				case programs.OpAnd:
+					op = "and"
+				case programs.OpXor:
+					op = "xor"
+				default:
+					return "", false
+				}
+			default:
+				return "", false
+			}
+		default:
+			return "", false
+		}
+	}
+	return op, true
+}
+
+func hasOut(ra *programs.RegisterAction) bool {
+	for _, s := range ra.Body {
+		if a, ok := s.(*programs.AssignStmt); ok && a.Dst.Out {
+			return true
+		}
+	}
+	return false
+}
+
+func isCell(e programs.Expr) bool {
+	switch x := e.(type) {
+	case *programs.CellExpr:
+		return true
+	case *programs.CastExpr:
+		return isCell(x.X)
+	case *programs.SliceExpr:
+		return isCell(x.X)
+	}
+	return false
+}
+
+func readsCell(e programs.Expr) bool {
+	found := false
+	walkExpr(e, func(x programs.Expr) {
+		if _, ok := x.(*programs.CellExpr); ok {
+			found = true
+		}
+	})
+	return found
+}
+
+// demand is what a statement needs of one instruction.
+type demand struct {
+	regReads, lmemReads, writes, ops, xtxn int
+	reads, written                         map[*programs.Field]bool
+	syncReply                              bool // needs a synchronous reply before it can finish
+}
+
+// block lowers a straight-line list (recursing into nested blocks) and
+// returns its static instruction count; start says whether it begins a new
+// instruction (a branch target).
+func (m *Microcode) block(list []programs.Stmt, start bool) int {
+	c := m.cfg
+	total := 0
+	var cur demand
+	open := false
+	if start {
+		cur = demand{written: map[*programs.Field]bool{}}
+	}
+	newInstr := func() {
+		cur = demand{written: map[*programs.Field]bool{}}
+		open = true
+		total++
+	}
+	fits := func(d demand) bool {
+		if !open {
+			return false
+		}
+		for f := range d.reads {
+			if cur.written[f] {
+				return false
+			}
+		}
+		return cur.regReads+d.regReads <= c.Instr.RegisterReads && cur.lmemReads+d.lmemReads <= c.Instr.LMEMReads &&
+			cur.writes+d.writes <= c.Instr.Writes && cur.ops+d.ops <= c.Instr.CondALUs && cur.xtxn+d.xtxn <= c.Instr.XTXNPerInstr
+	}
+	// spread is how many instructions a demand needs on its own.
+	spread := func(d demand) int {
+		n := 1
+		for _, p := range [][2]int{{d.regReads, c.Instr.RegisterReads}, {d.lmemReads, c.Instr.LMEMReads}, {d.writes, c.Instr.Writes},
+			{d.ops, c.Instr.CondALUs}, {d.xtxn, c.Instr.XTXNPerInstr}} {
+			n = max(n, (p[0]+p[1]-1)/p[1])
+		}
+		return n
+	}
+	place := func(s programs.Stmt, d demand) {
+		cost := &StmtCost{}
+		if !fits(d) {
+			k := spread(d)
+			newInstr()
+			cost.Instr = k
+			total += k - 1
+		}
+		cur.regReads += d.regReads
+		cur.lmemReads += d.lmemReads
+		cur.writes += d.writes
+		cur.ops += d.ops
+		cur.xtxn += d.xtxn
+		for f := range d.written {
+			cur.written[f] = true
+		}
+		if d.syncReply {
+			// The reply arrives after this instruction retires; what uses
+			// it runs in the next one.
+			cost.Instr++
+			newInstr()
+		}
+		m.stmt[s] = cost
+	}
+	for _, s := range list {
+		switch s := s.(type) {
+		case *programs.AssignStmt:
+			d := m.exprDemand(s.Src)
+			d.writes++
+			if s.Dst.Field != nil {
+				d.written = map[*programs.Field]bool{s.Dst.Field: true}
+			}
+			place(s, d)
+		case *programs.ExprStmt:
+			d := m.exprDemand(s.X)
+			place(s, d)
+		case *programs.CountStmt:
+			d := m.exprDemand(s.Index)
+			d.xtxn++
+			m.xsites[XCounter]++
+			place(s, d)
+		case *programs.IfStmt:
+			d := m.exprDemand(s.Cond)
+			place(s, d)
+			open = false // the branch ends the instruction
+			nested := m.block(s.Then, true) + m.block(s.Else, true)
+			total += nested
+		case *programs.ApplyStmt:
+			m.lookup(s, s.Table, place)
+			open = false
+		case *programs.SwitchStmt:
+			m.lookup(s, s.Table, place)
+			open = false
+			for _, cs := range s.Cases {
+				total += m.block(cs.Body, true)
+			}
+			total += m.block(s.Default, true)
+		case *programs.ForStmt:
+			init := m.block(s.Init, false)
+			d := m.exprDemand(s.Cond)
+			place(s, d)
+			open = false
+			total += init + m.block(s.Body, true)
+			post := m.block(s.Post, true)
+			total += post
+		case *programs.CallStmt:
+			// A subroutine call is one instruction (the return rides on
+			// the body's last one); the body is lowered once, as its own
+			// block.
+			m.stmt[s] = &StmtCost{Instr: 1}
+			total++
+			open = false
+		default:
+			m.stmt[s] = &StmtCost{Instr: 1}
+			total++
+			open = false
+		}
+	}
+	return total
+}
+
+// lookup lowers a table apply: key assembly and the lookup XTXN.
+func (m *Microcode) lookup(s programs.Stmt, t *programs.Table, place func(programs.Stmt, demand)) {
+	d := demand{reads: map[*programs.Field]bool{}, written: map[*programs.Field]bool{}}
+	for _, k := range t.Keys {
+		dk := m.exprDemand(k.Expr)
+		d.regReads += dk.regReads
+		d.lmemReads += dk.lmemReads
+		d.ops += dk.ops
+		for f := range dk.reads {
+			d.reads[f] = true
+		}
+	}
+	d.xtxn++
+	d.syncReply = true
+	if exactOnly(t) {
+		m.xsites[XHash]++
+	} else {
+		m.xsites[XFilter]++
+	}
+	place(s, d)
+}
+
+func exactOnly(t *programs.Table) bool {
+	for _, k := range t.Keys {
+		if k.Kind != programs.MatchExact {
+			return false
+		}
+	}
+	return true
+}
+
+// exprDemand counts an expression's reads, ALU operations and the XTXNs it
+// issues (register actions, meters, table hits).
+func (m *Microcode) exprDemand(e programs.Expr) demand {
+	d := demand{reads: map[*programs.Field]bool{}, written: map[*programs.Field]bool{}}
+	if e == nil {
+		return d
+	}
+	walkExpr(e, func(x programs.Expr) {
+		switch x := x.(type) {
+		case *programs.FieldExpr:
+			if !d.reads[x.F] {
+				d.reads[x.F] = true
+				if m.inLMEM(x.F) {
+					d.lmemReads++
+				} else {
+					d.regReads++
+				}
+			}
+		case *programs.BinaryExpr, *programs.UnaryExpr, *programs.CallExpr, *programs.RandomExpr, *programs.HashExpr:
+			d.ops++
+		case *programs.RegisterCall:
+			d.xtxn++
+			m.xsites[XRMW]++
+			if rc := m.reg[x.Action]; rc == nil || rc.Sync {
+				d.syncReply = true
+			}
+		case *programs.MeterCall:
+			d.xtxn++
+			m.xsites[XPolicer]++
+			d.syncReply = true
+		case *programs.HitExpr:
+			d.xtxn++
+			if exactOnly(x.Table) {
+				m.xsites[XHash]++
+			} else {
+				m.xsites[XFilter]++
+			}
+			d.syncReply = true
+		}
+	})
+	return d
+}

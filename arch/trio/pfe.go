@@ -1,0 +1,601 @@
+package trio
+
+import (
+	"hash/crc32"
+	"math/rand"
+
+	"github.com/sarchlab/akita/v3/sim"
+
+	"archsim/components/packet"
+	"archsim/components/stats"
+	"archsim/programs"
+)
+
+// The PFE simulation. A packet's head goes to a PPE thread (or waits for
+// one); the thread runs the program functionally at once — the
+// interpreter executes the description on the packet and the shared state —
+// and a tracer records what ran as a script of instruction segments and
+// external transactions. The script is then played in simulated time:
+//
+//   - an instruction segment of k instructions takes k × max(D, R) cycles,
+//     D the instruction's cycles and R the threads computing on that PPE
+//     when it starts (a PPE issues one instruction per cycle, one in flight
+//     per thread);
+//   - a synchronous transaction crosses the crossbar (half the memory
+//     latency), waits for its bank's read-modify-write engine (FIFO; the
+//     engine is busy for the operation's cycles), and replies after the
+//     other half; the thread is suspended meanwhile (other threads run);
+//   - an asynchronous transaction only occupies its engine.
+//
+// Functional execution at dispatch means stateful outcomes follow dispatch
+// order, while the engines serialise requests in arrival order; for the
+// commutative updates the model's programs use (adds, ORs, counters) the
+// results are the same. When the thread ends, the reorder engine releases
+// the head once every earlier packet of its flow has been released. Then
+// the packet is queued for its output port (drained at the port's rate);
+// with egress code it is processed by a second thread (the egress PFE's
+// role) before it leaves.
+
+// step is one element of a thread's script.
+type step struct {
+	kind    stepKind
+	n       int   // instructions (stepInstr)
+	x       XKind // transaction kind
+	bank    int   // RMW engine (-1: none, e.g. filter or tail)
+	cycles  int   // engine cycles
+	latency int64 // round-trip latency, ps
+}
+
+type stepKind uint8
+
+const (
+	stepInstr stepKind = iota
+	stepSync
+	stepAsync
+)
+
+// thread is one packet's processing in one gress.
+type thread struct {
+	pkt      *packet.Packet
+	gress    int // 0 ingress, 1 egress
+	script   []step
+	pc       int
+	ppe      int
+	arrivePs int64 // arrived at dispatch
+	startPs  int64 // got a thread
+	seq      int64 // position in its flow
+	flow     int64
+	instr    int
+	xtxn     [xkinds]int
+	drop     bool
+	inSeg    bool // computing (counted in the PPE's active threads)
+	id       int
+}
+
+type ppe struct {
+	free      int   // free threads
+	active    int   // threads in an instruction segment
+	instr     int64 // instructions issued
+	issueFree int64 // issue slots are reserved up to here (ps)
+}
+
+type flowOrder struct {
+	next int64
+	done map[int64]*thread
+	seq  int64
+}
+
+type outQueue struct {
+	pkts      []*packet.Packet
+	busyUntil int64
+	pending   bool
+	maxLen    int
+}
+
+// PFE is one packet forwarding engine.
+type PFE struct {
+	*sim.ComponentBase
+	cfg    *Config
+	mc     *Microcode
+	prog   *programs.Program
+	engine sim.Engine
+	state  *programs.State
+	exec   *programs.Exec
+	phv    []int64
+	tr     tracer
+
+	ppes     []ppe
+	waiting  []*thread // heads waiting for a free thread (FIFO)
+	threads  []*thread // by id (events carry the id)
+	freeIDs  []int
+	bankAt   []int64 // when each RMW engine is next free
+	bankBusy []int64 // time each engine has been busy
+	order    map[int64]*flowOrder
+	out      map[int]*outQueue
+
+	deadlinePs     int64
+	nextDispatchPs int64
+	// unpaced skips the output ports' line rate (a saturation run measures
+	// the PFE itself).
+	unpaced bool
+	// onDeliver, when set, sees every packet that leaves.
+	onDeliver func(*packet.Packet)
+	// Stats.
+	Stats PFEStats
+	drops map[string]int
+}
+
+// PFEStats are what a run measured.
+type PFEStats struct {
+	Packets      [2]int
+	Latency      [2]stats.Samples // arrival at dispatch to release by the reorder engine, ps
+	WaitPs       [2]stats.Samples // waiting for a free thread
+	Instr        [2]stats.Samples // instructions per packet
+	XTXN         [2][xkinds]int64
+	EngineBusyPs int64
+	BankBusyMax  int64
+	MaxWaiting   int
+	MaxThreads   int
+	busy         int
+	Delivered    int
+	E2E          stats.Samples
+	FirstDonePs  int64
+	LastDonePs   int64
+	// Ingress threads: first and last to finish, and time threads were
+	// held (for utilisation).
+	FirstFinishPs   int64
+	LastFinishPs    int64
+	ThreadPs        [2]int64
+	LastThreadEndPs int64
+}
+
+// NotifyRecv is unused (events go straight to Handle).
+func (p *PFE) NotifyRecv(sim.VTimeInSec, sim.Port) {}
+
+// NotifyPortFree is unused.
+func (p *PFE) NotifyPortFree(sim.VTimeInSec, sim.Port) {}
+
+// NewPFE builds a PFE running a lowered program.
+func NewPFE(engine sim.Engine, cfg *Config, mc *Microcode, seed int64) *PFE {
+	p := &PFE{ComponentBase: sim.NewComponentBase("Trio.PFE"), cfg: cfg, mc: mc, prog: mc.Prog, engine: engine,
+		order: map[int64]*flowOrder{}, out: map[int]*outQueue{}, drops: map[string]int{}}
+	p.state = programs.NewState(p.prog)
+	p.exec = programs.NewExec(p.state, rand.New(rand.NewSource(seed)))
+	p.phv = make([]int64, len(p.prog.Fields))
+	p.tr.p = p
+	p.exec.Tracer = &p.tr
+	p.ppes = make([]ppe, cfg.PPEs)
+	for i := range p.ppes {
+		p.ppes[i].free = cfg.ThreadsPerPPE
+	}
+	p.bankAt = make([]int64, cfg.SMem.RMWEngines)
+	p.bankBusy = make([]int64, cfg.SMem.RMWEngines)
+	p.deadlinePs = 1 << 62
+	return p
+}
+
+// Event kinds on the PFE (packet.Event.Kind).
+const (
+	evArrive   = packet.KindArrive
+	evResume   = packet.KindTimer
+	evDequeue  = packet.KindDequeue
+	evReleased = packet.KindTx
+)
+
+// Inject schedules a packet's arrival at the dispatcher.
+func (p *PFE) Inject(pkt *packet.Packet, atPs int64) {
+	packet.Schedule(p.engine, p, atPs, evArrive, pkt, 0)
+}
+
+// Handle processes the PFE's events.
+func (p *PFE) Handle(e sim.Event) error {
+	ev := e.(*packet.Event)
+	now := packet.SecToPs(ev.T)
+	switch ev.Kind {
+	case evArrive:
+		p.arrive(ev.Pkt, 0, now)
+	case evResume:
+		p.resume(p.threads[ev.Port], now)
+	case evDequeue:
+		p.dequeue(ev.Port, now)
+	case evReleased:
+		p.released(ev.Pkt, ev.Port, now)
+	}
+	return nil
+}
+
+// arrive hands a head to the dispatcher.
+func (p *PFE) arrive(pkt *packet.Packet, gress int, now int64) {
+	if now > p.deadlinePs {
+		p.drops["still in flight at the end of the run"]++
+		return
+	}
+	th := p.newThread(pkt, gress, now)
+	fo := p.order[th.flow]
+	if fo == nil {
+		fo = &flowOrder{done: map[int64]*thread{}}
+		p.order[th.flow] = fo
+	}
+	th.seq = fo.seq
+	fo.seq++
+	p.dispatch(th, now)
+}
+
+func (p *PFE) newThread(pkt *packet.Packet, gress int, now int64) *thread {
+	var th *thread
+	if n := len(p.freeIDs); n > 0 {
+		id := p.freeIDs[n-1]
+		p.freeIDs = p.freeIDs[:n-1]
+		th = p.threads[id]
+		*th = thread{id: id, script: th.script[:0]}
+	} else {
+		th = &thread{id: len(p.threads)}
+		p.threads = append(p.threads, th)
+	}
+	th.pkt, th.gress, th.arrivePs = pkt, gress, now
+	th.flow = int64(pkt.Flow)<<1 | int64(gress)
+	return th
+}
+
+// dispatch gives the head a thread on the PPE with the most free threads
+// (lowest index on ties), or queues it.
+func (p *PFE) dispatch(th *thread, now int64) {
+	best := -1
+	for i := range p.ppes {
+		if p.ppes[i].free > 0 && (best < 0 || p.ppes[i].free > p.ppes[best].free) {
+			best = i
+		}
+	}
+	if best < 0 {
+		p.waiting = append(p.waiting, th)
+		p.Stats.MaxWaiting = max(p.Stats.MaxWaiting, len(p.waiting))
+		return
+	}
+	p.ppes[best].free--
+	p.Stats.busy++
+	p.Stats.MaxThreads = max(p.Stats.MaxThreads, p.Stats.busy)
+	th.ppe = best
+	// The dispatcher hands out a bounded number of heads per cycle.
+	at := max(now, p.nextDispatchPs)
+	p.nextDispatchPs = at + int64(p.cfg.CyclePs()/float64(p.cfg.DispatchPerCycle)+0.5)
+	th.startPs = at + NsToPs(p.cfg.DispatchNs)
+	p.Stats.WaitPs[th.gress].Add(now - th.arrivePs)
+	p.run(th)
+	p.resume(th, th.startPs)
+}
+
+// run executes the program on the packet and records the script.
+func (p *PFE) run(th *thread) {
+	pkt := th.pkt
+	for i := range p.phv {
+		p.phv[i] = 0
+	}
+	phv := p.phv
+	prog := p.prog
+	phv[prog.Std[programs.StdPacketLength].Slot] = int64(pkt.Len)
+	phv[prog.Std[programs.StdTstamp].Slot] = (th.startPs / 1000) & (1<<48 - 1)
+	egress := th.gress == 1
+	if egress {
+		phv[prog.Std[programs.StdEgressPort].Slot] = int64(pkt.OutPort)
+		phv[prog.Std[programs.StdQid].Slot] = int64(pkt.Qid)
+		phv[prog.Std[programs.StdEnqQdepth].Slot] = int64(pkt.EnqDepthCells)
+		phv[prog.Std[programs.StdDeqQdepth].Slot] = int64(pkt.DeqDepthCells)
+		phv[prog.Std[programs.StdEnqTstamp].Slot] = (pkt.EnqPs / 1000) & (1<<32 - 1)
+		phv[prog.Std[programs.StdDeqTimedelta].Slot] = min(pkt.DeqDeltaPs/1000, 1<<32-1)
+	} else {
+		phv[prog.Std[programs.StdIngressPort].Slot] = int64(pkt.InPort)
+		phv[prog.Std[programs.StdEgressPort].Slot] = NoPort
+	}
+	p.tr.th = th
+	res := prog.Parse(pkt.Head, pkt.Len, phv, egress, false)
+	th.add(step{kind: stepInstr, n: res.States})
+	if res.Rejected {
+		th.drop = true
+		p.drops["parser reject"]++
+		return
+	}
+	// Headers beyond the head are fetched from the tail in chunks.
+	if extra := res.Offset - p.cfg.HeadBytes; extra > 0 {
+		for k := 0; k < (extra+p.cfg.XTXN.TailChunkBytes-1)/p.cfg.XTXN.TailChunkBytes; k++ {
+			th.add(step{kind: stepSync, x: XTail, bank: -1, latency: NsToPs(p.cfg.SMem.DRAMLatencyNs)})
+		}
+	}
+	p.exec.PHV = phv
+	p.exec.NowPs = th.startPs
+	ctl := prog.Ingress
+	if egress {
+		ctl = prog.Egress
+	}
+	p.exec.RunControl(ctl)
+	// One instruction hands the head to the reorder engine (assumed).
+	th.add(step{kind: stepInstr, n: 1})
+	head, length := prog.Deparse(phv, pkt.Head, pkt.Len, res.Offset, false)
+	pkt.Head, pkt.Len = head, length
+	if phv[prog.Std[programs.StdDrop].Slot] != 0 {
+		th.drop = true
+		p.drops[map[bool]string{false: "ingress program drop", true: "egress program drop"}[egress]]++
+	}
+	if !egress {
+		pkt.OutPort = int(phv[prog.Std[programs.StdEgressPort].Slot])
+		pkt.Qid = int(phv[prog.Std[programs.StdQid].Slot])
+		pkt.Recirculate = phv[prog.Std[programs.StdRecirculate].Slot] != 0
+		pkt.McastGrp = int(phv[prog.Std[programs.StdMcastGrp].Slot])
+	}
+}
+
+// NoPort is the egress port of a packet the program sent nowhere.
+const NoPort = 511
+
+func (th *thread) add(s step) {
+	if s.kind == stepInstr {
+		if s.n == 0 {
+			return
+		}
+		th.instr += s.n
+		if n := len(th.script); n > 0 && th.script[n-1].kind == stepInstr {
+			th.script[n-1].n += s.n
+			return
+		}
+	} else {
+		th.xtxn[s.x]++
+	}
+	th.script = append(th.script, s)
+}
+
+// resume plays the script from its current step at time now.
+func (p *PFE) resume(th *thread, now int64) {
+	pp := &p.ppes[th.ppe]
+	if th.inSeg {
+		th.inSeg = false
+		pp.active--
+	}
+	for th.pc < len(th.script) {
+		s := th.script[th.pc]
+		th.pc++
+		switch s.kind {
+		case stepInstr:
+			// The PPE issues one instruction per cycle across its threads
+			// (its issue slots are reserved in order); one thread's
+			// instructions are D cycles apart.
+			k := int64(s.n)
+			slots := p.cfg.CyclesToPs(k)
+			pp.issueFree = max(pp.issueFree, now) + slots
+			end := max(now+p.cfg.CyclesToPs(k*int64(p.cfg.Instr.Cycles)), pp.issueFree)
+			pp.active++
+			pp.instr += k
+			th.inSeg = true
+			packet.Schedule(p.engine, p, end, evResume, nil, th.id)
+			return
+		case stepAsync:
+			// The thread goes on, unless the engine's queue is full: then
+			// the crossbar back-pressures it until there is room.
+			if _, room := p.engineOp(s, now); room > now {
+				packet.Schedule(p.engine, p, room, evResume, nil, th.id)
+				return
+			}
+		case stepSync:
+			reply, _ := p.engineOp(s, now)
+			packet.Schedule(p.engine, p, reply, evResume, nil, th.id)
+			return
+		}
+	}
+	p.finish(th, now)
+}
+
+// engineOp sends a transaction at now. It returns when the reply is back
+// and when the request found room in the engine's queue (engine_queue
+// operations; later than now means the sender was back-pressured).
+func (p *PFE) engineOp(s step, now int64) (reply, room int64) {
+	half := s.latency / 2
+	if s.bank < 0 {
+		return now + s.latency, now
+	}
+	at := now + half
+	busy := p.cfg.CyclesToPs(int64(s.cycles))
+	// Room when no more than engine_queue operations are ahead of it.
+	room = now
+	if backlog := p.bankAt[s.bank] - at; backlog > int64(p.cfg.SMem.EngineQueue)*busy {
+		room = now + backlog - int64(p.cfg.SMem.EngineQueue)*busy
+	}
+	start := max(at, p.bankAt[s.bank])
+	p.bankAt[s.bank] = start + busy
+	p.Stats.EngineBusyPs += busy
+	p.bankBusy[s.bank] += busy
+	p.Stats.BankBusyMax = max(p.Stats.BankBusyMax, p.bankAt[s.bank]-at)
+	return start + busy + half, room
+}
+
+// finish frees the thread and passes the head to the reorder engine.
+func (p *PFE) finish(th *thread, now int64) {
+	p.ppes[th.ppe].free++
+	p.Stats.busy--
+	g := th.gress
+	p.Stats.Packets[g]++
+	p.Stats.ThreadPs[g] += now - th.startPs
+	p.Stats.LastThreadEndPs = max(p.Stats.LastThreadEndPs, now)
+	if g == 0 {
+		if p.Stats.FirstFinishPs == 0 {
+			p.Stats.FirstFinishPs = now
+		}
+		p.Stats.LastFinishPs = now
+	}
+	p.Stats.Instr[g].Add(int64(th.instr))
+	for k := XKind(0); k < xkinds; k++ {
+		p.Stats.XTXN[g][k] += int64(th.xtxn[k])
+	}
+	fo := p.order[th.flow]
+	fo.done[th.seq] = th
+	for {
+		t, ok := fo.done[fo.next]
+		if !ok {
+			break
+		}
+		delete(fo.done, fo.next)
+		fo.next++
+		p.Stats.Latency[t.gress].Add(now - t.arrivePs)
+		if t.drop {
+			p.freeIDs = append(p.freeIDs, t.id)
+			continue
+		}
+		packet.Schedule(p.engine, p, now+NsToPs(p.cfg.ReorderNs), evReleased, t.pkt, t.gress)
+		p.freeIDs = append(p.freeIDs, t.id)
+	}
+	if len(p.waiting) > 0 {
+		next := p.waiting[0]
+		p.waiting = p.waiting[1:]
+		p.dispatch(next, now)
+	}
+}
+
+// released moves a processed head on: an ingress packet to its output
+// queue (or back to the dispatcher to recirculate), an egress one to the
+// wire.
+func (p *PFE) released(pkt *packet.Packet, gress int, now int64) {
+	if gress == 1 { // egress done
+		p.delivered(pkt, now)
+		return
+	}
+	if pkt.Recirculate {
+		pkt.Recirculate = false
+		p.arrive(pkt, 0, now)
+		return
+	}
+	if pkt.OutPort == NoPort {
+		p.drops["no destination port"]++
+		return
+	}
+	if p.unpaced {
+		pkt.EnqPs, pkt.DeqDeltaPs = now, 0
+		if p.prog.Egress != nil && len(p.prog.Egress.Body) > 0 {
+			p.arrive(pkt, 1, now)
+		} else {
+			p.delivered(pkt, now)
+		}
+		return
+	}
+	q := p.out[pkt.OutPort]
+	if q == nil {
+		q = &outQueue{}
+		p.out[pkt.OutPort] = q
+	}
+	pkt.EnqPs = now
+	pkt.EnqDepthCells = len(q.pkts)
+	q.pkts = append(q.pkts, pkt)
+	q.maxLen = max(q.maxLen, len(q.pkts))
+	if !q.pending {
+		q.pending = true
+		packet.Schedule(p.engine, p, max(now, q.busyUntil), evDequeue, nil, pkt.OutPort)
+	}
+}
+
+// dequeue sends the next packet of an output queue at the port's rate.
+func (p *PFE) dequeue(port int, now int64) {
+	q := p.out[port]
+	if len(q.pkts) == 0 {
+		q.pending = false
+		return
+	}
+	pkt := q.pkts[0]
+	q.pkts[0] = nil
+	q.pkts = q.pkts[1:]
+	pkt.DeqDeltaPs = now - pkt.EnqPs
+	pkt.DeqDepthCells = len(q.pkts)
+	q.busyUntil = now + packet.SerializationPs(pkt.Len, p.cfg.PortGbps)
+	if p.prog.Egress != nil && len(p.prog.Egress.Body) > 0 {
+		p.arrive(pkt, 1, now)
+	} else {
+		p.delivered(pkt, now)
+	}
+	packet.Schedule(p.engine, p, q.busyUntil, evDequeue, nil, port)
+}
+
+func (p *PFE) delivered(pkt *packet.Packet, now int64) {
+	if p.onDeliver != nil {
+		p.onDeliver(pkt)
+	}
+	p.Stats.Delivered++
+	p.Stats.E2E.Add(now - pkt.BornPs)
+	if p.Stats.FirstDonePs == 0 {
+		p.Stats.FirstDonePs = now
+	}
+	p.Stats.LastDonePs = now
+}
+
+// tracer turns what the interpreter runs into script steps.
+type tracer struct {
+	p  *PFE
+	th *thread
+}
+
+func (t *tracer) Stmt(s programs.Stmt) {
+	if c := t.p.mc.stmt[s]; c != nil {
+		t.th.add(step{kind: stepInstr, n: c.Instr})
+	}
+}
+
+func (t *tracer) Lookup(tb *programs.Table, key []int64, hit bool, a *programs.Action) {
+	p := t.p
+	if !exactOnly(tb) {
+		t.th.add(step{kind: stepSync, x: XFilter, bank: -1, latency: NsToPs(p.cfg.Lookup.FilterLatencyNs)})
+		return
+	}
+	o := p.mc.object[tb]
+	h := crc32.NewIEEE()
+	var b [8]byte
+	for _, k := range key {
+		for i := range b {
+			b[i] = byte(k >> (8 * i))
+		}
+		h.Write(b[:])
+	}
+	entry := int64(h.Sum32()) % int64(max(1, tb.Size))
+	t.th.add(step{kind: stepSync, x: XHash, bank: p.bank(o, entry), cycles: (o.EntryBytes+p.cfg.SMem.BytesPerCycle-1)/p.cfg.SMem.BytesPerCycle + p.cfg.Lookup.HashCycles,
+		latency: p.latency(o)})
+}
+
+func (t *tracer) Register(ra *programs.RegisterAction, index int) {
+	p := t.p
+	rc := p.mc.reg[ra]
+	o := p.mc.object[ra.Register]
+	bank, lat := p.bank(o, int64(index)), p.latency(o)
+	if rc.Atomic {
+		k := stepAsync
+		if rc.Sync {
+			k = stepSync
+		}
+		t.th.add(step{kind: k, x: XRMW, bank: bank, cycles: rc.Cycles, latency: lat})
+		return
+	}
+	t.th.add(step{kind: stepSync, x: XRead, bank: bank, cycles: rc.Cycles, latency: lat})
+	t.th.add(step{kind: stepInstr, n: rc.Instr})
+	t.th.add(step{kind: stepAsync, x: XWrite, bank: bank, cycles: p.mc.engineCycles("write", rc.Bytes), latency: lat})
+}
+
+func (t *tracer) Meter(m *programs.Meter, index int) {
+	p := t.p
+	o := p.mc.object[m]
+	t.th.add(step{kind: stepSync, x: XPolicer, bank: p.bank(o, int64(index)), cycles: p.mc.engineCycles("add", o.EntryBytes), latency: p.latency(o)})
+}
+
+func (t *tracer) Count(c *programs.Counter, index int) {
+	p := t.p
+	o := p.mc.object[c]
+	t.th.add(step{kind: stepAsync, x: XCounter, bank: p.bank(o, int64(index)), cycles: p.mc.engineCycles("add", o.EntryBytes), latency: p.latency(o)})
+}
+
+// bank maps an object's entry to the RMW engine of its address (64-byte
+// interleave across the engines).
+func (p *PFE) bank(o *MemObject, entry int64) int {
+	addr := o.Base + entry*int64(o.EntryBytes)
+	if o.Memory == "dram" {
+		addr += p.cfg.SMem.SRAMBytes
+	}
+	return int((addr / 64) % int64(p.cfg.SMem.RMWEngines))
+}
+
+func (p *PFE) latency(o *MemObject) int64 {
+	if o.Memory == "dram" {
+		return NsToPs(p.cfg.SMem.DRAMLatencyNs)
+	}
+	return NsToPs(p.cfg.SMem.SRAMLatencyNs)
+}

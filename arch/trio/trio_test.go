@@ -1,0 +1,398 @@
+package trio
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/sarchlab/akita/v3/sim"
+
+	"archsim/components/packet"
+	"archsim/configs"
+	"archsim/programs"
+)
+
+func chipT(t testing.TB, sets ...string) *Config {
+	t.Helper()
+	l, err := configs.Load(configs.Source{Base: []string{"trio5.yaml"}, Sets: sets})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := LoadConfig(l)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// prog builds a program from a common skeleton: an Ethernet/IP parser,
+// metadata m0..m7 (32 bits) and the given sections.
+func prog(t testing.TB, sections, ingress string) *programs.Program {
+	t.Helper()
+	src := `program: t
+headers:
+  eth: {dst: 48, src: 48, etype: 16}
+  ip: {ttl: 8, proto: 8, src: 32, dst: 32}
+metadata: {m0: 32, m1: 32, m2: 32, m3: 32, m4: 32, m5: 32, m6: 32, m7: 32}
+parser:
+  start: s
+  states:
+    s:
+      extract: eth
+      select: eth.etype
+      transitions: {0x0800: ip, default: accept}
+    ip:
+      extract: ip
+` + sections + "ingress: |\n" + indent(ingress) + `traffic:
+  - ports: [0]
+    sizes: [64]
+    headers:
+      eth: {etype: 0x0800}
+      ip: {ttl: 64, src: 10.0.0.1, dst: 10.0.0.2}
+`
+	p, err := programs.Load([]byte(src), "t.yaml", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func indent(s string) string {
+	var b strings.Builder
+	for _, l := range strings.Split(strings.TrimSpace(s), "\n") {
+		b.WriteString("  " + strings.TrimSpace(l) + "\n")
+	}
+	return b.String()
+}
+
+func lower(t testing.TB, c *Config, p *programs.Program) *Microcode {
+	t.Helper()
+	m, err := Lower(c, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+func ingressInstr(m *Microcode) int {
+	for _, b := range m.Blocks {
+		if b.Name == "ingress" {
+			return b.Instr
+		}
+	}
+	return -1
+}
+
+// TestInstructionPacking checks the per-instruction limits: two writes,
+// four register reads, and no use of a result in the instruction that
+// computes it.
+func TestInstructionPacking(t *testing.T) {
+	c := chipT(t)
+	cases := []struct {
+		name, code string
+		want       int
+	}{
+		{"two independent writes share an instruction", "meta.m0 = 1\nmeta.m1 = 2", 1},
+		{"three writes need two", "meta.m0 = 1\nmeta.m1 = 2\nmeta.m2 = 3", 2},
+		{"a dependent statement waits for the write-back", "meta.m0 = meta.m1 + 1\nmeta.m2 = meta.m0 + 1", 2},
+		{"five register operands exceed four reads", "meta.m0 = meta.m1 + meta.m2 + meta.m3 + meta.m4 + meta.m5", 2},
+		{"three local-memory operands exceed two", "meta.m0 = ip.src + ip.dst + bit32(ip.ttl)", 2},
+		{"an if ends its instruction; each branch starts one", "meta.m0 = 1\nif meta.m1 == 0 {\nmeta.m2 = 1\n} else {\nmeta.m3 = 1\n}", 3},
+	}
+	for _, cs := range cases {
+		m := lower(t, c, prog(t, "", cs.code))
+		if got := ingressInstr(m); got != cs.want {
+			t.Errorf("%s: %d instructions, want %d", cs.name, got, cs.want)
+		}
+	}
+	// A tighter chip packs less.
+	m := lower(t, chipT(t, "trio.instr.writes=1"), prog(t, "", "meta.m0 = 1\nmeta.m1 = 2"))
+	if got := ingressInstr(m); got != 2 {
+		t.Errorf("with one write per instruction: %d instructions, want 2", got)
+	}
+}
+
+func TestRegisterActionsLowering(t *testing.T) {
+	c := chipT(t)
+	p := prog(t, `registers:
+  r:
+    width: 32
+    size: 16
+    actions:
+      add: value = value + 1
+      fetch_add:
+        do: |
+          value = value + 2
+          out = value
+      cond:
+        do: |
+          if value > 10 {
+            value = 0
+          } else {
+            value = value + 1
+          }
+`, "r.add(0)\nmeta.m0 = r.fetch_add(1)\nr.cond(2)")
+	m := lower(t, c, p)
+	check := func(name string, atomic, sync bool, op string) {
+		for _, ra := range p.Registers[0].Actions {
+			if ra.Name != name {
+				continue
+			}
+			rc := m.reg[ra]
+			if rc.Atomic != atomic || rc.Sync != sync || rc.Op != op {
+				t.Errorf("%s: atomic %v sync %v op %s, want %v %v %s", name, rc.Atomic, rc.Sync, rc.Op, atomic, sync, op)
+			}
+		}
+	}
+	check("add", true, false, "add")
+	check("fetch_add", true, true, "add")
+	check("cond", false, true, "read-compute-write")
+	if len(m.NonAtomic) != 1 || m.NonAtomic[0] != "r.cond" {
+		t.Errorf("non-atomic list %v", m.NonAtomic)
+	}
+}
+
+func TestLoweringErrors(t *testing.T) {
+	// Metadata beyond the registers spills to local memory; too much
+	// overflows it.
+	big := "metadata: {"
+	for i := 0; i < 40; i++ {
+		big += fmt.Sprintf("w%d: 64, ", i)
+	}
+	big += "}\n"
+	src := `program: big
+headers:
+  eth: {dst: 48, src: 48, etype: 16}
+` + big + `parser:
+  start: s
+  states:
+    s:
+      extract: eth
+ingress: "meta.w0 = 1"
+`
+	p, err := programs.Load([]byte(src), "big.yaml", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Lower(chipT(t), p); err != nil {
+		t.Errorf("40 x 64 bits spill into local memory and fit: %v", err)
+	}
+	_, err = Lower(chipT(t, "trio.head_bytes=64", "trio.lmem_bytes=100"), p)
+	var le *LoweringError
+	if !errors.As(err, &le) || le.Rule != RuleLocalMemory {
+		t.Errorf("100 B of local memory for a 14 B head and 96 B of spilled metadata: got %v, want rule %s", err, RuleLocalMemory)
+	}
+	// Subroutine calls nested deeper than the PPE allows.
+	fns := "functions:\n"
+	for i := 0; i < 9; i++ {
+		body := fmt.Sprintf("f%d()", i+1)
+		if i == 8 {
+			body = "meta.m0 = 1"
+		}
+		fns += fmt.Sprintf("  f%d: %q\n", i, body)
+	}
+	p = prog(t, fns, "f0()")
+	_, err = Lower(chipT(t), p)
+	if !errors.As(err, &le) || le.Rule != RuleCallDepth || !strings.Contains(err.Error(), "9 deep") {
+		t.Errorf("9 nested calls: got %v, want rule %s", err, RuleCallDepth)
+	}
+	if _, err := Lower(chipT(t, "trio.instr.call_depth=9"), p); err != nil {
+		t.Errorf("with depth 9 allowed: %v", err)
+	}
+}
+
+// run measures one program with a few packets.
+func run(t testing.TB, c *Config, p *programs.Program, n int, load float64) *RunResult {
+	t.Helper()
+	r, err := Measure(c, lower(t, c, p), RunOptions{Packets: n, Load: load, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// TestLatencyIsDerived checks a lone packet's time in the PFE against the
+// model's parts: dispatch, the instructions at D cycles each, the
+// synchronous transactions' round trips, and the reorder release.
+func TestLatencyIsDerived(t *testing.T) {
+	c := chipT(t)
+	p := prog(t, `registers:
+  r:
+    width: 32
+    size: 16
+    actions:
+      get:
+        do: |
+          value = value + 1
+          out = value
+`, "meta.m0 = r.get(0)\nmeta.m1 = r.get(1)")
+	r := run(t, c, p, 1, 0.01)
+	m := lower(t, c, p)
+	instr := 2 /* parse states */ + ingressInstr(m) + 1 /* hand-off */
+	want := c.DispatchNs + float64(instr*c.Instr.Cycles)*c.CyclePs()/1000 + 2*(c.SMem.SRAMLatencyNs+float64(c.SMem.AddCycles)*c.CyclePs()/1000)
+	if got := r.Ingress.LatencyNs.Mean; got < want-1 || got > want+1 {
+		t.Errorf("latency %.1f ns, want %.1f (dispatch %v + %d instructions x %d cycles + 2 RMW round trips)", got, want, c.DispatchNs, instr, c.Instr.Cycles)
+	}
+	if r.Ingress.XTXNPerPacket["rmw"] != 2 {
+		t.Errorf("xtxn per packet %v", r.Ingress.XTXNPerPacket)
+	}
+	// The latency follows the clock and the memory.
+	slow := run(t, chipT(t, "trio.clock_mhz=500", "trio.smem.sram_latency_ns=140"), p, 1, 0.01)
+	if slow.Ingress.LatencyNs.Mean <= r.Ingress.LatencyNs.Mean*1.5 {
+		t.Errorf("half the clock and twice the SRAM latency: %.0f ns vs %.0f ns", slow.Ingress.LatencyNs.Mean, r.Ingress.LatencyNs.Mean)
+	}
+}
+
+// TestLoopsCostPerIteration: a loop runs as many times as it iterates.
+func TestLoopsCostPerIteration(t *testing.T) {
+	c := chipT(t)
+	cost := func(n int) float64 {
+		code := fmt.Sprintf("meta.m1 = 0\nfor meta.m0 = 0; meta.m0 < %d; meta.m0++ {\nmeta.m1 = meta.m1 + meta.m0\n}", n)
+		return run(t, c, prog(t, "", code), 5, 0.1).Ingress.Instructions.Mean
+	}
+	a, b := cost(10), cost(20)
+	if d := b - a; d < 19.5 || d > 40.5 {
+		t.Errorf("10 more iterations cost %.1f instructions, want between 20 and 40 (body + post/branch)", d)
+	}
+}
+
+// TestRMWEngineBound: every packet adds to the same cell, so one engine
+// serialises them: the saturation rate is one packet per add_cycles.
+func TestRMWEngineBound(t *testing.T) {
+	c := chipT(t)
+	p := prog(t, `registers:
+  r:
+    width: 32
+    size: 1
+    actions:
+      add: value = value + 1
+`, "r.add(0)\nr.add(0)\nr.add(0)\nr.add(0)")
+	s, err := saturate(c, lower(t, c, p), 4000, 1, 64, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := 1e3 / float64(4*c.SMem.AddCycles) // Mpps at 1 GHz: 4 adds x 2 cycles per packet
+	if s.RateMpps > want*1.05 || s.RateMpps < want*0.8 || !strings.HasPrefix(s.Binding, "rmw-engines") || s.HotEngine < 0.95 {
+		t.Errorf("rate %.1f Mpps bound by %s (hottest engine %.0f %%), want ≈ %.1f bound by rmw-engines", s.RateMpps, s.Binding, 100*s.HotEngine, want)
+	}
+	// Spreading the adds over cells on different engines lifts the bound.
+	p2 := prog(t, `registers:
+  r:
+    width: 32
+    size: 4096
+    actions:
+      add: value = value + 1
+`, "r.add(0)\nr.add(8)\nr.add(16)\nr.add(24)")
+	s2, err := saturate(c, lower(t, c, p2), 4000, 1, 64, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s2.RateMpps < 2*s.RateMpps {
+		t.Errorf("adds spread over four engines: %.1f Mpps, one engine %.1f", s2.RateMpps, s.RateMpps)
+	}
+}
+
+// TestReorderKeepsFlowOrder: packets of one flow leave in arrival order
+// even when a later one finishes first.
+func TestReorderKeepsFlowOrder(t *testing.T) {
+	c := chipT(t)
+	p := prog(t, `registers:
+  r:
+    width: 32
+    size: 16
+    actions:
+      get:
+        do: |
+          value = value + 1
+          out = value
+`, `if ip.ttl == 64 {
+meta.m0 = r.get(0)
+meta.m1 = r.get(1)
+meta.m2 = r.get(2)
+}
+std.egress_port = 1`)
+	m := lower(t, c, p)
+	engine := newEngine()
+	pfe := NewPFE(engine, c, m, 1)
+	var order []uint64
+	pfe.onDeliver = func(pkt *packet.Packet) { order = append(order, pkt.ID) }
+	slowHead := p.Traffic[0].BuildPacket(0, 64)
+	fastHead := append([]byte(nil), slowHead...)
+	fastHead[14] = 63 // ip.ttl: the fast path
+	pfe.Inject(&packet.Packet{ID: 1, Flow: 7, Head: slowHead, Len: 64}, 0)
+	pfe.Inject(&packet.Packet{ID: 2, Flow: 7, Head: fastHead, Len: 64}, 1000)
+	pfe.Inject(&packet.Packet{ID: 3, Flow: 8, Head: fastHead, Len: 64}, 1000)
+	if err := engine.Run(); err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(order) != "[3 1 2]" {
+		t.Errorf("delivery order %v, want [3 1 2]: flow 7's fast packet waits for its slow predecessor, flow 8's does not", order)
+	}
+}
+
+// TestThreadsRunOut: with few threads, heads wait for one.
+func TestThreadsRunOut(t *testing.T) {
+	c := chipT(t, "trio.ppes=1", "trio.threads_per_ppe=2")
+	p := prog(t, "", "meta.m0 = 1")
+	r := run(t, c, p, 200, 1)
+	if r.Ingress.WaitNs.Max <= 0 {
+		t.Errorf("2 threads at line rate: no head waited (max wait %.1f ns)", r.Ingress.WaitNs.Max)
+	}
+	if r.Delivered+droppedSum(r) != r.Offered {
+		t.Errorf("conservation: offered %d, delivered %d, dropped %d", r.Offered, r.Delivered, droppedSum(r))
+	}
+}
+
+func droppedSum(r *RunResult) int {
+	n := 0
+	for _, d := range r.Drops {
+		n += d.Packets
+	}
+	return n
+}
+
+// TestBuiltinsRunOnTrio: every built-in program lowers and runs; every
+// offered packet is delivered or dropped with a reason; the same seed
+// gives the same result.
+func TestBuiltinsRunOnTrio(t *testing.T) {
+	c := chipT(t)
+	for _, name := range programs.Builtins() {
+		p, err := programs.Resolve(name, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := Lower(c, p)
+		if err != nil {
+			t.Errorf("%s: %v", name, err)
+			continue
+		}
+		r, err := Measure(c, m, RunOptions{Packets: 600, Load: 0.5, Seed: 3})
+		if err != nil {
+			t.Errorf("%s: %v", name, err)
+			continue
+		}
+		if r.Delivered+droppedSum(r) != r.Offered {
+			t.Errorf("%s: offered %d, delivered %d, dropped %v", name, r.Offered, r.Delivered, r.Drops)
+		}
+		if m.StaticInstr <= 0 || r.Ingress.Instructions.Mean <= 0 {
+			t.Errorf("%s: %d static, %.1f per packet", name, m.StaticInstr, r.Ingress.Instructions.Mean)
+		}
+		r2, _ := Measure(c, lower(t, c, mustResolve(t, name)), RunOptions{Packets: 600, Load: 0.5, Seed: 3})
+		if fmt.Sprint(r.Ingress, r.Egress, r.Drops) != fmt.Sprint(r2.Ingress, r2.Egress, r2.Drops) {
+			t.Errorf("%s: two runs with the same seed differ", name)
+		}
+	}
+}
+
+func mustResolve(t testing.TB, name string) *programs.Program {
+	p, err := programs.Resolve(name, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func newEngine() *packet.CountingEngine {
+	return &packet.CountingEngine{Engine: sim.NewSerialEngine()}
+}
