@@ -420,67 +420,81 @@ type demand struct {
 	syncReply                              bool // needs a synchronous reply before it can finish
 }
 
-// block lowers a straight-line list (recursing into nested blocks) and
-// returns its static instruction count; start says whether it begins a new
-// instruction (a branch target).
-func (m *Microcode) block(list []programs.Stmt, start bool) int {
-	c := m.cfg
-	total := 0
-	var cur demand
-	open := false
-	if start {
-		cur = demand{written: map[*programs.Field]bool{}}
+// block lowers a statement list as its own branch target (recursing into
+// nested blocks) and returns its static instruction count.
+func (m *Microcode) block(list []programs.Stmt, _ bool) int {
+	pk := &packer{m: m}
+	pk.stmts(list)
+	return pk.total
+}
+
+// packer packs statements into instructions.
+type packer struct {
+	m     *Microcode
+	cur   demand
+	open  bool // the current instruction can take more
+	total int
+}
+
+func (pk *packer) newInstr() {
+	pk.cur = demand{written: map[*programs.Field]bool{}}
+	pk.open = true
+	pk.total++
+}
+
+func (pk *packer) fits(d demand) bool {
+	c := pk.m.cfg
+	if !pk.open {
+		return false
 	}
-	newInstr := func() {
-		cur = demand{written: map[*programs.Field]bool{}}
-		open = true
-		total++
-	}
-	fits := func(d demand) bool {
-		if !open {
+	for f := range d.reads {
+		if pk.cur.written[f] {
 			return false
 		}
-		for f := range d.reads {
-			if cur.written[f] {
-				return false
-			}
-		}
-		return cur.regReads+d.regReads <= c.Instr.RegisterReads && cur.lmemReads+d.lmemReads <= c.Instr.LMEMReads &&
-			cur.writes+d.writes <= c.Instr.Writes && cur.ops+d.ops <= c.Instr.CondALUs && cur.xtxn+d.xtxn <= c.Instr.XTXNPerInstr
 	}
-	// spread is how many instructions a demand needs on its own.
-	spread := func(d demand) int {
-		n := 1
-		for _, p := range [][2]int{{d.regReads, c.Instr.RegisterReads}, {d.lmemReads, c.Instr.LMEMReads}, {d.writes, c.Instr.Writes},
-			{d.ops, c.Instr.CondALUs}, {d.xtxn, c.Instr.XTXNPerInstr}} {
-			n = max(n, (p[0]+p[1]-1)/p[1])
-		}
-		return n
+	cur := pk.cur
+	return cur.regReads+d.regReads <= c.Instr.RegisterReads && cur.lmemReads+d.lmemReads <= c.Instr.LMEMReads &&
+		cur.writes+d.writes <= c.Instr.Writes && cur.ops+d.ops <= c.Instr.CondALUs && cur.xtxn+d.xtxn <= c.Instr.XTXNPerInstr
+}
+
+// spread is how many instructions a demand needs on its own.
+func (pk *packer) spread(d demand) int {
+	c := pk.m.cfg
+	n := 1
+	for _, p := range [][2]int{{d.regReads, c.Instr.RegisterReads}, {d.lmemReads, c.Instr.LMEMReads}, {d.writes, c.Instr.Writes},
+		{d.ops, c.Instr.CondALUs}, {d.xtxn, c.Instr.XTXNPerInstr}} {
+		n = max(n, (p[0]+p[1]-1)/p[1])
 	}
-	place := func(s programs.Stmt, d demand) {
-		cost := &StmtCost{}
-		if !fits(d) {
-			k := spread(d)
-			newInstr()
-			cost.Instr = k
-			total += k - 1
-		}
-		cur.regReads += d.regReads
-		cur.lmemReads += d.lmemReads
-		cur.writes += d.writes
-		cur.ops += d.ops
-		cur.xtxn += d.xtxn
-		for f := range d.written {
-			cur.written[f] = true
-		}
-		if d.syncReply {
-			// The reply arrives after this instruction retires; what uses
-			// it runs in the next one.
-			cost.Instr++
-			newInstr()
-		}
-		m.stmt[s] = cost
+	return n
+}
+
+func (pk *packer) place(s programs.Stmt, d demand) {
+	cost := &StmtCost{}
+	if !pk.fits(d) {
+		k := pk.spread(d)
+		pk.newInstr()
+		cost.Instr = k
+		pk.total += k - 1
 	}
+	pk.cur.regReads += d.regReads
+	pk.cur.lmemReads += d.lmemReads
+	pk.cur.writes += d.writes
+	pk.cur.ops += d.ops
+	pk.cur.xtxn += d.xtxn
+	for f := range d.written {
+		pk.cur.written[f] = true
+	}
+	if d.syncReply {
+		// The reply arrives after this instruction retires; what uses it
+		// runs in the next one.
+		cost.Instr++
+		pk.newInstr()
+	}
+	pk.m.stmt[s] = cost
+}
+
+func (pk *packer) stmts(list []programs.Stmt) {
+	m := pk.m
 	for _, s := range list {
 		switch s := s.(type) {
 		case *programs.AssignStmt:
@@ -489,53 +503,52 @@ func (m *Microcode) block(list []programs.Stmt, start bool) int {
 			if s.Dst.Field != nil {
 				d.written = map[*programs.Field]bool{s.Dst.Field: true}
 			}
-			place(s, d)
+			pk.place(s, d)
 		case *programs.ExprStmt:
-			d := m.exprDemand(s.X)
-			place(s, d)
+			pk.place(s, m.exprDemand(s.X))
 		case *programs.CountStmt:
 			d := m.exprDemand(s.Index)
 			d.xtxn++
 			m.xsites[XCounter]++
-			place(s, d)
+			pk.place(s, d)
 		case *programs.IfStmt:
-			d := m.exprDemand(s.Cond)
-			place(s, d)
-			open = false // the branch ends the instruction
-			nested := m.block(s.Then, true) + m.block(s.Else, true)
-			total += nested
+			pk.place(s, m.exprDemand(s.Cond))
+			pk.open = false // the branch ends the instruction
+			pk.total += m.block(s.Then, true) + m.block(s.Else, true)
 		case *programs.ApplyStmt:
-			m.lookup(s, s.Table, place)
-			open = false
+			m.lookup(s, s.Table, pk.place)
+			pk.open = false
 		case *programs.SwitchStmt:
-			m.lookup(s, s.Table, place)
-			open = false
+			m.lookup(s, s.Table, pk.place)
+			pk.open = false
 			for _, cs := range s.Cases {
-				total += m.block(cs.Body, true)
+				pk.total += m.block(cs.Body, true)
 			}
-			total += m.block(s.Default, true)
+			pk.total += m.block(s.Default, true)
 		case *programs.ForStmt:
-			init := m.block(s.Init, false)
-			d := m.exprDemand(s.Cond)
-			place(s, d)
-			open = false
-			total += init + m.block(s.Body, true)
-			post := m.block(s.Post, true)
-			total += post
+			// Init packs into the current instruction; the first test of
+			// the condition branches. Each iteration is the body, with the
+			// post statements (and the loop's branch) riding on the body's
+			// last instruction when they fit.
+			pk.stmts(s.Init)
+			pk.place(s, m.exprDemand(s.Cond))
+			pk.open = false
+			body := &packer{m: m}
+			body.stmts(s.Body)
+			body.stmts(s.Post)
+			pk.total += body.total
 		case *programs.CallStmt:
-			// A subroutine call is one instruction (the return rides on
-			// the body's last one); the body is lowered once, as its own
-			// block.
+			// A subroutine call is one instruction (the return rides on the
+			// body's last one); the body is lowered once, as its own block.
 			m.stmt[s] = &StmtCost{Instr: 1}
-			total++
-			open = false
+			pk.total++
+			pk.open = false
 		default:
 			m.stmt[s] = &StmtCost{Instr: 1}
-			total++
-			open = false
+			pk.total++
+			pk.open = false
 		}
 	}
-	return total
 }
 
 // lookup lowers a table apply: key assembly and the lookup XTXN.

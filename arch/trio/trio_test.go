@@ -244,16 +244,23 @@ func TestLatencyIsDerived(t *testing.T) {
 	}
 }
 
-// TestLoopsCostPerIteration: a loop runs as many times as it iterates.
+// TestLoopsCostPerIteration: a loop runs as many times as it iterates; its
+// post statement and branch ride on the body's last instruction when they
+// fit (two writes per instruction here).
 func TestLoopsCostPerIteration(t *testing.T) {
 	c := chipT(t)
-	cost := func(n int) float64 {
-		code := fmt.Sprintf("meta.m1 = 0\nfor meta.m0 = 0; meta.m0 < %d; meta.m0++ {\nmeta.m1 = meta.m1 + meta.m0\n}", n)
+	cost := func(body string, n int) float64 {
+		code := fmt.Sprintf("meta.m1 = 0\nfor meta.m0 = 0; meta.m0 < %d; meta.m0++ {\n%s\n}", n, body)
 		return run(t, c, prog(t, "", code), 5, 0.1).Ingress.Instructions.Mean
 	}
-	a, b := cost(10), cost(20)
-	if d := b - a; d < 19.5 || d > 40.5 {
-		t.Errorf("10 more iterations cost %.1f instructions, want between 20 and 40 (body + post/branch)", d)
+	// One write in the body: the increment fits beside it.
+	if d := cost("meta.m1 = meta.m1 + meta.m0", 20) - cost("meta.m1 = meta.m1 + meta.m0", 10); d != 10 {
+		t.Errorf("10 more iterations of a one-write body cost %.1f instructions, want 10", d)
+	}
+	// Two writes in the body: the increment needs an instruction of its own.
+	two := "meta.m1 = meta.m1 + meta.m0\nmeta.m2 = meta.m0"
+	if d := cost(two, 20) - cost(two, 10); d != 20 {
+		t.Errorf("10 more iterations of a two-write body cost %.1f instructions, want 20", d)
 	}
 }
 
