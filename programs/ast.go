@@ -155,6 +155,15 @@ type MeterCall struct {
 	Pos   Pos
 }
 
+// PayloadExpr reads payload32(Index): the Index-th 32-bit big-endian word of
+// the packet after its last parsed header (Trio threads read the packet
+// tail; a PISA parser sees headers only). It yields 0 when the word lies
+// beyond the frame or beyond the bytes the packet model holds.
+type PayloadExpr struct {
+	Index Expr
+	Pos   Pos
+}
+
 // ValidExpr tests a header's validity.
 type ValidExpr struct {
 	H   *Header
@@ -179,6 +188,7 @@ func (e *RandomExpr) Type() Type   { return e.T }
 func (e *HashExpr) Type() Type     { return e.T }
 func (e *RegisterCall) Type() Type { return e.Action.OutType }
 func (e *MeterCall) Type() Type    { return Type{Bits: 2} }
+func (e *PayloadExpr) Type() Type  { return Type{Bits: 32} }
 func (e *ValidExpr) Type() Type    { return Type{Bits: 1} }
 func (e *HitExpr) Type() Type      { return Type{Bits: 1} }
 func (e *CellExpr) Type() Type {
@@ -201,6 +211,7 @@ func (e *RandomExpr) Position() Pos   { return e.Pos }
 func (e *HashExpr) Position() Pos     { return e.Pos }
 func (e *RegisterCall) Position() Pos { return e.Pos }
 func (e *MeterCall) Position() Pos    { return e.Pos }
+func (e *PayloadExpr) Position() Pos  { return e.Pos }
 func (e *ValidExpr) Position() Pos    { return e.Pos }
 func (e *HitExpr) Position() Pos      { return e.Pos }
 
@@ -317,6 +328,62 @@ func WalkStmts(stmts []Stmt, fn func(Stmt)) {
 			WalkStmts(s.Post, fn)
 		}
 	}
+}
+
+// WalkExpr calls fn for e and, recursively, its operands: arguments, slice
+// and cast operands, and the indices of register, meter and payload32
+// reads. It does not descend into register action bodies.
+func WalkExpr(e Expr, fn func(Expr)) {
+	if e == nil {
+		return
+	}
+	fn(e)
+	switch x := e.(type) {
+	case *BinaryExpr:
+		WalkExpr(x.X, fn)
+		WalkExpr(x.Y, fn)
+	case *UnaryExpr:
+		WalkExpr(x.X, fn)
+	case *SliceExpr:
+		WalkExpr(x.X, fn)
+	case *CastExpr:
+		WalkExpr(x.X, fn)
+	case *CallExpr:
+		for _, a := range x.Args {
+			WalkExpr(a, fn)
+		}
+	case *HashExpr:
+		for _, a := range x.Args {
+			WalkExpr(a, fn)
+		}
+	case *RegisterCall:
+		WalkExpr(x.Index, fn)
+	case *MeterCall:
+		WalkExpr(x.Index, fn)
+	case *PayloadExpr:
+		WalkExpr(x.Index, fn)
+	}
+}
+
+// WalkStmtExprs calls WalkExpr(e, fn) for every expression of stmts and of
+// the blocks nested in them: assignment sources, expression statements,
+// if and loop conditions, counter indices. Like WalkStmts it does not
+// descend into called functions' bodies.
+func WalkStmtExprs(stmts []Stmt, fn func(Expr)) {
+	WalkStmts(stmts, func(s Stmt) {
+		switch s := s.(type) {
+		case *AssignStmt:
+			WalkExpr(s.Src, fn)
+		case *ExprStmt:
+			WalkExpr(s.X, fn)
+		case *IfStmt:
+			WalkExpr(s.Cond, fn)
+		case *ForStmt:
+			WalkExpr(s.Cond, fn)
+		case *CountStmt:
+			WalkExpr(s.Index, fn)
+		}
+	})
 }
 
 func (s *AssignStmt) Position() Pos { return s.Pos }

@@ -233,6 +233,9 @@ func (c *codeCtx) lvalue(e ast.Expr) (LValue, error) {
 		if f.Kind == ValidBit {
 			return LValue{}, c.errf(x.Pos(), "use %s.setValid() / setInvalid()", f.Header.Name)
 		}
+		if f.Kind == StdField && f.Std == StdTimerIndex {
+			return LValue{}, c.errf(x.Pos(), "std.timer_index is read-only (the timer sets it for each of its threads)")
+		}
 		return LValue{Field: f}, nil
 	}
 	return LValue{}, c.errf(e.Pos(), "cannot assign to this expression (slices of fields are read-only)")
@@ -311,6 +314,9 @@ func (c *codeCtx) exprStmt(s *ast.ExprStmt) ([]Stmt, error) {
 				return nil, c.errf(s.Pos(), "function %s takes no arguments (functions communicate through fields)", id.Name)
 			}
 			return []Stmt{&CallStmt{Fn: fn, Pos: p}}, nil
+		}
+		if tm, ok := c.l.timers[id.Name]; ok && !builtinStmts[id.Name] {
+			return nil, c.errf(s.Pos(), "%s is a timer, not a function: its threads start every period_ns and cannot be called (put shared code in a function and call that)", tm.Name)
 		}
 		if c.kind == ctxRegisterAction {
 			return nil, c.errf(s.Pos(), "%s() is not available inside a register action", id.Name)
@@ -821,6 +827,15 @@ func (c *codeCtx) call(x *ast.CallExpr) (Expr, error) {
 				return nil, c.errf(x.Pos(), "hash() needs at least one field")
 			}
 			return &HashExpr{Args: as, T: Type{Bits: 32}, Pos: p}, nil
+		case "payload32":
+			as, err := args(1)
+			if err != nil {
+				return nil, err
+			}
+			if ce, ok := as[0].(*ConstExpr); ok && ce.Val < 0 {
+				return nil, c.errf(x.Pos(), "payload32(i): the word index must be >= 0, got %d", ce.Val)
+			}
+			return &PayloadExpr{Index: as[0], Pos: p}, nil
 		}
 		if m := castRE.FindStringSubmatch(fn.Name); m != nil {
 			bits, _ := strconv.Atoi(m[2])
@@ -843,6 +858,9 @@ func (c *codeCtx) call(x *ast.CallExpr) (Expr, error) {
 		}
 		if _, ok := c.l.functions[fn.Name]; ok {
 			return nil, c.errf(x.Pos(), "function %s returns no value: call it as a statement, %s() (functions communicate through fields)", fn.Name, fn.Name)
+		}
+		if tm, ok := c.l.timers[fn.Name]; ok {
+			return nil, c.errf(x.Pos(), "%s is a timer, not a function: its threads start every period_ns and cannot be called (put shared code in a function and call that)", tm.Name)
 		}
 		return nil, c.errf(x.Pos(), "unknown function %s", fn.Name)
 	case *ast.SelectorExpr:

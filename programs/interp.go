@@ -183,6 +183,11 @@ type Exec struct {
 	// lowered cost of the statements, lookups and stateful operations a
 	// packet actually executed).
 	Tracer Tracer
+	// Payload holds the frame's bytes after the parsed headers (see
+	// PayloadBytes), set by the caller for each packet; payload32(i) reads
+	// them. Nil means no payload bytes (every word reads 0), as for a
+	// timer thread.
+	Payload []byte
 }
 
 // Tracer observes execution.
@@ -199,6 +204,11 @@ type Tracer interface {
 	Meter(m *Meter, index int)
 	// Count is called after a counter increment on cell index.
 	Count(c *Counter, index int)
+	// Payload is called whenever payload32 is evaluated (in control code,
+	// actions and register actions alike), with the word index it read,
+	// whether or not the word lies inside the payload: a timing model
+	// charges the fetch from the packet tail.
+	Payload(word int)
 }
 
 // NewExec returns an executor bound to a state.
@@ -212,6 +222,16 @@ func (x *Exec) RunControl(c *Control) {
 		return
 	}
 	x.stmts(c.Body)
+}
+
+// RunTimer runs one thread of a timer: the timer's body with
+// std.timer_index set to index. The caller provides a zeroed header vector
+// in x.PHV (a timer thread has no packet: no header is valid) and normally
+// leaves x.Payload nil.
+func (x *Exec) RunTimer(t *Timer, index int) {
+	f := x.State.Prog.Std[StdTimerIndex]
+	x.PHV[f.Slot] = f.Type.Norm(int64(index))
+	x.stmts(t.Body)
 }
 
 func (x *Exec) stmts(list []Stmt) {
@@ -450,6 +470,12 @@ func (x *Exec) eval(e Expr) int64 {
 			x.Tracer.Meter(m, i)
 		}
 		return c
+	case *PayloadExpr:
+		w := x.eval(e.Index)
+		if x.Tracer != nil {
+			x.Tracer.Payload(int(w))
+		}
+		return payloadWord(x.Payload, w)
 	case *ValidExpr:
 		return x.PHV[e.H.Valid.Slot]
 	case *HitExpr:
@@ -565,4 +591,22 @@ func evalUnary(op Op, a int64, t Type) int64 {
 		return t.Norm(^a)
 	}
 	panic("programs: unknown operator")
+}
+
+// payloadWord returns the i-th 32-bit big-endian word of payload: 0 when
+// the word starts beyond it; a word that runs past its end reads the
+// missing bytes as 0 (the packet model's bytes beyond those it holds).
+func payloadWord(payload []byte, i int64) int64 {
+	if i < 0 || i >= (int64(len(payload))+3)/4 {
+		return 0
+	}
+	off := int(i) * 4
+	var v uint32
+	for k := off; k < off+4; k++ {
+		v <<= 8
+		if k < len(payload) {
+			v |= uint32(payload[k])
+		}
+	}
+	return int64(v)
 }

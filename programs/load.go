@@ -19,7 +19,7 @@ var nameRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 var reservedNames = map[string]bool{
 	"meta": true, "std": true, "value": true, "lo": true, "hi": true, "out": true,
 	"drop": true, "mirror": true, "multicast": true, "recirculate": true, "random": true,
-	"hash": true, "sat_add": true, "sat_sub": true, "min": true, "max": true,
+	"hash": true, "payload32": true, "sat_add": true, "sat_sub": true, "min": true, "max": true,
 	"accept": true, "reject": true, "default": true,
 }
 
@@ -99,10 +99,12 @@ type loader struct {
 	tables    map[string]*Table
 	functions map[string]*Function
 	fnBodies  []pair // function bodies, parsed after every other declaration
+	timers    map[string]*Timer
+	tmBodies  []pair // timer definitions, read after the functions
 }
 
 var topKeys = []string{"program", "doc", "source", "constants", "headers", "metadata", "parser", "egress_parser",
-	"registers", "meters", "counters", "actions", "tables", "functions", "mirror_sessions", "multicast_groups",
+	"registers", "meters", "counters", "actions", "tables", "functions", "timers", "mirror_sessions", "multicast_groups",
 	"tm", "ingress", "egress", "traffic"}
 
 func (l *loader) load(root node, overrides map[string]string) error {
@@ -132,6 +134,14 @@ func (l *loader) load(root node, overrides map[string]string) error {
 	if err := l.declareFunctions(fns); err != nil {
 		return err
 	}
+	// Timers too, so that calling one as a function is a clear error.
+	tms := f["timers"]
+	if tms.n != nil {
+		tms.what = "timers"
+	}
+	if err := l.declareTimers(tms); err != nil {
+		return err
+	}
 	steps := []struct {
 		key string
 		fn  func(node) error
@@ -151,6 +161,7 @@ func (l *loader) load(root node, overrides map[string]string) error {
 		{"multicast_groups", l.loadMulticast},
 		{"tm", l.loadTM},
 		{"functions", l.loadFunctions},
+		{"timers", l.loadTimers},
 		{"ingress", func(n node) error { return l.loadControl(n, "ingress") }},
 		{"egress", func(n node) error { return l.loadControl(n, "egress") }},
 		{"traffic", l.loadTraffic},

@@ -10,7 +10,7 @@ var builtinStmts = map[string]bool{"drop": true, "mirror": true, "multicast": tr
 // builtinFuncs are the built-in functions of expressions (casts bitN/intN/
 // uintN are matched by castRE).
 var builtinFuncs = map[string]bool{"sat_add": true, "sat_sub": true, "min": true, "max": true,
-	"concat": true, "random": true, "hash": true, "log2ceil": true}
+	"concat": true, "random": true, "hash": true, "log2ceil": true, "payload32": true}
 
 // declareFunctions is the first pass over functions: it registers every
 // name with an empty body, so that calls resolve whatever the declaration
@@ -37,7 +37,7 @@ func (l *loader) declareFunctions(n node) error {
 // (control code) and rejects recursion.
 func (l *loader) loadFunctions(node) error {
 	for _, p := range l.fnBodies {
-		if err := l.checkFunctionName(p.val, p.key); err != nil {
+		if err := l.checkCodeName(p.val, p.key, "function"); err != nil {
 			return err
 		}
 	}
@@ -60,23 +60,27 @@ func (l *loader) loadFunctions(node) error {
 	return l.checkRecursion()
 }
 
-func (l *loader) checkFunctionName(n node, name string) error {
+// checkCodeName checks the name of a function or a timer (kind) and
+// declares it: built-in statements and functions, actions, constants and
+// every other top-level object (headers, registers, meters, counters,
+// tables, functions) are clashes.
+func (l *loader) checkCodeName(n node, name, kind string) error {
 	switch {
 	case builtinStmts[name]:
-		return n.errf("function name %q is a built-in statement", name)
+		return n.errf("%s name %q is a built-in statement", kind, name)
 	case builtinFuncs[name] || castRE.MatchString(name):
-		return n.errf("function name %q is a built-in function", name)
+		return n.errf("%s name %q is a built-in function", kind, name)
 	}
-	if err := checkName(n, name, "function"); err != nil {
+	if err := checkName(n, name, kind); err != nil {
 		return err
 	}
 	if _, ok := l.actions[name]; ok {
-		return n.errf("function %q: the name is already used by an action", name)
+		return n.errf("%s %q: the name is already used by an action", kind, name)
 	}
 	if _, ok := l.consts.names[name]; ok {
-		return n.errf("function %q: the name is already used by a constant", name)
+		return n.errf("%s %q: the name is already used by a constant", kind, name)
 	}
-	return l.declare(n, name, "function")
+	return l.declare(n, name, kind)
 }
 
 // checkRecursion rejects a function that calls itself, directly or through

@@ -117,6 +117,20 @@ func (p *Program) Parse(head []byte, length int, phv []int64, egress, bridged bo
 	return r
 }
 
+// PayloadBytes returns the bytes of a packet after its parsed headers, the
+// bytes payload32 reads (Exec.Payload): head[offset:] (offset is the
+// parser's ParseResult.Offset), cut at the frame's length. A packet's head
+// may hold fewer bytes than the frame (the rest is not modelled and reads
+// as 0) or, after truncation, more (they are not part of the frame). It
+// returns nil when there are none.
+func PayloadBytes(head []byte, length, offset int) []byte {
+	end := min(len(head), length)
+	if offset < 0 || offset >= end {
+		return nil
+	}
+	return head[offset:end]
+}
+
 // Deparse serializes the valid headers in declaration order, prefixed by
 // the bridged metadata when withBridge is set, followed by the payload (the
 // packet's bytes from payloadOff on). It returns the new head bytes and the

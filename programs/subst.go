@@ -69,6 +69,10 @@ func substExpr(e Expr, args []Expr) Expr {
 		c := *x
 		c.Index = substExpr(x.Index, args)
 		return &c
+	case *PayloadExpr:
+		c := *x
+		c.Index = substExpr(x.Index, args)
+		return &c
 	}
 	return e
 }

@@ -1,6 +1,9 @@
 package programs
 
-import "fmt"
+import (
+	"fmt"
+	"sort"
+)
 
 // Type is the type of a field or expression: a bit width and a signedness.
 // Bits == 0 marks an untyped constant, which takes the type of the other
@@ -123,6 +126,7 @@ const (
 	StdDeflected
 	StdBypassEgress
 	StdTrimDisable
+	StdTimerIndex
 	stdCount
 )
 
@@ -154,6 +158,7 @@ var StdFields = [stdCount]StdInfo{
 	{StdDeflected, "deflected", 1, "the traffic manager deflected this packet (deflect-on-drop)"},
 	{StdBypassEgress, "bypass_egress", 1, "skip the egress pipeline"},
 	{StdTrimDisable, "trim_disable", 1, "the traffic manager drops this packet instead of trimming it (SAI PACKET_TRIM_DISABLE)"},
+	{StdTimerIndex, "timer_index", 16, "which thread of its timer is running (0..threads-1); 0 in packet threads; read-only"},
 }
 
 // MatchKind is a table key's match kind.
@@ -367,6 +372,19 @@ type Function struct {
 	Pos  Pos
 }
 
+// Timer is a periodic thread source (Trio's timer threads): every PeriodNs
+// it starts Threads threads, each running Body with std.timer_index set to
+// its number (0..Threads-1). A timer thread has no packet: no header is
+// valid and nothing is sent. Its body is control code, the same language
+// as ingress/egress and functions.
+type Timer struct {
+	Name     string
+	PeriodNs int64
+	Threads  int
+	Body     []Stmt
+	Pos      Pos
+}
+
 // FlowTemplate is a stream of test packets the program expects (used to
 // exercise the program when measuring latency).
 type FlowTemplate struct {
@@ -403,6 +421,7 @@ type Program struct {
 	Actions      []*Action
 	Tables       []*Table
 	Functions    []*Function // in declaration order
+	Timers       []*Timer    // in declaration order
 	Mirrors      []*MirrorSession
 	TM           TMConfig
 	Multicast    []*MulticastGroup
@@ -451,9 +470,19 @@ func (p *Program) Function(name string) *Function {
 	return nil
 }
 
+// Timer returns the timer with the given name, or nil.
+func (p *Program) Timer(name string) *Timer {
+	for _, t := range p.Timers {
+		if t.Name == name {
+			return t
+		}
+	}
+	return nil
+}
+
 // CallDepth returns the deepest nesting of function calls reachable from
-// ingress and egress: 0 when they call no function, 1 when they call
-// functions that call none, and so on.
+// ingress, egress and the timers' bodies: 0 when they call no function, 1
+// when they call functions that call none, and so on.
 func (p *Program) CallDepth() int {
 	memo := map[*Function]int{}
 	d := 0
@@ -462,7 +491,53 @@ func (p *Program) CallDepth() int {
 			d = max(d, callDepth(c.Body, memo))
 		}
 	}
+	for _, t := range p.Timers {
+		d = max(d, callDepth(t.Body, memo))
+	}
 	return d
+}
+
+// PayloadReads returns every payload32 expression in the program's code
+// (ingress, egress, functions, timers, actions and register actions),
+// ordered by position in the file.
+func (p *Program) PayloadReads() []*PayloadExpr {
+	var out []*PayloadExpr
+	seen := map[*PayloadExpr]bool{}
+	visit := func(stmts []Stmt) {
+		WalkStmtExprs(stmts, func(e Expr) {
+			if pe, ok := e.(*PayloadExpr); ok && !seen[pe] {
+				seen[pe] = true
+				out = append(out, pe)
+			}
+		})
+	}
+	for _, c := range []*Control{p.Ingress, p.Egress} {
+		if c != nil {
+			visit(c.Body)
+		}
+	}
+	for _, f := range p.Functions {
+		visit(f.Body)
+	}
+	for _, t := range p.Timers {
+		visit(t.Body)
+	}
+	for _, a := range p.Actions {
+		visit(a.Body)
+	}
+	for _, r := range p.Registers {
+		for _, ra := range r.Actions {
+			visit(ra.Body)
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		a, b := out[i].Pos, out[j].Pos
+		if a.File != b.File {
+			return a.File < b.File
+		}
+		return a.Line < b.Line
+	})
+	return out
 }
 
 // callDepth is the deepest call nesting in stmts. memo holds each

@@ -23,8 +23,9 @@ func (n node) errf(format string, args ...any) *Error {
 
 // pair is one key/value of a YAML mapping, in file order.
 type pair struct {
-	key string
-	val node
+	key  string
+	val  node
+	line int // the key's line
 }
 
 func (n node) isMap() bool    { return n.n.Kind == yaml.MappingNode }
@@ -55,7 +56,7 @@ func (n node) pairs() ([]pair, error) {
 		if n.what != "" {
 			what = n.what + " " + k.Value
 		}
-		out = append(out, pair{key: k.Value, val: node{n: n.n.Content[i+1], file: n.file, what: what}})
+		out = append(out, pair{key: k.Value, val: node{n: n.n.Content[i+1], file: n.file, what: what}, line: k.Line})
 	}
 	return out, nil
 }

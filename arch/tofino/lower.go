@@ -488,6 +488,8 @@ func walk(e programs.Expr, fn func(programs.Expr), intoFieldSlices bool) {
 		for _, a := range x.Args {
 			walk(a, fn, intoFieldSlices)
 		}
+	case *programs.PayloadExpr:
+		walk(x.Index, fn, intoFieldSlices)
 	}
 }
 

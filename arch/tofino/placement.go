@@ -82,11 +82,15 @@ type Stage struct {
 	objects map[any]bool
 }
 
-// Place runs the placement pass: lowering to logical tables, target rule
-// checks, dependency analysis, stage scheduling under the per-stage budgets,
-// binding of every register/meter/counter to one stage, and the MAU latency
-// implied by the stage dependencies.
+// Place runs the placement pass: rejection of what a packet pipeline
+// cannot run (timers, payload reads), lowering to logical tables, target
+// rule checks, dependency analysis, stage scheduling under the per-stage
+// budgets, binding of every register/meter/counter to one stage, and the
+// MAU latency implied by the stage dependencies.
 func Place(c *Config, prog *programs.Program) (*Placement, error) {
+	if err := checkThreads(prog); err != nil {
+		return nil, err
+	}
 	lts, err := lowerProgram(prog)
 	if err != nil {
 		return nil, err

@@ -31,7 +31,9 @@ const (
 	RuleRangeKey         Rule = "range-key-width"
 	RuleStageBudget      Rule = "stage-budget" // does not fit the per-stage budget / stage count
 	RuleConditionComplex Rule = "condition"
-	RuleTMQueues         Rule = "tm-queues" // a queue id the chip's ports do not have
+	RuleTMQueues         Rule = "tm-queues"      // a queue id the chip's ports do not have
+	RuleTimerThreads     Rule = "timer-threads"  // a PISA pipeline runs only on packets: no timer threads
+	RulePayloadAccess    Rule = "payload-access" // the stages see parsed headers only, not the bytes after them
 )
 
 // PlacementError is a program the chip cannot run, with the rule broken.
@@ -74,12 +76,30 @@ func stdRights(c *Config, g Gress, id programs.StdID) stdAccess {
 		return stdAccess{read: g == Ingress, write: g == Ingress}
 	case programs.StdPacketLength, programs.StdTstamp:
 		return stdAccess{read: true}
+	case programs.StdTimerIndex:
+		// Always 0 on a packet thread (a program with timers does not
+		// place): a constant the compiler folds.
+		return stdAccess{read: true}
 	case programs.StdEnqQdepth:
 		return stdAccess{read: g == Egress || c.Features.IngressQueueVisibility}
 	case programs.StdDeqQdepth, programs.StdEnqTstamp, programs.StdDeqTimedelta, programs.StdDeflected:
 		return stdAccess{read: g == Egress}
 	}
 	return stdAccess{}
+}
+
+// checkThreads rejects what a packet-driven pipeline cannot run at all,
+// before lowering: timer threads, and reads of the bytes after the parsed
+// headers (payload32; the first one in the file is reported).
+func checkThreads(prog *programs.Program) error {
+	if len(prog.Timers) > 0 {
+		t := prog.Timers[0]
+		return ruleErr(RuleTimerThreads, t.Pos, "timer %s: a PISA pipeline has no timer threads: periodic work needs packets from the packet generator, and a timeout over a table needs the control plane to scan it (the Trio paper §5)", t.Name)
+	}
+	if reads := prog.PayloadReads(); len(reads) > 0 {
+		return ruleErr(RulePayloadAccess, reads[0].Pos, "payload32 reads the packet after its parsed headers, but a PISA parser extracts headers only; the bytes after the parsed headers are not visible to the match-action stages: parse them as header fields instead, as SwitchML does")
+	}
+	return nil
 }
 
 // checkRules applies the target's operation limits to every logical table

@@ -583,6 +583,10 @@ func (t *tracer) Count(c *programs.Counter, index int) {
 	t.th.add(step{kind: stepAsync, x: XCounter, bank: p.bank(o, int64(index)), cycles: p.mc.engineCycles("add", o.EntryBytes), latency: p.latency(o)})
 }
 
+// Payload is a no-op for now: payload32 reads of the packet tail are not
+// charged yet.
+func (t *tracer) Payload(word int) {}
+
 // bank maps an object's entry to the RMW engine of its address (64-byte
 // interleave across the engines).
 func (p *PFE) bank(o *MemObject, entry int64) int {
