@@ -131,6 +131,7 @@ const (
 	RuleCallDepth   = "call-depth"   // subroutine calls nested deeper than the PPE supports
 	RuleMemory      = "shared-memory"
 	RuleXTXNSize    = "xtxn-size" // a register cell wider than the largest transaction
+	RuleTimers      = "timers"    // more timers than the PFE has
 )
 
 // Lower lowers a program for a PFE.
@@ -168,6 +169,12 @@ func Lower(cfg *Config, prog *programs.Program) (*Microcode, error) {
 	}
 	for _, f := range prog.Functions {
 		m.Blocks = append(m.Blocks, Block{"function " + f.Name, m.block(f.Body, true)})
+	}
+	for _, t := range prog.Timers {
+		m.Blocks = append(m.Blocks, Block{fmt.Sprintf("timer %s (%d threads every %d ns)", t.Name, t.Threads, t.PeriodNs), m.block(t.Body, true)})
+	}
+	if len(prog.Timers) > m.cfg.Timers {
+		return nil, &LoweringError{Rule: RuleTimers, Msg: fmt.Sprintf("%d timers; the PFE has %d", len(prog.Timers), m.cfg.Timers)}
 	}
 	for _, b := range m.Blocks {
 		m.StaticInstr += b.Instr
@@ -602,6 +609,11 @@ func (m *Microcode) exprDemand(e programs.Expr) demand {
 			}
 		case *programs.BinaryExpr, *programs.UnaryExpr, *programs.CallExpr, *programs.RandomExpr, *programs.HashExpr:
 			d.ops++
+		case *programs.PayloadExpr:
+			// A word of the packet in local memory (the head); words in the
+			// tail are fetched by transaction when first touched (charged
+			// by the PFE when the packet runs).
+			d.lmemReads++
 		case *programs.RegisterCall:
 			d.xtxn++
 			m.xsites[XRMW]++

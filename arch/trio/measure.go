@@ -65,7 +65,16 @@ type RunResult struct {
 	EndToEndNs  stats.Summary `json:"end_to_end_ns"`
 	Events      int64         `json:"events"`
 	SimulatedNs float64       `json:"simulated_ns"`
+	LastArrival float64       `json:"last_arrival_ns"`
 	Saturation  *Saturation   `json:"saturation,omitempty"`
+	Timers      *TimerSummary `json:"timers,omitempty"`
+}
+
+// TimerSummary is what the timer threads did.
+type TimerSummary struct {
+	Runs         int           `json:"runs"`
+	DurationNs   stats.Summary `json:"duration_ns"` // start to exit, waiting for a thread included
+	Instructions stats.Summary `json:"instructions"`
 }
 
 // drainPs is how long a run continues after the last injected packet.
@@ -90,14 +99,18 @@ func Measure(cfg *Config, mc *Microcode, opt RunOptions) (*RunResult, error) {
 		p.Inject(a.pkt, a.at)
 	}
 	p.deadlinePs = last + drainPs
+	p.StartTimers(last)
 	if err := engine.Run(); err != nil {
 		return nil, err
 	}
-	r := &RunResult{Offered: len(pkts), Delivered: p.Stats.Delivered, Events: engine.N,
+	r := &RunResult{Offered: len(pkts), Delivered: p.Stats.Delivered, Events: engine.N, LastArrival: float64(last) / 1000,
 		SimulatedNs: float64(packet.SecToPs(engine.CurrentTime())) / 1000}
 	r.Ingress, r.Egress = summary(p, 0), summary(p, 1)
 	r.EndToEndNs = p.Stats.E2E.Summarize(1000)
 	r.Drops = p.dropList()
+	if p.Stats.TimerRuns > 0 {
+		r.Timers = &TimerSummary{Runs: p.Stats.TimerRuns, DurationNs: p.Stats.TimerNs.Summarize(1000), Instructions: p.Stats.TimerInstr.Summarize(1)}
+	}
 	if opt.Saturate > 0 {
 		s, err := saturate(cfg, mc, opt.Saturate, opt.Seed, frame, r.Ingress.ThreadNs+r.Egress.ThreadNs)
 		if err != nil {

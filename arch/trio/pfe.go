@@ -70,6 +70,12 @@ type thread struct {
 	drop     bool
 	inSeg    bool // computing (counted in the PPE's active threads)
 	id       int
+	timer    *programs.Timer // a timer thread (no packet)
+	timerIdx int
+	// Payload bookkeeping: where the payload starts and the tail chunks
+	// already fetched.
+	payloadAt   int
+	tailFetched []int
 }
 
 type ppe struct {
@@ -115,6 +121,7 @@ type PFE struct {
 
 	deadlinePs     int64
 	nextDispatchPs int64
+	timersUntil    int64
 	// unpaced skips the output ports' line rate (a saturation run measures
 	// the PFE itself).
 	unpaced bool
@@ -143,9 +150,13 @@ type PFEStats struct {
 	LastDonePs   int64
 	// Ingress threads: first and last to finish, and time threads were
 	// held (for utilisation).
-	FirstFinishPs   int64
-	LastFinishPs    int64
-	ThreadPs        [2]int64
+	FirstFinishPs int64
+	LastFinishPs  int64
+	ThreadPs      [2]int64
+	// Timer threads: runs, time from start to exit, instructions per run.
+	TimerRuns       int
+	TimerNs         stats.Samples
+	TimerInstr      stats.Samples
 	LastThreadEndPs int64
 }
 
@@ -176,11 +187,27 @@ func NewPFE(engine sim.Engine, cfg *Config, mc *Microcode, seed int64) *PFE {
 
 // Event kinds on the PFE (packet.Event.Kind).
 const (
-	evArrive   = packet.KindArrive
-	evResume   = packet.KindTimer
-	evDequeue  = packet.KindDequeue
-	evReleased = packet.KindTx
+	evArrive     = packet.KindArrive
+	evResume     = packet.KindTimer
+	evDequeue    = packet.KindDequeue
+	evReleased   = packet.KindTx
+	evTimerStart = packet.KindMirror // Port: timer index × 65536 + thread
 )
+
+// StartTimers starts the program's timer threads: the K threads of a timer
+// with period P start at k·P/K and then every P (Trio's staggered timer
+// threads, [TRIO] §5), until untilPs.
+func (p *PFE) StartTimers(untilPs int64) {
+	p.timersUntil = untilPs
+	for ti, t := range p.prog.Timers {
+		period := t.PeriodNs * 1000
+		for k := 0; k < t.Threads; k++ {
+			if at := int64(k) * period / int64(t.Threads); at <= untilPs {
+				packet.Schedule(p.engine, p, at, evTimerStart, nil, ti<<16|k)
+			}
+		}
+	}
+}
 
 // Inject schedules a packet's arrival at the dispatcher.
 func (p *PFE) Inject(pkt *packet.Packet, atPs int64) {
@@ -200,6 +227,14 @@ func (p *PFE) Handle(e sim.Event) error {
 		p.dequeue(ev.Port, now)
 	case evReleased:
 		p.released(ev.Pkt, ev.Port, now)
+	case evTimerStart:
+		t := p.prog.Timers[ev.Port>>16]
+		if next := now + t.PeriodNs*1000; next <= p.timersUntil {
+			packet.Schedule(p.engine, p, next, evTimerStart, nil, ev.Port)
+		}
+		th := p.newThread(nil, 0, now)
+		th.timer, th.timerIdx = t, ev.Port&0xffff
+		p.dispatch(th, now)
 	}
 	return nil
 }
@@ -233,7 +268,9 @@ func (p *PFE) newThread(pkt *packet.Packet, gress int, now int64) *thread {
 		p.threads = append(p.threads, th)
 	}
 	th.pkt, th.gress, th.arrivePs = pkt, gress, now
-	th.flow = int64(pkt.Flow)<<1 | int64(gress)
+	if pkt != nil {
+		th.flow = int64(pkt.Flow)<<1 | int64(gress)
+	}
 	return th
 }
 
@@ -259,19 +296,30 @@ func (p *PFE) dispatch(th *thread, now int64) {
 	at := max(now, p.nextDispatchPs)
 	p.nextDispatchPs = at + int64(p.cfg.CyclePs()/float64(p.cfg.DispatchPerCycle)+0.5)
 	th.startPs = at + NsToPs(p.cfg.DispatchNs)
-	p.Stats.WaitPs[th.gress].Add(now - th.arrivePs)
+	if th.timer == nil {
+		p.Stats.WaitPs[th.gress].Add(now - th.arrivePs)
+	}
 	p.run(th)
 	p.resume(th, th.startPs)
 }
 
-// run executes the program on the packet and records the script.
+// run executes the program on the packet (or the timer's code) and
+// records the script.
 func (p *PFE) run(th *thread) {
-	pkt := th.pkt
 	for i := range p.phv {
 		p.phv[i] = 0
 	}
 	phv := p.phv
 	prog := p.prog
+	p.tr.th = th
+	if th.timer != nil {
+		phv[prog.Std[programs.StdTstamp].Slot] = (th.startPs / 1000) & (1<<48 - 1)
+		p.exec.PHV, p.exec.NowPs, p.exec.Payload = phv, th.startPs, nil
+		p.exec.RunTimer(th.timer, th.timerIdx)
+		th.add(step{kind: stepInstr, n: 1}) // the thread's exit (assumed one instruction)
+		return
+	}
+	pkt := th.pkt
 	phv[prog.Std[programs.StdPacketLength].Slot] = int64(pkt.Len)
 	phv[prog.Std[programs.StdTstamp].Slot] = (th.startPs / 1000) & (1<<48 - 1)
 	egress := th.gress == 1
@@ -286,7 +334,6 @@ func (p *PFE) run(th *thread) {
 		phv[prog.Std[programs.StdIngressPort].Slot] = int64(pkt.InPort)
 		phv[prog.Std[programs.StdEgressPort].Slot] = NoPort
 	}
-	p.tr.th = th
 	res := prog.Parse(pkt.Head, pkt.Len, phv, egress, false)
 	th.add(step{kind: stepInstr, n: res.States})
 	if res.Rejected {
@@ -302,6 +349,9 @@ func (p *PFE) run(th *thread) {
 	}
 	p.exec.PHV = phv
 	p.exec.NowPs = th.startPs
+	p.exec.Payload = programs.PayloadBytes(pkt.Head, pkt.Len, res.Offset)
+	th.payloadAt = res.Offset
+	th.tailFetched = th.tailFetched[:0]
 	ctl := prog.Ingress
 	if egress {
 		ctl = prog.Egress
@@ -409,6 +459,14 @@ func (p *PFE) engineOp(s step, now int64) (reply, room int64) {
 func (p *PFE) finish(th *thread, now int64) {
 	p.ppes[th.ppe].free++
 	p.Stats.busy--
+	if th.timer != nil {
+		p.Stats.TimerRuns++
+		p.Stats.TimerNs.Add(now - th.arrivePs)
+		p.Stats.TimerInstr.Add(int64(th.instr))
+		p.freeIDs = append(p.freeIDs, th.id)
+		p.next(now)
+		return
+	}
 	g := th.gress
 	p.Stats.Packets[g]++
 	p.Stats.ThreadPs[g] += now - th.startPs
@@ -440,6 +498,11 @@ func (p *PFE) finish(th *thread, now int64) {
 		packet.Schedule(p.engine, p, now+NsToPs(p.cfg.ReorderNs), evReleased, t.pkt, t.gress)
 		p.freeIDs = append(p.freeIDs, t.id)
 	}
+	p.next(now)
+}
+
+// next gives the freed thread to the first waiting head, if any.
+func (p *PFE) next(now int64) {
 	if len(p.waiting) > 0 {
 		next := p.waiting[0]
 		p.waiting = p.waiting[1:]
@@ -585,7 +648,23 @@ func (t *tracer) Count(c *programs.Counter, index int) {
 
 // Payload is a no-op for now: payload32 reads of the packet tail are not
 // charged yet.
-func (t *tracer) Payload(word int) {}
+// Payload charges a tail fetch the first time a thread touches a 64-byte
+// chunk of the packet beyond its head.
+func (t *tracer) Payload(word int) {
+	p, th := t.p, t.th
+	off := th.payloadAt + 4*word
+	if off < p.cfg.HeadBytes || off >= th.pkt.Len {
+		return
+	}
+	chunk := (off - p.cfg.HeadBytes) / p.cfg.XTXN.TailChunkBytes
+	for _, c := range th.tailFetched {
+		if c == chunk {
+			return
+		}
+	}
+	th.tailFetched = append(th.tailFetched, chunk)
+	th.add(step{kind: stepSync, x: XTail, bank: -1, latency: NsToPs(p.cfg.SMem.DRAMLatencyNs)})
+}
 
 // bank maps an object's entry to the RMW engine of its address (64-byte
 // interleave across the engines).

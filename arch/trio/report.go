@@ -25,6 +25,7 @@ type Report struct {
 	Latency      *LatencyReport    `json:"latency,omitempty"`
 	Rate         *Saturation       `json:"rate,omitempty"`
 	Simulation   *SimReport        `json:"simulation,omitempty"`
+	Timers       *TimerSummary     `json:"timers,omitempty"`
 	ClockMHz     float64           `json:"clock_mhz"`
 	Seed         int64             `json:"seed"`
 }
@@ -92,6 +93,7 @@ func NewReport(arch string, cfg *Config, mc *Microcode, run *RunResult, seed int
 			ThreadNs: run.Ingress.ThreadNs + run.Egress.ThreadNs, EndToEndNs: run.EndToEndNs,
 			InstrPerPkt: run.Ingress.Instructions.Mean + run.Egress.Instructions.Mean}
 		r.Rate = run.Saturation
+		r.Timers = run.Timers
 		r.Simulation = &SimReport{Offered: run.Offered, Delivered: run.Delivered, Drops: run.Drops, Events: run.Events, SimulatedNs: run.SimulatedNs}
 		if run.Offered > 0 {
 			r.Simulation.EventsPerPk = float64(run.Events) / float64(run.Offered)

@@ -30,6 +30,11 @@ func chipT(t testing.TB, sets ...string) *Config {
 // metadata m0..m7 (32 bits) and the given sections.
 func prog(t testing.TB, sections, ingress string) *programs.Program {
 	t.Helper()
+	return progSized(t, sections, ingress, 64)
+}
+
+func progSized(t testing.TB, sections, ingress string, size int) *programs.Program {
+	t.Helper()
 	src := `program: t
 headers:
   eth: {dst: 48, src: 48, etype: 16}
@@ -46,7 +51,7 @@ parser:
       extract: ip
 ` + sections + "ingress: |\n" + indent(ingress) + `traffic:
   - ports: [0]
-    sizes: [64]
+    sizes: [` + fmt.Sprint(size) + `]
     headers:
       eth: {etype: 0x0800}
       ip: {ttl: 64, src: 10.0.0.1, dst: 10.0.0.2}
@@ -402,4 +407,72 @@ func mustResolve(t testing.TB, name string) *programs.Program {
 
 func newEngine() *packet.CountingEngine {
 	return &packet.CountingEngine{Engine: sim.NewSerialEngine()}
+}
+
+// TestTimerThreads: K threads of a timer start staggered by period/K, each
+// scanning its share of a table; they take PPE threads like packets do.
+func TestTimerThreads(t *testing.T) {
+	c := chipT(t)
+	p := prog(t, `registers:
+  ref:
+    width: 8
+    size: 1024
+    actions:
+      clear:
+        do: |
+          out = value
+          value = 0
+timers:
+  scan:
+    period_ns: 10000
+    threads: 4
+    do: |
+      for meta.m0 = 0; meta.m0 < 256; meta.m0++ {
+        meta.m1 = bit32(ref.clear(bit32(std.timer_index) * 256 + meta.m0))
+      }
+`, "meta.m2 = 1")
+	m := lower(t, c, p)
+	found := false
+	for _, b := range m.Blocks {
+		if strings.HasPrefix(b.Name, "timer scan (4 threads every 10000 ns)") {
+			found = b.Instr > 0
+		}
+	}
+	if !found {
+		t.Errorf("no timer block in %v", m.Blocks)
+	}
+	// Packets over 100 us: the timer starts 4 threads every 10 us.
+	r, err := Measure(c, m, RunOptions{Packets: 100, Load: 0.0005, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Timers == nil {
+		t.Fatal("no timer runs")
+	}
+	last := r.LastArrival // timers run until the last packet arrives
+	if want := 4 * (int(last/10000) + 1); r.Timers.Runs < want-4 || r.Timers.Runs > want {
+		t.Errorf("%d timer runs in %.0f ns, want ≈ 4 per 10 us", r.Timers.Runs, last)
+	}
+	// Each run scans 256 cells: one synchronous RMW round trip per cell.
+	perRun := 256 * (c.SMem.SRAMLatencyNs + float64(m.engineCycles("swap", 8))*c.CyclePs()/1000)
+	if d := r.Timers.DurationNs.Mean; d < perRun || d > 2*perRun {
+		t.Errorf("a scan of 256 cells took %.0f ns, want ≥ %.0f (256 synchronous SRAM round trips)", d, perRun)
+	}
+}
+
+// TestPayloadTailFetches: words of the packet beyond its 192-byte head are
+// fetched in 64-byte chunks, once per chunk.
+func TestPayloadTailFetches(t *testing.T) {
+	c := chipT(t)
+	code := "meta.m1 = 0\nfor meta.m0 = 0; meta.m0 < 200; meta.m0++ {\nmeta.m1 = meta.m1 + payload32(meta.m0)\n}"
+	r := run(t, c, progSized(t, "", code, 1024), 4, 0.1)
+	// Payload starts after Ethernet (14 B) and ip (10 B): words 0..199 are
+	// bytes 24..823; those from 192 on span chunks 0..9 of the tail.
+	if got := r.Ingress.XTXNPerPacket["tail_fetch"]; got != 10 {
+		t.Errorf("%.1f tail fetches per packet, want 10", got)
+	}
+	short := run(t, c, progSized(t, "", code, 128), 4, 0.1)
+	if got := short.Ingress.XTXNPerPacket["tail_fetch"]; got != 0 {
+		t.Errorf("a 128-byte packet fits its head: %.1f tail fetches", got)
+	}
 }

@@ -30,6 +30,8 @@ func walkExpr(e programs.Expr, f func(programs.Expr)) {
 		walkExpr(x.Index, f)
 	case *programs.MeterCall:
 		walkExpr(x.Index, f)
+	case *programs.PayloadExpr:
+		walkExpr(x.Index, f)
 	}
 }
 
@@ -75,6 +77,9 @@ func walkStmts(p *programs.Program, f func(programs.Stmt)) {
 	}
 	for _, f := range p.Functions {
 		list(f.Body)
+	}
+	for _, t := range p.Timers {
+		list(t.Body)
 	}
 }
 

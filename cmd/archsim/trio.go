@@ -181,6 +181,9 @@ func renderTrio(w io.Writer, r *trio.Report) {
 		}
 		fmt.Fprintf(w, "Dropped: %s\n", strings.Join(ds, ", "))
 	}
+	if tm := r.Timers; tm != nil {
+		fmt.Fprintf(w, "Timer threads: %d runs, %.0f ns mean (p99 %.0f), %.0f instructions each\n", tm.Runs, tm.DurationNs.Mean, tm.DurationNs.P99, tm.Instructions.Mean)
+	}
 	if rt := r.Rate; rt != nil {
 		fmt.Fprintf(w, "\nPacket rate (%d packets offered at once):\n", rt.Packets)
 		t = newTable(w, "Sustainable Mpps", "Line rate Mpps", "Sustains line rate", "Binding limit", "PPE issue", "Threads", "RMW engines", "Threads for line rate")
