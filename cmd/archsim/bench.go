@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"archsim/arch/tofino"
+	"archsim/arch/trio"
 	"archsim/experiments"
 	"archsim/programs"
 )
@@ -46,6 +47,11 @@ func newBenchCmd(out io.Writer) *cobra.Command {
 				rows = append(rows, row)
 			}
 			row, err := benchPipeline(packets)
+			if err != nil {
+				return &exitError{code: 1, msg: oneLine(err.Error())}
+			}
+			rows = append(rows, row)
+			row, err = benchTrio(packets)
 			if err != nil {
 				return &exitError{code: 1, msg: oneLine(err.Error())}
 			}
@@ -121,5 +127,29 @@ func benchPipeline(packets int) (benchRow, error) {
 	}
 	wall := time.Since(start).Seconds()
 	return benchRow{Workload: "ndp pipeline latency, load 0.5", WallS: wall, SimulatedUs: run.SimulatedNs / 1000, Packets: run.Offered,
+		Events: run.Events, EventsPerPacket: float64(run.Events) / float64(run.Offered), PacketsPerSec: float64(run.Offered) / wall}, nil
+}
+
+// benchTrio times the Trio PFE simulation of ndp.
+func benchTrio(packets int) (benchRow, error) {
+	chip, err := loadTrioChip(nil, findTrioArch("trio"), "", nil)
+	if err != nil {
+		return benchRow{}, err
+	}
+	prog, err := programs.Resolve("ndp", nil)
+	if err != nil {
+		return benchRow{}, err
+	}
+	mc, err := trio.Lower(chip, prog)
+	if err != nil {
+		return benchRow{}, err
+	}
+	start := time.Now()
+	run, err := trio.Measure(chip, mc, trio.RunOptions{Packets: packets, Load: 0.5, Seed: 1})
+	if err != nil {
+		return benchRow{}, err
+	}
+	wall := time.Since(start).Seconds()
+	return benchRow{Workload: "ndp on a Trio 5 PFE, load 0.5", WallS: wall, SimulatedUs: run.SimulatedNs / 1000, Packets: run.Offered,
 		Events: run.Events, EventsPerPacket: float64(run.Events) / float64(run.Offered), PacketsPerSec: float64(run.Offered) / wall}, nil
 }
