@@ -59,6 +59,8 @@ type DropCount struct {
 type RunResult struct {
 	Offered     int           `json:"offered"`
 	Delivered   int           `json:"delivered"`
+	Copies      int           `json:"copies_created"`
+	Replicated  int           `json:"replicated"`
 	Drops       []DropCount   `json:"drops"`
 	Ingress     ThreadSummary `json:"ingress"`
 	Egress      ThreadSummary `json:"egress"`
@@ -103,7 +105,8 @@ func Measure(cfg *Config, mc *Microcode, opt RunOptions) (*RunResult, error) {
 	if err := engine.Run(); err != nil {
 		return nil, err
 	}
-	r := &RunResult{Offered: len(pkts), Delivered: p.Stats.Delivered, Events: engine.N, LastArrival: float64(last) / 1000,
+	r := &RunResult{Offered: len(pkts), Delivered: p.Stats.Delivered, Copies: p.Stats.Copies, Replicated: p.Stats.Replicated,
+		Events: engine.N, LastArrival: float64(last) / 1000,
 		SimulatedNs: float64(packet.SecToPs(engine.CurrentTime())) / 1000}
 	r.Ingress, r.Egress = summary(p, 0), summary(p, 1)
 	r.EndToEndNs = p.Stats.E2E.Summarize(1000)

@@ -1,6 +1,7 @@
 package trio
 
 import (
+	"fmt"
 	"hash/crc32"
 	"math/rand"
 
@@ -127,6 +128,8 @@ type PFE struct {
 	unpaced bool
 	// onDeliver, when set, sees every packet that leaves.
 	onDeliver func(*packet.Packet)
+	groups    map[int]*programs.MulticastGroup
+	attached  map[int]attachment
 	// Stats.
 	Stats PFEStats
 	drops map[string]int
@@ -145,6 +148,8 @@ type PFEStats struct {
 	MaxThreads   int
 	busy         int
 	Delivered    int
+	Copies       int // multicast copies made
+	Replicated   int // packets that live on only as their copies
 	E2E          stats.Samples
 	FirstDonePs  int64
 	LastDonePs   int64
@@ -179,6 +184,11 @@ func NewPFE(engine sim.Engine, cfg *Config, mc *Microcode, seed int64) *PFE {
 	for i := range p.ppes {
 		p.ppes[i].free = cfg.ThreadsPerPPE
 	}
+	p.groups = map[int]*programs.MulticastGroup{}
+	for _, g := range p.prog.Multicast {
+		p.groups[g.ID] = g
+	}
+	p.attached = map[int]attachment{}
 	p.bankAt = make([]int64, cfg.SMem.RMWEngines)
 	p.bankBusy = make([]int64, cfg.SMem.RMWEngines)
 	p.deadlinePs = 1 << 62
@@ -209,10 +219,30 @@ func (p *PFE) StartTimers(untilPs int64) {
 	}
 }
 
-// Inject schedules a packet's arrival at the dispatcher.
+// Inject schedules a packet's arrival at the dispatcher (on pkt.InPort).
 func (p *PFE) Inject(pkt *packet.Packet, atPs int64) {
-	packet.Schedule(p.engine, p, atPs, evArrive, pkt, 0)
+	packet.Schedule(p.engine, p, atPs, evArrive, pkt, pkt.InPort)
 }
+
+type attachment struct {
+	h      sim.Handler
+	propPs int64
+}
+
+// Attach connects a port to a host over a link with the given propagation
+// delay: packets leaving the port arrive at h.
+func (p *PFE) Attach(port int, h sim.Handler, propPs int64) { p.attached[port] = attachment{h, propPs} }
+
+// IngressHandler is what a host on any port sends into (the event's port
+// is the ingress port).
+func (p *PFE) IngressHandler(int) sim.Handler { return p }
+
+// SetDeadline ends the run at ps: packets still in the PFE after it are
+// counted as in flight.
+func (p *PFE) SetDeadline(ps int64) { p.deadlinePs = ps }
+
+// State is the shared memory's program state (registers, counters).
+func (p *PFE) State() *programs.State { return p.state }
 
 // Handle processes the PFE's events.
 func (p *PFE) Handle(e sim.Event) error {
@@ -220,6 +250,7 @@ func (p *PFE) Handle(e sim.Event) error {
 	now := packet.SecToPs(ev.T)
 	switch ev.Kind {
 	case evArrive:
+		ev.Pkt.InPort = ev.Port
 		p.arrive(ev.Pkt, 0, now)
 	case evResume:
 		p.resume(p.threads[ev.Port], now)
@@ -523,10 +554,33 @@ func (p *PFE) released(pkt *packet.Packet, gress int, now int64) {
 		p.arrive(pkt, 0, now)
 		return
 	}
+	if pkt.McastGrp != 0 {
+		g := p.groups[pkt.McastGrp]
+		if g == nil {
+			p.drops[fmt.Sprintf("no multicast group %d", pkt.McastGrp)]++
+			return
+		}
+		for _, port := range g.Ports {
+			c := pkt.Clone()
+			c.McastGrp, c.OutPort = 0, port
+			p.Stats.Copies++
+			p.output(c, now)
+		}
+		if pkt.OutPort == NoPort {
+			p.Stats.Replicated++ // the packet lives on as its copies
+			return
+		}
+	}
 	if pkt.OutPort == NoPort {
 		p.drops["no destination port"]++
 		return
 	}
+	p.output(pkt, now)
+}
+
+// output queues a processed packet for its port (or, in a saturation
+// run, passes it on at once).
+func (p *PFE) output(pkt *packet.Packet, now int64) {
 	if p.unpaced {
 		pkt.EnqPs, pkt.DeqDeltaPs = now, 0
 		if p.prog.Egress != nil && len(p.prog.Egress.Body) > 0 {
@@ -575,6 +629,9 @@ func (p *PFE) dequeue(port int, now int64) {
 func (p *PFE) delivered(pkt *packet.Packet, now int64) {
 	if p.onDeliver != nil {
 		p.onDeliver(pkt)
+	}
+	if a, ok := p.attached[pkt.OutPort]; ok {
+		packet.Schedule(p.engine, a.h, now+packet.SerializationPs(pkt.Len, p.cfg.PortGbps)+a.propPs, packet.KindArrive, pkt, pkt.OutPort)
 	}
 	p.Stats.Delivered++
 	p.Stats.E2E.Add(now - pkt.BornPs)

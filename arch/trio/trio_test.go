@@ -384,8 +384,8 @@ func TestBuiltinsRunOnTrio(t *testing.T) {
 			t.Errorf("%s: %v", name, err)
 			continue
 		}
-		if r.Delivered+droppedSum(r) != r.Offered {
-			t.Errorf("%s: offered %d, delivered %d, dropped %v", name, r.Offered, r.Delivered, r.Drops)
+		if r.Delivered+droppedSum(r)+r.Replicated != r.Offered+r.Copies {
+			t.Errorf("%s: offered %d + copies %d, delivered %d, dropped %v, replicated %d", name, r.Offered, r.Copies, r.Delivered, r.Drops, r.Replicated)
 		}
 		if m.StaticInstr <= 0 || r.Ingress.Instructions.Mean <= 0 {
 			t.Errorf("%s: %d static, %.1f per packet", name, m.StaticInstr, r.Ingress.Instructions.Mean)
@@ -474,5 +474,18 @@ func TestPayloadTailFetches(t *testing.T) {
 	short := run(t, c, progSized(t, "", code, 128), 4, 0.1)
 	if got := short.Ingress.XTXNPerPacket["tail_fetch"]; got != 0 {
 		t.Errorf("a 128-byte packet fits its head: %.1f tail fetches", got)
+	}
+}
+
+// TestMulticast: a packet sent to a group leaves once on every port of
+// the group, and the accounting balances.
+func TestMulticast(t *testing.T) {
+	c := chipT(t)
+	p := prog(t, `multicast_groups:
+  7: [1, 2, 3]
+`, "std.mcast_grp = 7")
+	r := run(t, c, p, 10, 0.1)
+	if r.Copies != 30 || r.Replicated != 10 || r.Delivered != 30 {
+		t.Errorf("copies %d, replicated %d, delivered %d; want 30, 10, 30", r.Copies, r.Replicated, r.Delivered)
 	}
 }
