@@ -307,6 +307,19 @@ type CallStmt struct {
 	Pos Pos
 }
 
+// EmitStmt is emit(): the thread creates a new packet from its current
+// state and sends it (Trio's PPE and timer threads can create packets, the
+// Trio paper §2.2 and §4). The packet is the valid headers deparsed in
+// declaration order, with no payload bytes beyond them; its length is
+// max(std.packet_length, the headers' bytes) (see Program.BuildEmitted); its
+// destination is std.egress_port, std.mcast_grp and std.qid as they stand
+// when emit() runs. The thread goes on afterwards, and its own packet (if
+// any) is unaffected. Control code only (not actions or register
+// actions). The interpreter calls Exec.Emit.
+type EmitStmt struct {
+	Pos Pos
+}
+
 // WalkStmts calls fn for every statement of stmts and, recursively, of the
 // blocks nested in them (if and switch arms, loop init, post and body). It
 // does not descend into called functions' bodies.
@@ -394,3 +407,4 @@ func (s *SwitchStmt) Position() Pos { return s.Pos }
 func (s *ForStmt) Position() Pos    { return s.Pos }
 func (s *CountStmt) Position() Pos  { return s.Pos }
 func (s *CallStmt) Position() Pos   { return s.Pos }
+func (s *EmitStmt) Position() Pos   { return s.Pos }

@@ -318,6 +318,18 @@ func (c *codeCtx) exprStmt(s *ast.ExprStmt) ([]Stmt, error) {
 		if tm, ok := c.l.timers[id.Name]; ok && !builtinStmts[id.Name] {
 			return nil, c.errf(s.Pos(), "%s is a timer, not a function: its threads start every period_ns and cannot be called (put shared code in a function and call that)", tm.Name)
 		}
+		if id.Name == "emit" {
+			switch c.kind {
+			case ctxAction:
+				return nil, c.errf(s.Pos(), "emit() cannot be used inside an action: creating a packet is control flow (use it in ingress, egress, a function or a timer)")
+			case ctxRegisterAction:
+				return nil, c.errf(s.Pos(), "emit() cannot be used inside a register action: creating a packet is control flow (use it in ingress, egress, a function or a timer)")
+			}
+			if len(call.Args) != 0 {
+				return nil, c.errf(s.Pos(), "emit() takes no arguments (the new packet is built from the valid headers, std.egress_port, std.mcast_grp, std.qid and std.packet_length)")
+			}
+			return []Stmt{&EmitStmt{Pos: p}}, nil
+		}
 		if c.kind == ctxRegisterAction {
 			return nil, c.errf(s.Pos(), "%s() is not available inside a register action", id.Name)
 		}
@@ -853,7 +865,7 @@ func (c *codeCtx) call(x *ast.CallExpr) (Expr, error) {
 			return &CastExpr{X: as[0], T: t, Pos: p}, nil
 		}
 		switch fn.Name {
-		case "drop", "mirror", "multicast", "recirculate":
+		case "drop", "mirror", "multicast", "recirculate", "emit":
 			return nil, c.errf(x.Pos(), "%s() is a statement, not a value", fn.Name)
 		}
 		if _, ok := c.l.functions[fn.Name]; ok {

@@ -188,6 +188,12 @@ type Exec struct {
 	// them. Nil means no payload bytes (every word reads 0), as for a
 	// timer thread.
 	Payload []byte
+	// Emit, when set, is called when emit() runs: the caller (a chip
+	// model) builds the new packet from x.PHV as it stands at that point
+	// (Program.BuildEmitted; destination from std.egress_port,
+	// std.mcast_grp and std.qid) and sends it. Execution then goes on.
+	// Nil: emit() does nothing (it still counts in Steps).
+	Emit func()
 }
 
 // Tracer observes execution.
@@ -280,6 +286,10 @@ func (x *Exec) stmt(s Stmt) {
 		}
 	case *CallStmt:
 		x.stmts(s.Fn.Body)
+	case *EmitStmt:
+		if x.Emit != nil {
+			x.Emit()
+		}
 	case *CountStmt:
 		idx := x.index(s.Index, s.Counter.Size)
 		c := &x.State.Counters[s.Counter.Index][idx]

@@ -179,6 +179,22 @@ func (p *Program) Deparse(phv []int64, head []byte, length, payloadOff int, with
 	return out, n + payload
 }
 
+// BuildEmitted builds the packet emit() creates from a thread's header
+// vector: the valid headers serialized in declaration order, as the
+// deparser does (an emitted packet has no original bytes after them and no
+// bridged metadata), and its length, max(std.packet_length, the headers'
+// bytes): a thread that sets std.packet_length above the headers' size
+// makes a packet with a payload (zero bytes the packet model does not
+// hold). The destination is the caller's business (std.egress_port,
+// std.mcast_grp, std.qid in phv).
+func (p *Program) BuildEmitted(phv []int64) (head []byte, length int) {
+	head, n := p.Deparse(phv, nil, 0, 0, false)
+	if l := phv[p.Std[StdPacketLength].Slot]; l > int64(n) {
+		n = int(l)
+	}
+	return head, n
+}
+
 // BuildPacket serializes a traffic template's headers (field values picked by
 // seq, cycling through each field's list) into the head bytes of a packet of
 // the given size.

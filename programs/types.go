@@ -375,8 +375,9 @@ type Function struct {
 // Timer is a periodic thread source (Trio's timer threads): every PeriodNs
 // it starts Threads threads, each running Body with std.timer_index set to
 // its number (0..Threads-1). A timer thread has no packet: no header is
-// valid and nothing is sent. Its body is control code, the same language
-// as ingress/egress and functions.
+// valid and nothing is sent, except the packets it creates with emit().
+// Its body is control code, the same language as ingress/egress and
+// functions.
 type Timer struct {
 	Name     string
 	PeriodNs int64
@@ -529,6 +530,39 @@ func (p *Program) PayloadReads() []*PayloadExpr {
 		for _, ra := range r.Actions {
 			visit(ra.Body)
 		}
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		a, b := out[i].Pos, out[j].Pos
+		if a.File != b.File {
+			return a.File < b.File
+		}
+		return a.Line < b.Line
+	})
+	return out
+}
+
+// Emits returns every emit() statement of the program's code (ingress,
+// egress, functions and timers; actions and register actions cannot hold
+// one), ordered by position in the file.
+func (p *Program) Emits() []*EmitStmt {
+	var out []*EmitStmt
+	visit := func(stmts []Stmt) {
+		WalkStmts(stmts, func(s Stmt) {
+			if e, ok := s.(*EmitStmt); ok {
+				out = append(out, e)
+			}
+		})
+	}
+	for _, c := range []*Control{p.Ingress, p.Egress} {
+		if c != nil {
+			visit(c.Body)
+		}
+	}
+	for _, f := range p.Functions {
+		visit(f.Body)
+	}
+	for _, t := range p.Timers {
+		visit(t.Body)
 	}
 	sort.SliceStable(out, func(i, j int) bool {
 		a, b := out[i].Pos, out[j].Pos

@@ -83,7 +83,7 @@ type Stage struct {
 }
 
 // Place runs the placement pass: rejection of what a packet pipeline
-// cannot run (timers, payload reads), lowering to logical tables, target
+// cannot run (timers, payload reads, packet creation), lowering to logical tables, target
 // rule checks, dependency analysis, stage scheduling under the per-stage
 // budgets, binding of every register/meter/counter to one stage, and the
 // MAU latency implied by the stage dependencies.

@@ -31,9 +31,10 @@ const (
 	RuleRangeKey         Rule = "range-key-width"
 	RuleStageBudget      Rule = "stage-budget" // does not fit the per-stage budget / stage count
 	RuleConditionComplex Rule = "condition"
-	RuleTMQueues         Rule = "tm-queues"      // a queue id the chip's ports do not have
-	RuleTimerThreads     Rule = "timer-threads"  // a PISA pipeline runs only on packets: no timer threads
-	RulePayloadAccess    Rule = "payload-access" // the stages see parsed headers only, not the bytes after them
+	RuleTMQueues         Rule = "tm-queues"       // a queue id the chip's ports do not have
+	RuleTimerThreads     Rule = "timer-threads"   // a PISA pipeline runs only on packets: no timer threads
+	RulePayloadAccess    Rule = "payload-access"  // the stages see parsed headers only, not the bytes after them
+	RulePacketCreation   Rule = "packet-creation" // a pipeline copies the packet it processes but cannot create one (emit)
 )
 
 // PlacementError is a program the chip cannot run, with the rule broken.
@@ -89,8 +90,9 @@ func stdRights(c *Config, g Gress, id programs.StdID) stdAccess {
 }
 
 // checkThreads rejects what a packet-driven pipeline cannot run at all,
-// before lowering: timer threads, and reads of the bytes after the parsed
-// headers (payload32; the first one in the file is reported).
+// before lowering: timer threads, reads of the bytes after the parsed
+// headers (payload32) and packet creation (emit); of payload reads and
+// emits, the first one in the file is reported.
 func checkThreads(prog *programs.Program) error {
 	if len(prog.Timers) > 0 {
 		t := prog.Timers[0]
@@ -98,6 +100,9 @@ func checkThreads(prog *programs.Program) error {
 	}
 	if reads := prog.PayloadReads(); len(reads) > 0 {
 		return ruleErr(RulePayloadAccess, reads[0].Pos, "payload32 reads the packet after its parsed headers, but a PISA parser extracts headers only; the bytes after the parsed headers are not visible to the match-action stages: parse them as header fields instead, as SwitchML does")
+	}
+	if emits := prog.Emits(); len(emits) > 0 {
+		return ruleErr(RulePacketCreation, emits[0].Pos, "emit(): a PISA pipeline cannot create packets in the data plane; it can only copy the packet it processes (mirror, multicast, recirculate)")
 	}
 	return nil
 }
