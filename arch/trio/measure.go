@@ -60,6 +60,7 @@ type RunResult struct {
 	Offered     int           `json:"offered"`
 	Delivered   int           `json:"delivered"`
 	Copies      int           `json:"copies_created"`
+	Emitted     int           `json:"packets_created"`
 	Replicated  int           `json:"replicated"`
 	Drops       []DropCount   `json:"drops"`
 	Ingress     ThreadSummary `json:"ingress"`
@@ -105,7 +106,7 @@ func Measure(cfg *Config, mc *Microcode, opt RunOptions) (*RunResult, error) {
 	if err := engine.Run(); err != nil {
 		return nil, err
 	}
-	r := &RunResult{Offered: len(pkts), Delivered: p.Stats.Delivered, Copies: p.Stats.Copies, Replicated: p.Stats.Replicated,
+	r := &RunResult{Offered: len(pkts), Delivered: p.Stats.Delivered, Copies: p.Stats.Copies, Replicated: p.Stats.Replicated, Emitted: p.Stats.Emitted,
 		Events: engine.N, LastArrival: float64(last) / 1000,
 		SimulatedNs: float64(packet.SecToPs(engine.CurrentTime())) / 1000}
 	r.Ingress, r.Egress = summary(p, 0), summary(p, 1)

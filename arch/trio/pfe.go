@@ -53,6 +53,7 @@ const (
 	stepInstr stepKind = iota
 	stepSync
 	stepAsync
+	stepEmit // a packet the thread created leaves (n: index into emitted)
 )
 
 // thread is one packet's processing in one gress.
@@ -73,6 +74,7 @@ type thread struct {
 	id       int
 	timer    *programs.Timer // a timer thread (no packet)
 	timerIdx int
+	emitted  []*packet.Packet // packets the thread created (emit())
 	// Payload bookkeeping: where the payload starts and the tail chunks
 	// already fetched.
 	payloadAt   int
@@ -122,6 +124,7 @@ type PFE struct {
 
 	deadlinePs     int64
 	nextDispatchPs int64
+	emitID         uint64
 	timersUntil    int64
 	// unpaced skips the output ports' line rate (a saturation run measures
 	// the PFE itself).
@@ -149,6 +152,7 @@ type PFEStats struct {
 	busy         int
 	Delivered    int
 	Copies       int // multicast copies made
+	Emitted      int // packets threads created
 	Replicated   int // packets that live on only as their copies
 	E2E          stats.Samples
 	FirstDonePs  int64
@@ -180,6 +184,7 @@ func NewPFE(engine sim.Engine, cfg *Config, mc *Microcode, seed int64) *PFE {
 	p.phv = make([]int64, len(p.prog.Fields))
 	p.tr.p = p
 	p.exec.Tracer = &p.tr
+	p.exec.Emit = p.emit
 	p.ppes = make([]ppe, cfg.PPEs)
 	for i := range p.ppes {
 		p.ppes[i].free = cfg.ThreadsPerPPE
@@ -293,7 +298,7 @@ func (p *PFE) newThread(pkt *packet.Packet, gress int, now int64) *thread {
 		id := p.freeIDs[n-1]
 		p.freeIDs = p.freeIDs[:n-1]
 		th = p.threads[id]
-		*th = thread{id: id, script: th.script[:0]}
+		*th = thread{id: id, script: th.script[:0], emitted: th.emitted[:0]}
 	} else {
 		th = &thread{id: len(p.threads)}
 		p.threads = append(p.threads, th)
@@ -345,6 +350,7 @@ func (p *PFE) run(th *thread) {
 	p.tr.th = th
 	if th.timer != nil {
 		phv[prog.Std[programs.StdTstamp].Slot] = (th.startPs / 1000) & (1<<48 - 1)
+		phv[prog.Std[programs.StdEgressPort].Slot] = NoPort
 		p.exec.PHV, p.exec.NowPs, p.exec.Payload = phv, th.startPs, nil
 		p.exec.RunTimer(th.timer, th.timerIdx)
 		th.add(step{kind: stepInstr, n: 1}) // the thread's exit (assumed one instruction)
@@ -404,6 +410,21 @@ func (p *PFE) run(th *thread) {
 	}
 }
 
+// emit builds the packet a thread creates (emit()) from its current
+// headers and destination, and schedules it in the thread's script.
+func (p *PFE) emit() {
+	th := p.tr.th
+	phv := p.exec.PHV
+	prog := p.prog
+	head, length := prog.BuildEmitted(phv)
+	p.emitID++
+	pkt := &packet.Packet{ID: 1<<62 | p.emitID, Flow: -1, Head: head, Len: length, Passes: 1,
+		OutPort: int(phv[prog.Std[programs.StdEgressPort].Slot]), Qid: int(phv[prog.Std[programs.StdQid].Slot]),
+		McastGrp: int(phv[prog.Std[programs.StdMcastGrp].Slot])}
+	th.emitted = append(th.emitted, pkt)
+	th.script = append(th.script, step{kind: stepEmit, n: len(th.emitted) - 1})
+}
+
 // NoPort is the egress port of a packet the program sent nowhere.
 const NoPort = 511
 
@@ -458,6 +479,12 @@ func (p *PFE) resume(th *thread, now int64) {
 			reply, _ := p.engineOp(s, now)
 			packet.Schedule(p.engine, p, reply, evResume, nil, th.id)
 			return
+		case stepEmit:
+			// A created packet needs no reordering behind others.
+			pkt := th.emitted[s.n]
+			pkt.BornPs = now
+			p.Stats.Emitted++
+			packet.Schedule(p.engine, p, now+NsToPs(p.cfg.ReorderNs), evReleased, pkt, 0)
 		}
 	}
 	p.finish(th, now)

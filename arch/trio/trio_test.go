@@ -384,7 +384,7 @@ func TestBuiltinsRunOnTrio(t *testing.T) {
 			t.Errorf("%s: %v", name, err)
 			continue
 		}
-		if r.Delivered+droppedSum(r)+r.Replicated != r.Offered+r.Copies {
+		if r.Delivered+droppedSum(r)+r.Replicated != r.Offered+r.Copies+r.Emitted {
 			t.Errorf("%s: offered %d + copies %d, delivered %d, dropped %v, replicated %d", name, r.Offered, r.Copies, r.Delivered, r.Drops, r.Replicated)
 		}
 		if m.StaticInstr <= 0 || r.Ingress.Instructions.Mean <= 0 {
@@ -487,5 +487,40 @@ func TestMulticast(t *testing.T) {
 	r := run(t, c, p, 10, 0.1)
 	if r.Copies != 30 || r.Replicated != 10 || r.Delivered != 30 {
 		t.Errorf("copies %d, replicated %d, delivered %d; want 30, 10, 30", r.Copies, r.Replicated, r.Delivered)
+	}
+}
+
+// TestEmit: threads create packets: a packet thread sends an extra one,
+// a timer sends one per run.
+func TestEmit(t *testing.T) {
+	c := chipT(t)
+	p := prog(t, `timers:
+  beacon:
+    period_ns: 10000
+    do: |
+      eth.setValid()
+      eth.etype = 0x88b5
+      std.egress_port = 2
+      std.packet_length = 100
+      emit()
+`, `std.egress_port = 1
+emit()
+std.egress_port = 3`)
+	m := lower(t, c, p)
+	engine := newEngine()
+	pfe := NewPFE(engine, c, m, 1)
+	got := map[int][]int{}
+	pfe.onDeliver = func(pkt *packet.Packet) { got[pkt.OutPort] = append(got[pkt.OutPort], pkt.Len) }
+	head := p.Traffic[0].BuildPacket(0, 64)
+	pfe.Inject(&packet.Packet{ID: 1, Flow: 1, Head: head, Len: 64}, 0)
+	pfe.StartTimers(25_000_000) // ps: runs at 0, 10 and 20 us
+	if err := engine.Run(); err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(got[1]) != "[64]" || fmt.Sprint(got[3]) != "[64]" || fmt.Sprint(got[2]) != "[100 100 100]" {
+		t.Errorf("delivered by port %v; want the packet on 3, its emitted copy on 1, three 100-byte timer packets on 2", got)
+	}
+	if pfe.Stats.Emitted != 4 {
+		t.Errorf("%d packets created, want 4", pfe.Stats.Emitted)
 	}
 }
