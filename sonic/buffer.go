@@ -182,24 +182,16 @@ func (v *validator) bufferQueues() error {
 		if err := checkFields(table, key, fields, "profile"); err != nil {
 			return err
 		}
-		raw, ok := fields["profile"]
-		if !ok {
-			return entryErr(table, key, "profile", noValue, "required")
-		}
-		name, err := scalar(table, key, "profile", raw)
+		name, err := requiredScalar(table, key, fields, "profile")
 		if err != nil {
 			return err
 		}
 		if err := v.profileRef(table, key, "profile", name, name, "egress", true); err != nil {
 			return err
 		}
-		for q := lo; q <= hi; q++ {
-			pq := PortQueue{port, q}
-			if other, dup := owner[pq]; dup {
-				return entryErr(table, key, "", noValue, "queue %d of %s is also configured by %s|%s", q, port, table, other)
-			}
-			owner[pq] = key
-			v.cfg.Queues[pq] = refName("BUFFER_PROFILE", name)
+		profile := refName("BUFFER_PROFILE", name)
+		if err := claimQueues(owner, table, key, port, lo, hi, func(pq PortQueue) { v.cfg.Queues[pq] = profile }); err != nil {
+			return err
 		}
 	}
 	return nil
@@ -235,11 +227,7 @@ func (v *validator) bufferPGs() error {
 		if err := checkFields(table, key, fields, "profile"); err != nil {
 			return err
 		}
-		raw, ok := fields["profile"]
-		if !ok {
-			return entryErr(table, key, "profile", noValue, "required")
-		}
-		name, err := scalar(table, key, "profile", raw)
+		name, err := requiredScalar(table, key, fields, "profile")
 		if err != nil {
 			return err
 		}
@@ -275,6 +263,29 @@ func (v *validator) profileLists(table, stage string) error {
 				return err
 			}
 		}
+	}
+	return nil
+}
+
+// requiredScalar returns a field that must be present and a single value.
+func requiredScalar(table, key string, fields map[string]any, field string) (string, error) {
+	raw, ok := fields[field]
+	if !ok {
+		return "", entryErr(table, key, field, noValue, "required")
+	}
+	return scalar(table, key, field, raw)
+}
+
+// claimQueues records that key configures queues lo..hi of port (each
+// queue by one key only) and calls set for each.
+func claimQueues(owner map[PortQueue]string, table, key, port string, lo, hi int, set func(PortQueue)) error {
+	for q := lo; q <= hi; q++ {
+		pq := PortQueue{port, q}
+		if other, dup := owner[pq]; dup {
+			return entryErr(table, key, "", noValue, "queue %d of %s is also configured by %s|%s", q, port, table, other)
+		}
+		owner[pq] = key
+		set(pq)
 	}
 	return nil
 }

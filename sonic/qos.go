@@ -165,13 +165,8 @@ func (v *validator) queueSchedulers() error {
 		if _, ok := v.cfg.Schedulers[name]; !ok {
 			return entryErr(table, key, "scheduler", s, "no such SCHEDULER")
 		}
-		for q := lo; q <= hi; q++ {
-			pq := PortQueue{port, q}
-			if other, dup := owner[pq]; dup {
-				return entryErr(table, key, "", noValue, "queue %d of %s is also configured by %s|%s", q, port, table, other)
-			}
-			owner[pq] = key
-			v.cfg.QueueSchedulers[pq] = name
+		if err := claimQueues(owner, table, key, port, lo, hi, func(pq PortQueue) { v.cfg.QueueSchedulers[pq] = name }); err != nil {
+			return err
 		}
 	}
 	return nil
