@@ -310,14 +310,22 @@ type CallStmt struct {
 // EmitStmt is emit(): the thread creates a new packet from its current
 // state and sends it (Trio's PPE and timer threads can create packets, the
 // Trio paper §2.2 and §4). The packet is the valid headers deparsed in
-// declaration order, with no payload bytes beyond them; its length is
-// max(std.packet_length, the headers' bytes) (see Program.BuildEmitted); its
-// destination is std.egress_port, std.mcast_grp and std.qid as they stand
-// when emit() runs. The thread goes on afterwards, and its own packet (if
-// any) is unaffected. Control code only (not actions or register
-// actions). The interpreter calls Exec.Emit.
+// declaration order; its length is max(std.packet_length, the bytes it
+// holds) (see Program.BuildEmitted); its destination is std.egress_port,
+// std.mcast_grp and std.qid as they stand when emit() runs. The thread goes
+// on afterwards, and its own packet (if any) is unaffected. Control code
+// only (not actions or register actions). The interpreter calls Exec.Emit.
+//
+// emit(REG, START, CELLS) also gives the packet a payload after the
+// headers: CELLS consecutive cells of register REG from cell START, each
+// big-endian in REG's width (a multiple of 8 bits; not a pair register),
+// the range clipped to the register at run time (Trio-ML builds its Result
+// packet's tail from the DMEM aggregation buffer this way, the Trio paper
+// §4). Reg is nil for plain emit().
 type EmitStmt struct {
-	Pos Pos
+	Reg          *Register
+	Start, Cells Expr
+	Pos          Pos
 }
 
 // WalkStmts calls fn for every statement of stmts and, recursively, of the
@@ -380,8 +388,8 @@ func WalkExpr(e Expr, fn func(Expr)) {
 
 // WalkStmtExprs calls WalkExpr(e, fn) for every expression of stmts and of
 // the blocks nested in them: assignment sources, expression statements,
-// if and loop conditions, counter indices. Like WalkStmts it does not
-// descend into called functions' bodies.
+// if and loop conditions, counter indices, emit ranges. Like WalkStmts it
+// does not descend into called functions' bodies.
 func WalkStmtExprs(stmts []Stmt, fn func(Expr)) {
 	WalkStmts(stmts, func(s Stmt) {
 		switch s := s.(type) {
@@ -395,6 +403,9 @@ func WalkStmtExprs(stmts []Stmt, fn func(Expr)) {
 			WalkExpr(s.Cond, fn)
 		case *CountStmt:
 			WalkExpr(s.Index, fn)
+		case *EmitStmt:
+			WalkExpr(s.Start, fn)
+			WalkExpr(s.Cells, fn)
 		}
 	})
 }

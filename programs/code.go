@@ -325,10 +325,7 @@ func (c *codeCtx) exprStmt(s *ast.ExprStmt) ([]Stmt, error) {
 			case ctxRegisterAction:
 				return nil, c.errf(s.Pos(), "emit() cannot be used inside a register action: creating a packet is control flow (use it in ingress, egress, a function or a timer)")
 			}
-			if len(call.Args) != 0 {
-				return nil, c.errf(s.Pos(), "emit() takes no arguments (the new packet is built from the valid headers, std.egress_port, std.mcast_grp, std.qid and std.packet_length)")
-			}
-			return []Stmt{&EmitStmt{Pos: p}}, nil
+			return c.emitStmt(call, p)
 		}
 		if c.kind == ctxRegisterAction {
 			return nil, c.errf(s.Pos(), "%s() is not available inside a register action", id.Name)
@@ -435,6 +432,45 @@ func (c *codeCtx) exprStmt(s *ast.ExprStmt) ([]Stmt, error) {
 		return []Stmt{&ExprStmt{X: e, Pos: p}}, nil
 	}
 	return nil, c.errf(s.Pos(), "the result of this call is unused")
+}
+
+// emitStmt checks emit() (a packet of the valid headers) and
+// emit(REG, START, CELLS) (with CELLS cells of register REG from START as
+// its payload).
+func (c *codeCtx) emitStmt(call *ast.CallExpr, p Pos) ([]Stmt, error) {
+	switch len(call.Args) {
+	case 0:
+		return []Stmt{&EmitStmt{Pos: p}}, nil
+	case 3:
+	default:
+		return nil, c.errf(call.Pos(), "emit takes no arguments or three, emit(REGISTER, START, CELLS), got %d (the new packet is built from the valid headers, std.egress_port, std.mcast_grp, std.qid and std.packet_length; the three arguments add register cells as its payload)", len(call.Args))
+	}
+	id, ok := call.Args[0].(*ast.Ident)
+	if !ok {
+		return nil, c.errf(call.Args[0].Pos(), "emit(REGISTER, START, CELLS): the first argument must name a register")
+	}
+	r, ok := c.l.registers[id.Name]
+	if !ok {
+		if k, ok := c.l.names[id.Name]; ok {
+			return nil, c.errf(id.Pos(), "emit(REGISTER, START, CELLS): %s %s is not a register", k, id.Name)
+		}
+		return nil, c.errf(id.Pos(), "emit(REGISTER, START, CELLS): undefined register %s", id.Name)
+	}
+	if r.Pair {
+		return nil, c.errf(id.Pos(), "emit(REGISTER, START, CELLS): register %s is a pair register; the payload is whole cells of a plain register", r.Name)
+	}
+	if r.Type.Bits%8 != 0 {
+		return nil, c.errf(id.Pos(), "emit(REGISTER, START, CELLS): register %s is %d bits wide; payload cells are whole bytes, so its width must be a multiple of 8", r.Name, r.Type.Bits)
+	}
+	start, err := c.index(call.Args[1], r.Size, r.Name)
+	if err != nil {
+		return nil, err
+	}
+	cells, err := c.expr(call.Args[2])
+	if err != nil {
+		return nil, err
+	}
+	return []Stmt{&EmitStmt{Reg: r, Start: start, Cells: cells, Pos: p}}, nil
 }
 
 // fit casts e to bits if it is wider (for extern arguments).

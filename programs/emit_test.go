@@ -2,6 +2,7 @@ package programs
 
 import (
 	"bytes"
+	"fmt"
 	"math/rand"
 	"reflect"
 	"strings"
@@ -150,8 +151,9 @@ func TestEmitLoad(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(b.Emits()) != 0 {
-			t.Fatalf("built-in %s uses emit()", n)
+		// Only trio-ml creates packets (its Result packets, [TRIO] §4).
+		if got := len(b.Emits()) != 0; got != (n == "trio-ml") {
+			t.Fatalf("built-in %s: uses emit() = %v", n, got)
 		}
 	}
 }
@@ -182,7 +184,7 @@ func TestEmitErrors(t *testing.T) {
 		{"in a register action", withRegister("emit()"),
 			"emit() cannot be used inside a register action: creating a packet is control flow (use it in ingress, egress, a function or a timer)", "        emit()"},
 		{"arguments", rep("  std.packet_length = 200\n  emit()\n", "  std.packet_length = 200\n  emit(3)\n"),
-			"ingress: emit() takes no arguments", "  emit(3)"},
+			"ingress: emit takes no arguments or three, emit(REGISTER, START, CELLS), got 1", "  emit(3)"},
 		{"as a value", rep("  meta.after = 1\n", "  meta.after = emit()\n"), "ingress: emit() is a statement, not a value", "  meta.after = emit()"},
 		{"function named emit", rep("  send: |\n", "  emit: |\n    meta.n = 0\n  send: |\n"), `function name "emit" is a built-in statement`, "  emit: |"},
 		{"timer named emit", rep("  beacon:\n", "  emit: {period_ns: 5, do: meta.n = 0}\n  beacon:\n"), `timer name "emit" is a built-in statement`, "  emit: {period_ns: 5, do: meta.n = 0}"},
@@ -218,6 +220,7 @@ func (r *emitTracer) Register(*RegisterAction, int)         {}
 func (r *emitTracer) Meter(*Meter, int)                     {}
 func (r *emitTracer) Count(*Counter, int)                   {}
 func (r *emitTracer) Payload(int)                           {}
+func (r *emitTracer) Bulk(*Register, int, int)              {}
 
 // TestEmitInterpreter: each emit() calls Exec.Emit with the header vector
 // as it stands at that point; BuildEmitted turns it into distinct packets
@@ -238,8 +241,11 @@ func TestEmitInterpreter(t *testing.T) {
 		}
 		var got []emitted
 		if emit {
-			x.Emit = func() {
-				head, length := p.BuildEmitted(x.PHV)
+			x.Emit = func(payload []byte) {
+				if payload != nil {
+					t.Errorf("emit() gave a payload %x", payload)
+				}
+				head, length := p.BuildEmitted(x.PHV, payload)
 				got = append(got, emitted{head: head, length: length, port: x.PHV[f("std.egress_port")],
 					qid: x.PHV[f("std.qid")], grp: x.PHV[f("std.mcast_grp")], after: x.PHV[f("meta.after")]})
 			}
@@ -301,8 +307,8 @@ func TestEmitInterpreter(t *testing.T) {
 	// A timer thread builds a packet from nothing.
 	var tm []emitted
 	x4 := NewExec(NewState(p), rand.New(rand.NewSource(1)))
-	x4.Emit = func() {
-		head, length := p.BuildEmitted(x4.PHV)
+	x4.Emit = func(payload []byte) {
+		head, length := p.BuildEmitted(x4.PHV, payload)
 		tm = append(tm, emitted{head: head, length: length, port: x4.PHV[f("std.egress_port")]})
 	}
 	for i := 0; i < 2; i++ {
@@ -326,17 +332,251 @@ func TestEmitInterpreter(t *testing.T) {
 func TestBuildEmitted(t *testing.T) {
 	p := loadEm(t)
 	phv := make([]int64, len(p.Fields))
-	head, length := p.BuildEmitted(phv)
+	head, length := p.BuildEmitted(phv, nil)
 	if len(head) != 0 || length != 0 {
 		t.Fatalf("empty vector: %x, %d", head, length)
 	}
 	phv[p.Std[StdPacketLength].Slot] = 1500
-	if head, length = p.BuildEmitted(phv); len(head) != 0 || length != 1500 {
+	if head, length = p.BuildEmitted(phv, nil); len(head) != 0 || length != 1500 {
 		t.Fatalf("payload only: %x, %d", head, length)
 	}
 	phv[p.Field("tag.hi").Slot], phv[p.Field("tag.lo").Slot] = 0x3, 0xc
 	phv[p.Field("tag.$valid").Slot] = 1
-	if head, length = p.BuildEmitted(phv); !bytes.Equal(head, []byte{0x3c}) || length != 1500 {
+	if head, length = p.BuildEmitted(phv, nil); !bytes.Equal(head, []byte{0x3c}) || length != 1500 {
 		t.Fatalf("tag only: %x, %d", head, length)
+	}
+}
+
+// bkProgram creates packets whose payload is register cells: buf is 32
+// bits wide, s16 16 bits and signed; the range comes from signed fields so
+// that it can be negative.
+const bkProgram = `program: bulk
+headers:
+  eth: {dst: 48, src: 48, etype: 16}
+metadata:
+  start: i16
+  n: i16
+registers:
+  buf:
+    width: 32
+    size: 8
+    actions:
+      rd: out = value
+  s16:
+    width: i16
+    size: 4
+    actions:
+      rd: out = value
+parser:
+  start: s
+  states:
+    s:
+      extract: eth
+ingress: |
+  eth.setValid()
+  emit(buf, meta.start, meta.n)
+  emit(s16, 1, 2)
+  emit()
+`
+
+// bulkCall is what a Tracer's Bulk saw.
+type bulkCall struct {
+	reg          string
+	start, cells int
+}
+
+type bulkTracer struct {
+	emitTracer
+	bulks []bulkCall
+}
+
+func (r *bulkTracer) Bulk(reg *Register, start, cells int) {
+	r.bulks = append(r.bulks, bulkCall{reg.Name, start, cells})
+}
+
+func TestEmitPayloadLoad(t *testing.T) {
+	p, err := Load([]byte(bkProgram), "bulk.yaml", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ing := p.Ingress.Body
+	e, ok := ing[1].(*EmitStmt)
+	if !ok || e.Reg != p.Registers[0] {
+		t.Fatalf("ingress statement 1: %#v, want emit(buf, ...)", ing[1])
+	}
+	if s, ok := e.Start.(*FieldExpr); !ok || s.F != p.Field("meta.start") {
+		t.Errorf("START %#v, want meta.start", e.Start)
+	}
+	if c, ok := e.Cells.(*FieldExpr); !ok || c.F != p.Field("meta.n") {
+		t.Errorf("CELLS %#v, want meta.n", e.Cells)
+	}
+	if e, ok := ing[3].(*EmitStmt); !ok || e.Reg != nil || e.Start != nil || e.Cells != nil {
+		t.Errorf("ingress statement 3: %#v, want a plain emit()", ing[3])
+	}
+	if n := len(p.Emits()); n != 3 {
+		t.Errorf("%d emits, want 3", n)
+	}
+	// The range's expressions are walked (payload32 in START is a payload
+	// read).
+	src := strings.Replace(bkProgram, "emit(s16, 1, 2)", "emit(s16, payload32(0), meta.n + 1)", 1)
+	p2, err := Load([]byte(src), "bulk.yaml", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := p2.PayloadReads(); len(r) != 1 || r[0].Pos.Line != lineOf(t, src, "emit(s16, payload32(0)") {
+		t.Errorf("payload reads %v, want the one in emit's START", r)
+	}
+	var fields []string
+	WalkStmtExprs(p2.Ingress.Body[2:3], func(x Expr) {
+		if f, ok := x.(*FieldExpr); ok {
+			fields = append(fields, f.F.Name)
+		}
+	})
+	if fmt.Sprint(fields) != "[meta.n]" {
+		t.Errorf("WalkStmtExprs saw fields %v in emit's range, want [meta.n]", fields)
+	}
+}
+
+// TestEmitPayload: the payload is the cells big-endian in the register's
+// width, clipped to the register; BuildEmitted puts it after the headers;
+// the tracer sees each non-empty copy with its clipped range.
+func TestEmitPayload(t *testing.T) {
+	p, err := Load([]byte(bkProgram), "bulk.yaml", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	eth := make([]byte, 14)
+	cells := func(vals ...uint32) []byte {
+		var b []byte
+		for _, v := range vals {
+			b = append(b, byte(v>>24), byte(v>>16), byte(v>>8), byte(v))
+		}
+		return b
+	}
+	s16 := []byte{0xff, 0xfe, 0x12, 0x34} // cells 1 and 2: -2, 0x1234
+	cases := []struct {
+		name     string
+		start, n int64
+		pktLen   int64
+		want     []byte // buf's payload
+		bulks    []bulkCall
+	}{
+		{"inside", 2, 3, 0, cells(0xa0b0c002, 0xa0b0c003, 0xa0b0c004), []bulkCall{{"buf", 2, 3}}},
+		{"whole register", 0, 8, 0, cells(0xa0b0c000, 0xa0b0c001, 0xa0b0c002, 0xa0b0c003, 0xa0b0c004, 0xa0b0c005, 0xa0b0c006, 0xa0b0c007), []bulkCall{{"buf", 0, 8}}},
+		{"past the end", 6, 5, 0, cells(0xa0b0c006, 0xa0b0c007), []bulkCall{{"buf", 6, 2}}},
+		{"before the start", -1, 3, 0, cells(0xa0b0c000, 0xa0b0c001), []bulkCall{{"buf", 0, 2}}},
+		{"longer packet", 7, 1, 1500, cells(0xa0b0c007), []bulkCall{{"buf", 7, 1}}},
+		{"start at the end", 8, 3, 0, nil, nil},
+		{"zero cells", 3, 0, 0, nil, nil},
+		{"negative cells", 3, -2, 0, nil, nil},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			tr := &bulkTracer{}
+			x := NewExec(NewState(p), rand.New(rand.NewSource(1)))
+			x.Tracer = tr
+			for i := range x.State.Regs[0] {
+				x.State.Regs[0][i] = int64(0xa0b0c000 + i)
+			}
+			x.State.Regs[1][1], x.State.Regs[1][2] = -2, 0x1234
+			x.PHV = make([]int64, len(p.Fields))
+			x.PHV[p.Field("meta.start").Slot] = c.start
+			x.PHV[p.Field("meta.n").Slot] = c.n
+			x.PHV[p.Std[StdPacketLength].Slot] = c.pktLen
+			var payloads [][]byte
+			var heads [][]byte
+			var lengths []int
+			x.Emit = func(payload []byte) {
+				payloads = append(payloads, payload)
+				head, length := p.BuildEmitted(x.PHV, payload)
+				heads = append(heads, head)
+				lengths = append(lengths, length)
+			}
+			x.RunControl(p.Ingress)
+			if len(payloads) != 3 {
+				t.Fatalf("%d packets, want 3", len(payloads))
+			}
+			if !bytes.Equal(payloads[0], c.want) || (c.want == nil) != (payloads[0] == nil) {
+				t.Errorf("buf payload %x, want %x", payloads[0], c.want)
+			}
+			if !bytes.Equal(payloads[1], s16) || payloads[2] != nil {
+				t.Errorf("s16 payload %x, want %x; plain emit() payload %x, want none", payloads[1], s16, payloads[2])
+			}
+			wantHead := append(append([]byte(nil), eth...), c.want...)
+			if !bytes.Equal(heads[0], wantHead) || lengths[0] != max(len(wantHead), int(c.pktLen)) {
+				t.Errorf("packet %x (%d bytes), want %x (%d bytes)", heads[0], lengths[0], wantHead, max(len(wantHead), int(c.pktLen)))
+			}
+			if !bytes.Equal(heads[2], eth) || lengths[2] != max(14, int(c.pktLen)) {
+				t.Errorf("plain emit() packet %x (%d bytes)", heads[2], lengths[2])
+			}
+			want := append(c.bulks, bulkCall{"s16", 1, 2})
+			if !reflect.DeepEqual(tr.bulks, want) {
+				t.Errorf("tracer saw copies %v, want %v", tr.bulks, want)
+			}
+		})
+	}
+}
+
+func TestEmitPayloadErrors(t *testing.T) {
+	rep := func(old, new string) func(string) string {
+		return func(s string) string {
+			if !strings.Contains(s, old) {
+				t.Fatalf("test edit: %q not in the program", old)
+			}
+			return strings.Replace(s, old, new, 1)
+		}
+	}
+	reg := func(decl string) func(string) string {
+		return rep("parser:\n", decl+"\nparser:\n")
+	}
+	cases := []struct {
+		name string
+		edit func(string) string
+		want string
+		line string
+	}{
+		{"pair register", func(s string) string {
+			s = reg("  pr:\n    width: 64\n    pair: true\n    size: 4\n    actions:\n      rd: out = lo")(s)
+			return rep("emit(s16, 1, 2)", "emit(pr, 0, 1)")(s)
+		}, "ingress: emit(REGISTER, START, CELLS): register pr is a pair register; the payload is whole cells of a plain register", "  emit(pr, 0, 1)"},
+		{"width", func(s string) string {
+			s = reg("  r12:\n    width: 12\n    size: 4\n    actions:\n      rd: out = value")(s)
+			return rep("emit(s16, 1, 2)", "emit(r12, 0, 1)")(s)
+		}, "ingress: emit(REGISTER, START, CELLS): register r12 is 12 bits wide; payload cells are whole bytes, so its width must be a multiple of 8", "  emit(r12, 0, 1)"},
+		{"two arguments", rep("emit(s16, 1, 2)", "emit(s16, 1)"),
+			"ingress: emit takes no arguments or three, emit(REGISTER, START, CELLS), got 2", "  emit(s16, 1)"},
+		{"four arguments", rep("emit(s16, 1, 2)", "emit(s16, 1, 2, 3)"),
+			"ingress: emit takes no arguments or three, emit(REGISTER, START, CELLS), got 4", "  emit(s16, 1, 2, 3)"},
+		{"not a name", rep("emit(s16, 1, 2)", "emit(meta.n, 1, 2)"),
+			"ingress: emit(REGISTER, START, CELLS): the first argument must name a register", "  emit(meta.n, 1, 2)"},
+		{"a header", rep("emit(s16, 1, 2)", "emit(eth, 1, 2)"),
+			"ingress: emit(REGISTER, START, CELLS): header eth is not a register", "  emit(eth, 1, 2)"},
+		{"undefined", rep("emit(s16, 1, 2)", "emit(nosuch, 1, 2)"),
+			"ingress: emit(REGISTER, START, CELLS): undefined register nosuch", "  emit(nosuch, 1, 2)"},
+		{"constant start outside", rep("emit(s16, 1, 2)", "emit(s16, 4, 2)"),
+			"ingress: index 4 is outside s16 (size 4)", "  emit(s16, 4, 2)"},
+		{"bad cells", rep("emit(s16, 1, 2)", "emit(s16, 1, meta.nosuch)"),
+			"undefined field meta.nosuch", "  emit(s16, 1, meta.nosuch)"},
+		{"in an action", rep("parser:\n", "actions:\n  mk:\n    do: |\n      emit(buf, 0, 1)\nparser:\n"),
+			"action mk: emit() cannot be used inside an action", "      emit(buf, 0, 1)"},
+		{"in a register action", rep("      rd: out = value\n  s16:", "      rd: |\n        emit(buf, 0, 1)\n        out = value\n  s16:"),
+			"emit() cannot be used inside a register action", "        emit(buf, 0, 1)"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			src := c.edit(bkProgram)
+			_, err := Load([]byte(src), "bulk.yaml", nil)
+			if err == nil {
+				t.Fatalf("no error, want one containing %q", c.want)
+			}
+			msg := err.Error()
+			if !strings.Contains(msg, c.want) || strings.Contains(msg, "\n") || !strings.HasPrefix(msg, "bulk.yaml:") {
+				t.Fatalf("error %q, want one line naming bulk.yaml:line and containing %q", msg, c.want)
+			}
+			e, ok := err.(*Error)
+			if want := exactLine(t, src, c.line, 1); !ok || e.Pos.Line != want {
+				t.Fatalf("error %q at line %d, want line %d", msg, e.Pos.Line, want)
+			}
+		})
 	}
 }

@@ -190,10 +190,13 @@ type Exec struct {
 	Payload []byte
 	// Emit, when set, is called when emit() runs: the caller (a chip
 	// model) builds the new packet from x.PHV as it stands at that point
-	// (Program.BuildEmitted; destination from std.egress_port,
-	// std.mcast_grp and std.qid) and sends it. Execution then goes on.
-	// Nil: emit() does nothing (it still counts in Steps).
-	Emit func()
+	// and payload (Program.BuildEmitted; destination from
+	// std.egress_port, std.mcast_grp and std.qid) and sends it. payload
+	// is the register cells of emit(REG, START, CELLS), big-endian (nil
+	// for emit() or an empty range). Execution then goes on. Nil: emit()
+	// does nothing (it still counts in Steps, and the tracer still sees
+	// its Bulk copy).
+	Emit func(payload []byte)
 }
 
 // Tracer observes execution.
@@ -215,6 +218,11 @@ type Tracer interface {
 	// whether or not the word lies inside the payload: a timing model
 	// charges the fetch from the packet tail.
 	Payload(word int)
+	// Bulk is called when emit(REG, START, CELLS) copies cells
+	// [start, start+cells) of r into the new packet's payload (the range
+	// clipped to the register, cells > 0), before the packet is sent: a
+	// timing model charges the copy.
+	Bulk(r *Register, start, cells int)
 }
 
 // NewExec returns an executor bound to a state.
@@ -287,9 +295,7 @@ func (x *Exec) stmt(s Stmt) {
 	case *CallStmt:
 		x.stmts(s.Fn.Body)
 	case *EmitStmt:
-		if x.Emit != nil {
-			x.Emit()
-		}
+		x.emit(s)
 	case *CountStmt:
 		idx := x.index(s.Index, s.Counter.Size)
 		c := &x.State.Counters[s.Counter.Index][idx]
@@ -300,6 +306,51 @@ func (x *Exec) stmt(s Stmt) {
 		}
 	}
 	x.Steps++
+}
+
+// emit runs emit() or emit(REG, START, CELLS): the range is clipped to
+// the register (cells before 0 or from its size on are not copied), each
+// cell written big-endian in the register's width.
+func (x *Exec) emit(s *EmitStmt) {
+	var payload []byte
+	if r := s.Reg; r != nil {
+		start, n := clipRange(x.eval(s.Start), x.eval(s.Cells), r.Size)
+		if n > 0 {
+			if x.Tracer != nil {
+				x.Tracer.Bulk(r, start, n)
+			}
+			if x.Emit != nil {
+				w := r.Type.Bits / 8
+				payload = make([]byte, n*w)
+				for i, v := range x.State.Regs[r.Index][start : start+n] {
+					u := uint64(v)
+					for k := 0; k < w; k++ {
+						payload[i*w+k] = byte(u >> (8 * (w - 1 - k)))
+					}
+				}
+			}
+		}
+	}
+	if x.Emit != nil {
+		x.Emit(payload)
+	}
+}
+
+// clipRange intersects cells [start, start+cells) with [0, size) and
+// returns the first cell and the count (0: empty).
+func clipRange(start, cells int64, size int) (int, int) {
+	if cells <= 0 || start >= int64(size) {
+		return 0, 0
+	}
+	if start < 0 {
+		cells += start // both sides of 0 are in range: no overflow
+		start = 0
+	}
+	cells = min(cells, int64(size)-start)
+	if cells <= 0 {
+		return 0, 0
+	}
+	return int(start), int(cells)
 }
 
 // maxLoopIterations bounds loops so a buggy program cannot hang a run.

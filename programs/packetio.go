@@ -181,14 +181,17 @@ func (p *Program) Deparse(phv []int64, head []byte, length, payloadOff int, with
 
 // BuildEmitted builds the packet emit() creates from a thread's header
 // vector: the valid headers serialized in declaration order, as the
-// deparser does (an emitted packet has no original bytes after them and no
-// bridged metadata), and its length, max(std.packet_length, the headers'
-// bytes): a thread that sets std.packet_length above the headers' size
-// makes a packet with a payload (zero bytes the packet model does not
-// hold). The destination is the caller's business (std.egress_port,
+// deparser does (no bridged metadata), followed by payload (the register
+// cells of emit(REG, START, CELLS); nil for emit()), and its length,
+// max(std.packet_length, headers + payload bytes): a thread that sets
+// std.packet_length above that makes a longer packet (zero bytes the
+// packet model does not hold). head holds the headers and the payload.
+// The destination is the caller's business (std.egress_port,
 // std.mcast_grp, std.qid in phv).
-func (p *Program) BuildEmitted(phv []int64) (head []byte, length int) {
-	head, n := p.Deparse(phv, nil, 0, 0, false)
+func (p *Program) BuildEmitted(phv []int64, payload []byte) (head []byte, length int) {
+	head, _ = p.Deparse(phv, nil, 0, 0, false)
+	head = append(head, payload...)
+	n := len(head)
 	if l := phv[p.Std[StdPacketLength].Slot]; l > int64(n) {
 		n = int(l)
 	}

@@ -62,6 +62,7 @@ func (r *payloadTracer) Register(*RegisterAction, int)         {}
 func (r *payloadTracer) Meter(*Meter, int)                     {}
 func (r *payloadTracer) Count(*Counter, int)                   {}
 func (r *payloadTracer) Payload(word int)                      { r.words = append(r.words, word) }
+func (r *payloadTracer) Bulk(*Register, int, int)              {}
 
 func TestPayloadLoad(t *testing.T) {
 	p, err := Load([]byte(plProgram), "payload.yaml", nil)

@@ -52,6 +52,9 @@ type XTXN struct {
 	MinBytes       int `mapstructure:"min_bytes"`
 	MaxBytes       int `mapstructure:"max_bytes"`
 	TailChunkBytes int `mapstructure:"tail_chunk_bytes"`
+	// ResultChunkBytes is what one iteration of a created packet's tail
+	// loop copies from the shared memory to the packet buffer.
+	ResultChunkBytes int `mapstructure:"result_chunk_bytes"`
 }
 
 // SMem is the shared memory system.
@@ -122,6 +125,7 @@ func LoadConfig(l *configs.Loaded) (*Config, error) {
 		{"xtxn.min_bytes", float64(c.XTXN.MinBytes), 1, 4096},
 		{"xtxn.max_bytes", float64(c.XTXN.MaxBytes), float64(c.XTXN.MinBytes), 4096},
 		{"xtxn.tail_chunk_bytes", float64(c.XTXN.TailChunkBytes), 1, 4096},
+		{"xtxn.result_chunk_bytes", float64(c.XTXN.ResultChunkBytes), 1, 4096},
 		{"smem.rmw_engines", float64(c.SMem.RMWEngines), 1, 1024},
 		{"smem.bytes_per_cycle", float64(c.SMem.BytesPerCycle), 1, 1024},
 		{"smem.add_cycles", float64(c.SMem.AddCycles), 1, 1000},

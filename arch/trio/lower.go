@@ -33,6 +33,12 @@ import (
 //     counters are packet/byte counter XTXNs (asynchronous).
 //   - Loops run as many times as they iterate; each iteration costs its
 //     body plus one instruction for the post statement and the branch.
+//   - emit() is one instruction. emit(REG, START, CELLS) also runs a loop
+//     building the new packet's tail ([TRIO] §4, Trio-ML's Result packet):
+//     per xtxn.result_chunk_bytes chunk, synchronous reads of up to
+//     xtxn.max_bytes from the register's banks, an asynchronous write to
+//     the packet buffer and bulkLoopInstr instructions (charged by the
+//     PFE for the cells actually copied).
 
 // XKind is the kind of an external transaction.
 type XKind int
@@ -47,10 +53,17 @@ const (
 	XPolicer              // meter
 	XCounter              // packet/byte counter
 	XTail                 // packet-tail chunk fetch
+	XPMEM                 // write of a created packet's tail chunk to the packet buffer
 	xkinds
 )
 
-var xkindNames = [xkinds]string{"hash_lookup", "filter_lookup", "rmw", "read", "write", "policer", "counter", "tail_fetch"}
+var xkindNames = [xkinds]string{"hash_lookup", "filter_lookup", "rmw", "read", "write", "policer", "counter", "tail_fetch", "pmem_write"}
+
+// bulkLoopInstr is the instructions of one iteration of the loop that
+// copies emit(REG, START, CELLS)'s cells into the new packet's tail, one
+// result chunk per iteration, beyond its transactions: the offset
+// increment and the branch (assumed).
+const bulkLoopInstr = 2
 
 func (k XKind) String() string { return xkindNames[k] }
 
@@ -308,6 +321,9 @@ func (m *Microcode) registerActions() error {
 			walkE(s.Src, true)
 		case *programs.IfStmt:
 			walkE(s.Cond, true)
+		case *programs.EmitStmt:
+			walkE(s.Start, true)
+			walkE(s.Cells, true)
 		}
 	})
 	for _, r := range m.Prog.Registers {
@@ -427,6 +443,22 @@ type demand struct {
 	syncReply                              bool // needs a synchronous reply before it can finish
 }
 
+// merge adds o's needs to d's.
+func (d *demand) merge(o demand) {
+	d.regReads += o.regReads
+	d.lmemReads += o.lmemReads
+	d.writes += o.writes
+	d.ops += o.ops
+	d.xtxn += o.xtxn
+	for f := range o.reads {
+		d.reads[f] = true
+	}
+	for f := range o.written {
+		d.written[f] = true
+	}
+	d.syncReply = d.syncReply || o.syncReply
+}
+
 // block lowers a statement list as its own branch target (recursing into
 // nested blocks) and returns its static instruction count.
 func (m *Microcode) block(list []programs.Stmt, _ bool) int {
@@ -544,6 +576,26 @@ func (pk *packer) stmts(list []programs.Stmt) {
 			body.stmts(s.Body)
 			body.stmts(s.Post)
 			pk.total += body.total
+		case *programs.EmitStmt:
+			if s.Reg == nil {
+				m.stmt[s] = &StmtCost{Instr: 1}
+				pk.total++
+				pk.open = false
+				break
+			}
+			// The range's operands pack like an assignment's; creating the
+			// packet is one more instruction, and the copy loop's body
+			// (a read, a packet-buffer write and bulkLoopInstr) is a block
+			// of its own.
+			d := m.exprDemand(s.Start)
+			d.merge(m.exprDemand(s.Cells))
+			pk.place(s, d)
+			m.stmt[s].Instr++
+			pk.total++
+			pk.open = false
+			pk.total += bulkLoopInstr
+			m.xsites[XRead]++
+			m.xsites[XPMEM]++
 		case *programs.CallStmt:
 			// A subroutine call is one instruction (the return rides on the
 			// body's last one); the body is lowered once, as its own block.

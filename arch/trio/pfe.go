@@ -411,12 +411,13 @@ func (p *PFE) run(th *thread) {
 }
 
 // emit builds the packet a thread creates (emit()) from its current
-// headers and destination, and schedules it in the thread's script.
-func (p *PFE) emit() {
+// headers, payload and destination, and schedules it in the thread's
+// script (after the payload's copy, charged by tracer.Bulk).
+func (p *PFE) emit(payload []byte) {
 	th := p.tr.th
 	phv := p.exec.PHV
 	prog := p.prog
-	head, length := prog.BuildEmitted(phv)
+	head, length := prog.BuildEmitted(phv, payload)
 	p.emitID++
 	pkt := &packet.Packet{ID: 1<<62 | p.emitID, Flow: -1, Head: head, Len: length, Passes: 1,
 		OutPort: int(phv[prog.Std[programs.StdEgressPort].Slot]), Qid: int(phv[prog.Std[programs.StdQid].Slot]),
@@ -458,11 +459,30 @@ func (p *PFE) resume(th *thread, now int64) {
 		case stepInstr:
 			// The PPE issues one instruction per cycle across its threads
 			// (its issue slots are reserved in order); one thread's
-			// instructions are D cycles apart.
+			// instructions are D cycles apart. A run of instructions and
+			// asynchronous transactions (the thread does not wait for
+			// those) is played as one segment, one event instead of one per
+			// instruction: its transactions are sent when the segment
+			// starts (a run is at most a loop body, about a hundred ns —
+			// sending them at their exact issue times would need the
+			// engines to take requests out of time order), and a full
+			// engine queue stalls the segment by the wait (back-pressure).
 			k := int64(s.n)
+			stall := int64(0)
+			for th.pc < len(th.script) && (th.script[th.pc].kind == stepInstr || th.script[th.pc].kind == stepAsync) {
+				st := th.script[th.pc]
+				th.pc++
+				if st.kind == stepInstr {
+					k += int64(st.n)
+					continue
+				}
+				if _, room := p.engineOp(st, now); room-now > stall {
+					stall = room - now
+				}
+			}
 			slots := p.cfg.CyclesToPs(k)
 			pp.issueFree = max(pp.issueFree, now) + slots
-			end := max(now+p.cfg.CyclesToPs(k*int64(p.cfg.Instr.Cycles)), pp.issueFree)
+			end := max(now+p.cfg.CyclesToPs(k*int64(p.cfg.Instr.Cycles)), pp.issueFree) + stall
 			pp.active++
 			pp.instr += k
 			th.inSeg = true
@@ -730,12 +750,13 @@ func (t *tracer) Count(c *programs.Counter, index int) {
 	t.th.add(step{kind: stepAsync, x: XCounter, bank: p.bank(o, int64(index)), cycles: p.mc.engineCycles("add", o.EntryBytes), latency: p.latency(o)})
 }
 
-// Payload is a no-op for now: payload32 reads of the packet tail are not
-// charged yet.
 // Payload charges a tail fetch the first time a thread touches a 64-byte
 // chunk of the packet beyond its head.
 func (t *tracer) Payload(word int) {
 	p, th := t.p, t.th
+	if th.pkt == nil {
+		return // a timer thread has no packet: every word reads 0
+	}
 	off := th.payloadAt + 4*word
 	if off < p.cfg.HeadBytes || off >= th.pkt.Len {
 		return
@@ -748,6 +769,40 @@ func (t *tracer) Payload(word int) {
 	}
 	th.tailFetched = append(th.tailFetched, chunk)
 	th.add(step{kind: stepSync, x: XTail, bank: -1, latency: NsToPs(p.cfg.SMem.DRAMLatencyNs)})
+}
+
+// Bulk charges emit(REG, START, CELLS)'s copy of register cells into the
+// new packet's tail as Trio-ML builds its Result packet ([TRIO] §4): a
+// loop whose iterations each pull an xtxn.result_chunk_bytes chunk from
+// the shared memory (DMEM) into local memory, in synchronous reads of at
+// most xtxn.max_bytes on the register's banks, then write it to the packet
+// buffer (PMEM, asynchronous, no RMW engine).
+func (t *tracer) Bulk(r *programs.Register, start, cells int) {
+	p, th := t.p, t.th
+	o := p.mc.object[r]
+	w := r.Type.Bits / 8
+	lat := p.latency(o)
+	total := cells * w
+	for off := 0; off < total; off += p.cfg.XTXN.ResultChunkBytes {
+		chunk := min(p.cfg.XTXN.ResultChunkBytes, total-off)
+		// The chunk's reads are issued back to back and the thread waits
+		// for the last reply (replies return in order); then one write
+		// puts the chunk in the packet buffer. Each transaction needs an
+		// instruction to issue it.
+		reads := (chunk + p.cfg.XTXN.MaxBytes - 1) / p.cfg.XTXN.MaxBytes
+		for i := 0; i < reads; i++ {
+			k := i * p.cfg.XTXN.MaxBytes
+			n := min(p.cfg.XTXN.MaxBytes, chunk-k)
+			cell := int64(start + (off+k)/w)
+			kind := stepAsync
+			if i == reads-1 {
+				kind = stepSync
+			}
+			th.add(step{kind: kind, x: XRead, bank: p.bank(o, cell), cycles: p.mc.engineCycles("read", n), latency: lat})
+		}
+		th.add(step{kind: stepAsync, x: XPMEM, bank: -1, latency: NsToPs(p.cfg.SMem.DRAMLatencyNs)})
+		th.add(step{kind: stepInstr, n: max(bulkLoopInstr, (reads+1+p.cfg.Instr.XTXNPerInstr-1)/p.cfg.Instr.XTXNPerInstr)})
+	}
 }
 
 // bank maps an object's entry to the RMW engine of its address (64-byte

@@ -1,6 +1,7 @@
 package trio
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"strings"
@@ -522,5 +523,111 @@ std.egress_port = 3`)
 	}
 	if pfe.Stats.Emitted != 4 {
 		t.Errorf("%d packets created, want 4", pfe.Stats.Emitted)
+	}
+}
+
+// TestEmitPayloadChunks: a packet thread emits a packet whose payload is
+// 1024 cells of a 32-bit register, 4096 bytes. The copy loop moves
+// xtxn.result_chunk_bytes = 256 B per iteration: 4096 / 256 = 16 chunks,
+// each read from the shared memory in 256 / xtxn.max_bytes = 256 / 64 = 4
+// synchronous reads and written to the packet buffer once: 16 × 4 = 64
+// reads and 16 packet-buffer writes per packet.
+func TestEmitPayloadChunks(t *testing.T) {
+	c := chipT(t)
+	if c.XTXN.ResultChunkBytes != 256 || c.XTXN.MaxBytes != 64 {
+		t.Fatalf("result_chunk_bytes %d, max_bytes %d: the test assumes 256 and 64", c.XTXN.ResultChunkBytes, c.XTXN.MaxBytes)
+	}
+	regs := `registers:
+  aggr:
+    width: 32
+    size: 1024
+    init: 0x01020304
+    actions:
+      add: value = value + meta.m0
+`
+	p := prog(t, regs, "std.egress_port = 1\nemit(aggr, 0, 1024)\nstd.egress_port = 3")
+	plain := prog(t, regs, "std.egress_port = 1\nemit()\nstd.egress_port = 3")
+	m, mp := lower(t, c, p), lower(t, c, plain)
+	if m.XTXNSites["read"] != 1 || m.XTXNSites["pmem_write"] != 1 || mp.XTXNSites["read"] != 0 {
+		t.Errorf("transaction sites %v (plain emit() %v), want one read and one pmem_write site", m.XTXNSites, mp.XTXNSites)
+	}
+	if d := m.StaticInstr - mp.StaticInstr; d < bulkLoopInstr {
+		t.Errorf("the copy loop adds %d static instructions, want ≥ %d", d, bulkLoopInstr)
+	}
+
+	engine := newEngine()
+	pfe := NewPFE(engine, c, m, 1)
+	got := map[int][]*packet.Packet{}
+	pfe.onDeliver = func(pkt *packet.Packet) { got[pkt.OutPort] = append(got[pkt.OutPort], pkt) }
+	head := p.Traffic[0].BuildPacket(0, 64)
+	pfe.Inject(&packet.Packet{ID: 1, Flow: 1, Head: head, Len: 64}, 0)
+	if err := engine.Run(); err != nil {
+		t.Fatal(err)
+	}
+	if len(got[1]) != 1 || len(got[3]) != 1 || got[3][0].Len != 64 {
+		t.Fatalf("delivered %v; want the packet on 3 and the created one on 1", got)
+	}
+	// Ethernet (14 B) and ip (10 B) are valid: 24 B of headers.
+	e := got[1][0]
+	if e.Len != 24+4096 || len(e.Head) != 24+4096 || !bytes.Equal(e.Head[:24], head[:24]) {
+		t.Errorf("created packet: %d bytes (%d held), want 24 + 4096", e.Len, len(e.Head))
+	}
+	if want := bytes.Repeat([]byte{1, 2, 3, 4}, 1024); !bytes.Equal(e.Head[24:], want) {
+		t.Errorf("created packet's payload is not the register's cells big-endian")
+	}
+	if r, w := pfe.Stats.XTXN[0][XRead], pfe.Stats.XTXN[0][XPMEM]; r != 64 || w != 16 {
+		t.Errorf("%d reads and %d packet-buffer writes, want 64 and 16", r, w)
+	}
+
+	// Over a run: per packet the same transactions; the thread waits once
+	// per 256-byte chunk (its four reads are issued back to back, the
+	// thread waits for the last), so at least 16 SRAM round trips and at
+	// least 16 x 5 issue instructions; every packet and every created one
+	// is accounted for.
+	r := run(t, c, p, 20, 0.1)
+	if x := r.Ingress.XTXNPerPacket; x["read"] != 64 || x["pmem_write"] != 16 {
+		t.Errorf("transactions per packet %v, want read 64, pmem_write 16", x)
+	}
+	instrNs := float64(c.Instr.Cycles) * 1000 / c.ClockMHz
+	if floor := 16 * (c.SMem.SRAMLatencyNs + 5*instrNs); r.Ingress.ThreadNs < floor {
+		t.Errorf("thread time %.0f ns, want ≥ %.0f (16 chunk waits on SRAM and 5 issue instructions per chunk)", r.Ingress.ThreadNs, floor)
+	}
+	if ceil := 64 * (c.SMem.SRAMLatencyNs + 5*instrNs); r.Ingress.ThreadNs > ceil {
+		t.Errorf("thread time %.0f ns, above %.0f: the chunk's reads are not pipelined", r.Ingress.ThreadNs, ceil)
+	}
+	if r.Emitted != r.Offered || r.Delivered+droppedSum(r)+r.Replicated != r.Offered+r.Copies+r.Emitted {
+		t.Errorf("conservation: offered %d + copies %d + created %d, delivered %d, dropped %v, replicated %d",
+			r.Offered, r.Copies, r.Emitted, r.Delivered, r.Drops, r.Replicated)
+	}
+	// The range is clipped to the register: from cell 1000, 24 cells
+	// (96 B) remain: one chunk of two reads (64 + 32 B).
+	clip := run(t, c, prog(t, regs, "std.egress_port = 1\nemit(aggr, 1000, 1024)"), 4, 0.1)
+	if x := clip.Ingress.XTXNPerPacket; x["read"] != 2 || x["pmem_write"] != 1 {
+		t.Errorf("clipped copy: transactions per packet %v, want read 2, pmem_write 1", x)
+	}
+}
+
+// TestResultChunkConfig: both generations set xtxn.result_chunk_bytes
+// (Trio 6 without losing the rest of xtxn), and it is range-checked.
+func TestResultChunkConfig(t *testing.T) {
+	l, err := configs.Load(configs.Source{Base: []string{"trio5.yaml", "trio6.yaml"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c6, err := LoadConfig(l)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c6.XTXN.ResultChunkBytes != 256 || c6.XTXN.MaxBytes != 64 || c6.XTXN.TailChunkBytes != 64 {
+		t.Errorf("trio6 xtxn %+v, want result_chunk_bytes 256 over trio5's sizes", c6.XTXN)
+	}
+	for _, v := range []string{"0", "100000"} {
+		l, err := configs.Load(configs.Source{Base: []string{"trio5.yaml"}, Sets: []string{"trio.xtxn.result_chunk_bytes=" + v}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := LoadConfig(l); err == nil || !strings.Contains(err.Error(), "trio.xtxn.result_chunk_bytes = "+v+" is out of range") {
+			t.Errorf("result_chunk_bytes=%s: error %v, want out of range", v, err)
+		}
 	}
 }
