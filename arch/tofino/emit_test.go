@@ -79,10 +79,14 @@ func TestPacketLengthReadOnly(t *testing.T) {
 	}
 }
 
-// TestBuiltinsDoNotEmit: no built-in program uses emit(), so the new rule
-// cannot change how they place (TestBuiltinsPlace places them).
+// TestBuiltinsDoNotEmit: no built-in program written for a PISA chip uses
+// emit(), so the rule cannot change how they place (TestBuiltinsPlace
+// places them; trio-ml is Trio-only and rejected there).
 func TestBuiltinsDoNotEmit(t *testing.T) {
 	for _, name := range programs.Builtins() {
+		if name == "trio-ml" {
+			continue
+		}
 		prog, err := programs.Resolve(name, nil)
 		if err != nil {
 			t.Fatal(err)
