@@ -1,0 +1,145 @@
+package workers
+
+import (
+	"encoding/binary"
+
+	"archsim/components/packet"
+)
+
+// Wire formats. Both programs take UDP over IPv4 over Ethernet.
+const (
+	ethLen = 14
+	ipLen  = 20
+	udpLen = 8
+	l4At   = ethLen + ipLen // UDP header offset
+)
+
+func putL2L4(b []byte, w int, srcPort, dstPort uint16) {
+	binary.BigEndian.PutUint16(b[12:], 0x0800)
+	ip := b[ethLen:]
+	ip[0] = 0x45
+	binary.BigEndian.PutUint16(ip[2:], uint16(len(b)-ethLen))
+	ip[8] = 64
+	ip[9] = 17
+	binary.BigEndian.PutUint32(ip[12:], 0x0a000001+uint32(w)) // 10.0.0.w+1
+	binary.BigEndian.PutUint32(ip[16:], 0x0a010001)           // 10.1.0.1: the aggregator
+	udp := b[l4At:]
+	binary.BigEndian.PutUint16(udp[0:], srcPort)
+	binary.BigEndian.PutUint16(udp[2:], dstPort)
+	binary.BigEndian.PutUint16(udp[4:], uint16(len(b)-l4At))
+}
+
+func udpPorts(b []byte) (src, dst uint16, ok bool) {
+	if len(b) < l4At+udpLen || binary.BigEndian.Uint16(b[12:]) != 0x0800 || b[ethLen+9] != 17 {
+		return 0, 0, false
+	}
+	return binary.BigEndian.Uint16(b[l4At:]), binary.BigEndian.Uint16(b[l4At+2:]), true
+}
+
+// TrioML speaks the trio-ml program's protocol: the Fig. 8 header after
+// UDP to port Port, then the gradients as 32-bit big-endian words.
+type TrioML struct {
+	Port, ResultPort uint16
+	Job              uint8
+}
+
+// TrioMLHeaderLen is the Fig. 8 header's size.
+const TrioMLHeaderLen = 12
+
+// Packet implements Protocol.
+func (t TrioML) Packet(w, gen, b int, seq int64, grads []int32) *packet.Packet {
+	at := l4At + udpLen
+	buf := make([]byte, at+TrioMLHeaderLen+4*len(grads))
+	putL2L4(buf, w, 4000+uint16(w), t.Port)
+	h := buf[at:]
+	h[0] = t.Job
+	binary.BigEndian.PutUint32(h[1:], uint32(b))
+	h[6] = uint8(w)                                               // src_id
+	binary.BigEndian.PutUint16(h[8:], uint16(gen))                // gen_id
+	binary.BigEndian.PutUint16(h[10:], uint16(len(grads))&0x0fff) // grad_cnt
+	for i, g := range grads {
+		binary.BigEndian.PutUint32(h[TrioMLHeaderLen+4*i:], uint32(g))
+	}
+	return &packet.Packet{ID: uint64(w)<<48 | uint64(seq), Flow: w, Head: buf, Len: len(buf), Passes: 1}
+}
+
+// Decode implements Protocol: a Result packet (UDP from Port to
+// ResultPort).
+func (t TrioML) Decode(pkt *packet.Packet) (Result, bool) {
+	b := pkt.Head
+	src, dst, ok := udpPorts(b)
+	at := l4At + udpLen
+	if !ok || src != t.Port || dst != t.ResultPort || len(b) < at+TrioMLHeaderLen {
+		return Result{}, false
+	}
+	h := b[at:]
+	r := Result{Block: int(binary.BigEndian.Uint32(h[1:])), Gen: int(binary.BigEndian.Uint16(h[8:])),
+		Degraded: h[5]&0x04 != 0, Sources: int(h[7])}
+	n := int(binary.BigEndian.Uint16(h[10:]) & 0x0fff)
+	data := h[TrioMLHeaderLen:]
+	n = min(n, len(data)/4)
+	r.Values = make([]int32, n)
+	for i := range r.Values {
+		r.Values[i] = int32(binary.BigEndian.Uint32(data[4*i:]))
+	}
+	return r, true
+}
+
+// Slot implements Protocol: Trio-ML results name (gen, block).
+func (TrioML) Slot(int64) int { return -1 }
+
+// SwitchML speaks the switchml program's protocol: the SwitchML header
+// (packet type, worker, pool index = slot × 2 + shadow set, job) and 64
+// values in two 128-byte headers d0 and d1. Pool is the number of slots a
+// worker cycles through (its window).
+type SwitchML struct {
+	Port uint16
+	Pool int
+}
+
+// SwitchML packet types (the switchml program's CONSUME and HARVEST).
+const (
+	switchMLConsume = 0
+	switchMLHarvest = 1
+	// SwitchMLValues is the number of 32-bit values per packet.
+	SwitchMLValues = 64
+	switchMLHdrLen = 6
+)
+
+// Packet implements Protocol.
+func (s SwitchML) Packet(w, gen, b int, seq int64, grads []int32) *packet.Packet {
+	at := l4At + udpLen
+	buf := make([]byte, at+switchMLHdrLen+4*SwitchMLValues)
+	putL2L4(buf, w, 4000+uint16(w), s.Port)
+	h := buf[at:]
+	h[0] = switchMLConsume
+	h[1] = uint8(w)
+	binary.BigEndian.PutUint16(h[2:], uint16(s.Slot(seq)))
+	for i, g := range grads[:min(len(grads), SwitchMLValues)] {
+		binary.BigEndian.PutUint32(h[switchMLHdrLen+4*i:], uint32(g))
+	}
+	return &packet.Packet{ID: uint64(w)<<48 | uint64(seq), Flow: w, Head: buf, Len: len(buf), Passes: 1}
+}
+
+// Slot implements Protocol: the pool index of the worker's seq-th block.
+func (s SwitchML) Slot(seq int64) int {
+	slot := int(seq % int64(s.Pool))
+	set := int(seq/int64(s.Pool)) % 2
+	return slot*2 + set
+}
+
+// Decode implements Protocol: a HARVEST packet the switch multicast.
+func (s SwitchML) Decode(pkt *packet.Packet) (Result, bool) {
+	b := pkt.Head
+	_, dst, ok := udpPorts(b)
+	at := l4At + udpLen
+	if !ok || dst != s.Port || len(b) < at+switchMLHdrLen+4*SwitchMLValues || b[at] != switchMLHarvest {
+		return Result{}, false
+	}
+	h := b[at:]
+	r := Result{Slot: int(binary.BigEndian.Uint16(h[2:])), BySlot: true, Values: make([]int32, SwitchMLValues)}
+	for i := range r.Values {
+		r.Values[i] = int32(binary.BigEndian.Uint32(h[switchMLHdrLen+4*i:]))
+	}
+	return r, true
+}
