@@ -1,0 +1,243 @@
+package aggregation
+
+import (
+	"fmt"
+
+	"github.com/sarchlab/akita/v3/sim"
+
+	"archsim/components/packet"
+	"archsim/components/workers"
+)
+
+// The experiments of [TRIO] §6, each a set of simulated runs. The validation
+// suite (validation/trio.go) checks the paper's claims on them; `archsim
+// aggregate` runs single jobs.
+
+// LatencyPoint is one packet size of the window-1 latency benchmark.
+type LatencyPoint struct {
+	Gradients int     `json:"gradients_per_packet"`
+	LatencyUs float64 `json:"latency_us"`
+	// Rate is gradients per packet over the aggregation latency (Fig. 15's
+	// right axis), gradients per µs.
+	Rate float64 `json:"rate_gradients_per_us"`
+}
+
+// LatencySweep is Fig. 15: four servers on one PFE, window 1, each
+// sending blocks back to back; the latency is a block's send to the
+// receipt of its result.
+func LatencySweep(p *Params, sizes []int, blocks int, seed int64) ([]LatencyPoint, error) {
+	var out []LatencyPoint
+	for _, g := range sizes {
+		wc := p.Workers(0, 0, seed)
+		wc.Workers, wc.PerPacket, wc.Gradients, wc.Window, wc.Iterations, wc.ComputePs = 4, g, g*blocks, 1, 1, 0
+		r, err := Run(Setup{Switch: "trio", Workers: wc, Seed: seed})
+		if err != nil {
+			return nil, err
+		}
+		if err := r.healthy(); err != nil {
+			return nil, fmt.Errorf("%d gradients per packet: %v", g, err)
+		}
+		out = append(out, LatencyPoint{Gradients: g, LatencyUs: r.BlockLatencyUs, Rate: r.AggRateGradPerUs})
+	}
+	return out, nil
+}
+
+// WindowPoint is one window of the window sweep.
+type WindowPoint struct {
+	Window         int     `json:"window"`
+	LatencyUs      float64 `json:"latency_us"`
+	ThroughputGbps float64 `json:"throughput_gbps"` // aggregated gradient bits per second, per worker
+}
+
+// WindowSweep is Fig. 16: four servers, g gradients per packet, varying
+// window; each worker streams max(minBlocks, 2 x window) blocks.
+func WindowSweep(p *Params, g int, windows []int, minBlocks int, seed int64) ([]WindowPoint, error) {
+	var out []WindowPoint
+	for _, w := range windows {
+		wc := p.Workers(0, 0, seed)
+		blocks := max(minBlocks, 2*w)
+		wc.Workers, wc.PerPacket, wc.Gradients, wc.Window, wc.Iterations, wc.ComputePs = 4, g, g*blocks, w, 1, 0
+		r, err := Run(Setup{Switch: "trio", Workers: wc, Seed: seed})
+		if err != nil {
+			return nil, err
+		}
+		if err := r.healthy(); err != nil {
+			return nil, fmt.Errorf("window %d: %v", w, err)
+		}
+		out = append(out, WindowPoint{Window: w, LatencyUs: r.BlockLatencyUs, ThroughputGbps: r.ThroughputGbps})
+	}
+	return out, nil
+}
+
+// healthy reports a run that lost or corrupted results.
+func (r *Result) healthy() error {
+	switch {
+	case !r.Done:
+		return fmt.Errorf("the job did not finish (%d results of %d packets)", r.Results, r.Sent)
+	case r.Wrong > 0:
+		return fmt.Errorf("%d results differ from the sum of the workers' gradients", r.Wrong)
+	case r.SwitchDrops > 0:
+		return fmt.Errorf("the switch dropped %d packets", r.SwitchDrops)
+	}
+	return nil
+}
+
+// EngineSaturation is the PFE's aggregation rate when gradient packets
+// arrive faster than its read-modify-write engines can add them.
+type EngineSaturation struct {
+	Packets     int     `json:"packets"`
+	Gradients   int64   `json:"gradients"`
+	DurationUs  float64 `json:"duration_us"`
+	GOpsPerSec  float64 `json:"aggregation_gops"` // gradients added (or written) per ns
+	EngineUtil  float64 `json:"engine_utilisation"`
+	HottestUtil float64 `json:"hottest_engine_utilisation"`
+	MaxThreads  int     `json:"max_threads_busy"`
+	Results     int     `json:"results"`
+	Events      int64   `json:"events"`
+}
+
+// SaturateEngines offers blocks x sources packets of g gradients to one
+// PFE at the line rate of all its ports together (no hosts) and measures
+// how fast it aggregates: gradients over the time from the first arrival
+// to the last thread's end.
+func SaturateEngines(sources, blocks, g int, seed int64) (*EngineSaturation, error) {
+	engine := &packet.CountingEngine{Engine: sim.NewSerialEngine()}
+	params := map[string]string{"SOURCES": fmt.Sprint(sources), "GRAD_MAX": fmt.Sprint((g + 15) / 16 * 16), "BLOCKS": fmt.Sprint(pow2(blocks))}
+	pfe, mc, err := buildTrio(engine, params, seed)
+	if err != nil {
+		return nil, err
+	}
+	cfg := mc.Config()
+	pfe.SetDeadline(1 << 62)
+	proto := workers.TrioML{Port: 12000, ResultPort: 12001, Job: 1}
+	grads := make([]int32, g)
+	var at int64
+	n := 0
+	for b := 0; b < blocks; b++ {
+		for s := 0; s < sources; s++ {
+			for i := range grads {
+				grads[i] = workers.Gradient(s, 1, b, i)
+			}
+			pkt := proto.Packet(s, 1, b, int64(b), grads)
+			pkt.InPort = s % cfg.Ports
+			pfe.Inject(pkt, at)
+			// The ports together bring cfg.Ports frames per serialization time.
+			at += packet.SerializationPs(pkt.Len, cfg.PortGbps) / int64(cfg.Ports)
+			n++
+		}
+	}
+	if err := engine.Run(); err != nil {
+		return nil, err
+	}
+	st := pfe.Stats
+	dur := st.LastThreadEndPs
+	total, hottest := pfe.EngineBusy()
+	out := &EngineSaturation{Packets: n, Gradients: int64(n) * int64(g), DurationUs: float64(dur) / 1e6,
+		MaxThreads: st.MaxThreads, Results: st.Emitted, Events: engine.N}
+	if dur > 0 {
+		out.GOpsPerSec = float64(out.Gradients) / (float64(dur) / 1000)
+		out.EngineUtil = float64(total) / float64(cfg.SMem.RMWEngines) / float64(dur)
+		out.HottestUtil = float64(hottest) / float64(dur)
+	}
+	if st.Emitted != blocks {
+		return out, fmt.Errorf("%d results for %d blocks", st.Emitted, blocks)
+	}
+	return out, nil
+}
+
+func pow2(n int) int {
+	p := 1
+	for p < n {
+		p *= 2
+	}
+	return p
+}
+
+// PartialResult is the straggler-recovery time for one timeout (Fig. 14).
+type PartialResult struct {
+	TimeoutMs float64 `json:"timeout_ms"`
+	Blocks    int     `json:"blocks"`
+	MeanMs    float64 `json:"mean_ms"`
+	MaxMs     float64 `json:"max_ms"`
+	MinMs     float64 `json:"min_ms"`
+}
+
+// PartialResults is Fig. 14: four servers on one PFE, one of which never
+// sends; the others send 20 blocks back to back, and each waits for the
+// partial results the scan timers send (send to receipt).
+func PartialResults(p *Params, timeoutsMs []float64, seed int64) ([]PartialResult, error) {
+	var out []PartialResult
+	for _, tmo := range timeoutsMs {
+		wc := p.Workers(0, 0, seed)
+		wc.Workers, wc.PerPacket, wc.Gradients, wc.Window, wc.Iterations, wc.ComputePs = 4, 1024, 1024*20, 20, 1, 0
+		wc.Stalled = []int{3}
+		// The scan threads start at time 0; the workers start at a
+		// point of the scan period that depends on the seed, as in a
+		// testbed where the job starts whenever it does.
+		r, err := Run(Setup{Switch: "trio", Workers: wc, Seed: seed, Params: map[string]string{"TIMEOUT_NS": fmt.Sprint(int64(tmo * 1e6))},
+			StartPs: int64(float64(seed%97) / 97 * tmo * 1e9)})
+		if err != nil {
+			return nil, err
+		}
+		// Every worker, the stalled one too, gets each block's partial
+		// result.
+		if !r.Done || r.Degraded != 4*20 || r.Wrong > 0 {
+			return nil, fmt.Errorf("timeout %g ms: %d degraded results, want 80 (4 workers x 20 blocks)", tmo, r.Degraded)
+		}
+		out = append(out, PartialResult{TimeoutMs: tmo, Blocks: r.Degraded, MeanMs: r.PartialMeanMs, MaxMs: r.PartialMaxMs, MinMs: r.PartialMinMs})
+	}
+	return out, nil
+}
+
+// Speedup is the straggler experiment of [TRIO] §6.2 (Fig. 13) at one
+// straggling probability.
+type Speedup struct {
+	Probability    float64 `json:"probability"`
+	TypicalMs      float64 `json:"typical_iteration_ms"` // Trio-ML without stragglers
+	TrioMs         float64 `json:"trio_ml_iteration_ms"`
+	SwitchMLMs     float64 `json:"switchml_iteration_ms"`
+	SwitchMLIdleMs float64 `json:"switchml_no_straggler_iteration_ms"`
+	Ratio          float64 `json:"speedup"`
+	Sleeps         int     `json:"sleeps"`
+	Degraded       int     `json:"trio_degraded_results"`
+}
+
+// StragglerSpeedup runs the training job on Trio-ML and on SwitchML with
+// the same Slow Worker Pattern (same seed): the typical iteration time the
+// sleeps scale with is Trio-ML's without stragglers.
+func StragglerSpeedup(p *Params, prob float64, seed int64) (*Speedup, error) {
+	base := p.Workers(0, 0, seed)
+	typ, err := Run(Setup{Switch: "trio", Workers: base, Seed: seed})
+	if err != nil {
+		return nil, err
+	}
+	if err := typ.healthy(); err != nil {
+		return nil, fmt.Errorf("trio-ml without stragglers: %v", err)
+	}
+	typicalPs := int64(typ.MeanIterationMs * 1e9)
+	wc := p.Workers(prob, typicalPs, seed)
+	tr, err := Run(Setup{Switch: "trio", Workers: wc, Seed: seed})
+	if err != nil {
+		return nil, err
+	}
+	if !tr.Done || tr.Wrong > 0 {
+		return nil, fmt.Errorf("trio-ml with stragglers: done %v, %d wrong results", tr.Done, tr.Wrong)
+	}
+	sc := wc
+	sc.PerPacket = workers.SwitchMLValues
+	sml, err := Run(Setup{Switch: "tofino", Workers: sc, Pool: p.SwitchML.Pool, Seed: seed})
+	if err != nil {
+		return nil, err
+	}
+	if err := sml.healthy(); err != nil {
+		return nil, fmt.Errorf("switchml with stragglers: %v", err)
+	}
+	idle := sc
+	idle.StraggleProb = 0
+	smlIdle, err := Run(Setup{Switch: "tofino", Workers: idle, Pool: p.SwitchML.Pool, Seed: seed})
+	if err != nil {
+		return nil, err
+	}
+	return &Speedup{Probability: prob, TypicalMs: typ.MeanIterationMs, TrioMs: tr.MeanIterationMs, SwitchMLMs: sml.MeanIterationMs,
+		SwitchMLIdleMs: smlIdle.MeanIterationMs, Ratio: sml.MeanIterationMs / tr.MeanIterationMs, Sleeps: tr.Sleeps, Degraded: tr.Degraded}, nil
+}
