@@ -71,6 +71,7 @@ type Context struct {
 	Long bool
 	// Progress receives the scenarios' progress lines (nil: none).
 	Progress io.Writer
+	memos    map[string]memoResult
 }
 
 type placeResult struct {
@@ -127,6 +128,7 @@ func Claims() []Claim {
 	out = append(out, protegoClaims()...)
 	out = append(out, trimClaims()...)
 	out = append(out, sonicClaims()...)
+	out = append(out, trioClaims()...)
 	return out
 }
 

@@ -41,4 +41,6 @@ var KnownDeviations = map[string]string{
 	"trim.hw.dod-trims":               "the hardware's queue limit and meter bursts are not published; the model uses the 10-packet queue and 10-MTU bursts",
 	"trim.timeline.overflow":          "the hardware queue limit is not published (4.7 us at 2:1 implies ~58 KB; the model's data queue is 15 KB)",
 	"trim.timeline.drained":           "as trim.timeline.overflow: a smaller queue drains sooner",
+	// Trio paper.
+	"trio.straggler.speedup": "a straggler that wakes behind keeps its lag; the others lose up to a scan timeout per iteration until it catches up, and the Slow Worker Pattern as described bounds SwitchML/ideal at about 1.6x",
 }

@@ -1,0 +1,382 @@
+package validation
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"strings"
+
+	"archsim/arch/tofino"
+	"archsim/arch/trio"
+	"archsim/configs"
+	"archsim/experiments/aggregation"
+	"archsim/programs"
+)
+
+// The Trio paper's claims ([TRIO] = Yang et al., SIGCOMM'22). Every value is
+// measured on the trio-ml program lowered for the Trio 5 PFE config and
+// simulated with the workers of configs/aggregation.yaml.
+
+const trioSrc = "Trio paper"
+
+// memo caches an experiment shared by several claims.
+func (c *Context) memo(key string, f func() (any, error)) (any, error) {
+	if c.memos == nil {
+		c.memos = map[string]memoResult{}
+	}
+	if r, ok := c.memos[key]; ok {
+		return r.v, r.err
+	}
+	v, err := f()
+	c.memos[key] = memoResult{v, err}
+	return v, err
+}
+
+type memoResult struct {
+	v   any
+	err error
+}
+
+func (c *Context) trioML() (*trio.Microcode, error) {
+	v, err := c.memo("trio-ml lowered", func() (any, error) {
+		l, err := configs.Load(configs.Source{Base: []string{"trio5.yaml"}})
+		if err != nil {
+			return nil, err
+		}
+		cfg, err := trio.LoadConfig(l)
+		if err != nil {
+			return nil, err
+		}
+		prog, err := programs.Resolve("trio-ml", nil)
+		if err != nil {
+			return nil, err
+		}
+		return trio.Lower(cfg, prog)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return v.(*trio.Microcode), nil
+}
+
+func (c *Context) aggParams() (*aggregation.Params, error) {
+	v, err := c.memo("aggregation params", func() (any, error) { return aggregation.LoadParams(nil) })
+	if err != nil {
+		return nil, err
+	}
+	return v.(*aggregation.Params), nil
+}
+
+// latencySweep is Fig. 15's sweep, 100 blocks per size.
+func (c *Context) latencySweep() ([]aggregation.LatencyPoint, error) {
+	v, err := c.memo("fig15", func() (any, error) {
+		p, err := c.aggParams()
+		if err != nil {
+			return nil, err
+		}
+		return aggregation.LatencySweep(p, []int{64, 128, 256, 512, 1024}, 100, 1)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return v.([]aggregation.LatencyPoint), nil
+}
+
+func trioClaims() []Claim {
+	return []Claim{
+		{
+			ID:        "trio.contrast.pie-rfc",
+			Source:    trioSrc + " §1, §3; PIE paper §IV",
+			Expected:  "PIE_RFC is rejected on Tofino (stage-local memory) and runs on Trio",
+			Tolerance: "exact",
+			Note:      "the same pie-rfc description placed on the Tofino model and lowered and simulated on the Trio 5 PFE (its traffic section)",
+			run: func(ctx *Context) Result {
+				_, err := ctx.place("pie-rfc", nil)
+				var pe *tofino.PlacementError
+				rejected := errors.As(err, &pe) && pe.Rule == tofino.RuleStageLocal
+				r, terr := runOnTrio("pie-rfc")
+				if terr != nil {
+					return failed(terr)
+				}
+				ok := rejected && r.Delivered+r.Dropped > 0
+				return Result{Measured: fmt.Sprintf("Tofino: %s; Trio: %d packets processed, %d instructions per packet", ruleOf(err), r.Delivered+r.Dropped, int(math.Round(r.Instr))),
+					Pass: ok, Value: b2f(ok), Target: 1}
+			},
+		},
+		{
+			ID:        "trio.contrast.timers",
+			Source:    trioSrc + " §5",
+			Expected:  "straggler mitigation needs timer threads: trio-ml is rejected on Tofino and its 100 scan threads run on Trio",
+			Tolerance: "exact: Tofino rule timer-threads; Trio runs the scan threads",
+			Note:      "trio-ml placed on the Tofino model, then simulated on the Trio 5 PFE with its traffic section (the scan threads run during the run)",
+			run: func(ctx *Context) Result {
+				_, err := ctx.place("trio-ml", nil)
+				var pe *tofino.PlacementError
+				rejected := errors.As(err, &pe) && pe.Rule == tofino.RuleTimerThreads
+				r, terr := runOnTrio("trio-ml")
+				if terr != nil {
+					return failed(terr)
+				}
+				ok := rejected && r.TimerRuns > 0
+				return Result{Measured: fmt.Sprintf("Tofino: %s; Trio: %d scan-thread runs during %.0f µs", ruleOf(err), r.TimerRuns, r.SimUs),
+					Pass: ok, Value: b2f(ok), Target: 1}
+			},
+		},
+		{
+			ID:        "trio.ml.instructions",
+			Source:    trioSrc + " §6.3",
+			Expected:  "the Trio-ML aggregation program is ≈ 60 instructions",
+			Tolerance: "± 25 %",
+			Note:      "measured = static micro-instructions of trio-ml's packet path after lowering (parser, ingress with its two unrolled 16-gradient loops, actions, the result function); the scan timer, added for §5, is reported apart",
+			run: func(ctx *Context) Result {
+				mc, err := ctx.trioML()
+				if err != nil {
+					return failed(err)
+				}
+				n, timers := 0, 0
+				for _, b := range mc.Blocks {
+					if strings.HasPrefix(b.Name, "timer ") {
+						timers += b.Instr
+						continue
+					}
+					n += b.Instr
+				}
+				return Result{Measured: fmt.Sprintf("%d instructions (+ %d in the scan timer)", n, timers), Pass: within(float64(n), 60, 15), Value: float64(n), Target: 60}
+			},
+		},
+		{
+			ID:        "trio.ml.per-gradient",
+			Source:    trioSrc + " §6.3",
+			Expected:  "≈ 1.2 run-time instructions per gradient",
+			Tolerance: "± 25 %",
+			Note:      "measured = mean instructions a thread executes per 1024-gradient packet in the window-1 run of Fig. 15 (every packet of every source), divided by 1024",
+			run: func(ctx *Context) Result {
+				p, err := ctx.aggParams()
+				if err != nil {
+					return failed(err)
+				}
+				wc := p.Workers(0, 0, 1)
+				wc.Workers, wc.PerPacket, wc.Gradients, wc.Window, wc.Iterations, wc.ComputePs = 4, 1024, 1024*50, 1, 1, 0
+				r, err := aggregation.Run(aggregation.Setup{Switch: "trio", Workers: wc, Seed: 1})
+				if err != nil {
+					return failed(err)
+				}
+				v := r.InstrPerPacket / 1024
+				return Result{Measured: fmt.Sprintf("%.3f (%.1f instructions per 1024-gradient packet)", v, r.InstrPerPacket), Pass: within(v, 1.2, 0.3), Value: v, Target: 1.2}
+			},
+		},
+		{
+			ID:        "trio.ml.engine-bound",
+			Source:    trioSrc + " §6.3",
+			Expected:  "12 RMW engines × 2 cycles per add at 1 GHz = 6 G operations/s per PFE, reached when the engines saturate",
+			Tolerance: "± 10 %, with the hottest engine ≥ 90 % busy",
+			Note:      "measured by simulation: 1024 packets of 1024 gradients (256 blocks × 4 sources) offered at the line rate of the PFE's four 100G ports, no hosts; rate = gradients / time to the last thread's end",
+			run: func(ctx *Context) Result {
+				s, err := aggregation.SaturateEngines(4, 256, 1024, 1)
+				if err != nil {
+					return failed(err)
+				}
+				ok := within(s.GOpsPerSec, 6, 0.6) && s.HottestUtil >= 0.9
+				return Result{Measured: fmt.Sprintf("%.2f G ops/s (engines %.0f %% busy, hottest %.0f %%, %d threads at most)", s.GOpsPerSec, 100*s.EngineUtil, 100*s.HottestUtil, s.MaxThreads),
+					Pass: ok, Value: s.GOpsPerSec, Target: 6}
+			},
+		},
+		{
+			ID:        "trio.latency.ratio",
+			Source:    trioSrc + " §6.3, Fig. 15",
+			Expected:  "window 1: 64 gradients ≈ 30 µs, 1024 ≈ 200 µs (× 6.6 for × 16 data)",
+			Tolerance: "ratio ± 10 %",
+			Note:      "four servers, window 1, 100 blocks per size; latency = a block's send to its result's receipt. The host's two software-path parameters were calibrated once on these two points (configs/aggregation.yaml), so the endpoints agree by construction as long as the PFE model is unchanged; the simulation contributes the PFE's share (≈ 3 µs and 34 µs) and every other point",
+			run: func(ctx *Context) Result {
+				pts, err := ctx.latencySweep()
+				if err != nil {
+					return failed(err)
+				}
+				lo, hi := pts[0], pts[len(pts)-1]
+				v := hi.LatencyUs / lo.LatencyUs
+				return Result{Measured: fmt.Sprintf("%.1f µs → %.1f µs: × %.2f", lo.LatencyUs, hi.LatencyUs, v), Pass: within(v, 6.6, 0.66), Value: v, Target: 6.6}
+			},
+		},
+		{
+			ID:        "trio.latency.plateau",
+			Source:    trioSrc + " §6.3, Fig. 15",
+			Expected:  "the aggregation rate (gradients / latency) plateaus between 512 and 1024 gradients per packet",
+			Tolerance: "rate gain 512 → 1024 ≤ 15 % and under a third of the gain 64 → 128",
+			Note:      "same runs as trio.latency.ratio",
+			run: func(ctx *Context) Result {
+				pts, err := ctx.latencySweep()
+				if err != nil {
+					return failed(err)
+				}
+				rate := map[int]float64{}
+				var parts []string
+				for _, p := range pts {
+					rate[p.Gradients] = p.Rate
+					parts = append(parts, fmt.Sprintf("%d: %.2f", p.Gradients, p.Rate))
+				}
+				late, early := rate[1024]/rate[512]-1, rate[128]/rate[64]-1
+				ok := late <= 0.15 && late < early/3
+				return Result{Measured: fmt.Sprintf("gradients/µs %s; gain 512→1024 %.0f %%, 64→128 %.0f %%", strings.Join(parts, ", "), 100*late, 100*early),
+					Pass: ok, Value: late, Target: 0.15}
+			},
+		},
+		windowClaim("trio.window.trend", "larger windows raise both the aggregation latency and the throughput", "latency and throughput rise with the window (each step within 5 % or up), throughput of the largest window ≥ 2 × window 1's",
+			func(pts []aggregation.WindowPoint) bool {
+				for i := 1; i < len(pts); i++ {
+					if pts[i].LatencyUs < 0.95*pts[i-1].LatencyUs || pts[i].ThroughputGbps < 0.95*pts[i-1].ThroughputGbps {
+						return false
+					}
+				}
+				return pts[len(pts)-1].ThroughputGbps >= 2*pts[0].ThroughputGbps
+			}),
+		windowClaim("trio.window.balance", "window 4096 balances latency and throughput", "the smallest window reaching 90 % of the sweep's best throughput (the knee) is 2048–8192",
+			func(pts []aggregation.WindowPoint) bool {
+				k := knee(pts)
+				return k >= 2048 && k <= 8192
+			}),
+		{
+			ID:        "trio.straggler.partial",
+			Source:    trioSrc + " §6.2, Fig. 14",
+			Expected:  "N = 100 scan threads: non-stragglers get partial results within 2 × the timeout",
+			Tolerance: "every block's wait ≤ 2 × timeout + 2.5 %",
+			Note:      "four servers on one PFE, one never sends; the others send 20 blocks back to back; wait = send to receipt of the degraded result, for timeouts of 5, 10 and 20 ms (TIMEOUT_NS); a record is aged after one scan period without a reference, so the wait is between one and two periods plus the host path",
+			run: func(ctx *Context) Result {
+				p, err := ctx.aggParams()
+				if err != nil {
+					return failed(err)
+				}
+				pts, err := aggregation.PartialResults(p, []float64{5, 10, 20}, 1)
+				if err != nil {
+					return failed(err)
+				}
+				worst := 0.0
+				var parts []string
+				for _, pt := range pts {
+					worst = math.Max(worst, pt.MaxMs/pt.TimeoutMs)
+					parts = append(parts, fmt.Sprintf("%g ms: %.2f–%.2f ms", pt.TimeoutMs, pt.MinMs, pt.MaxMs))
+				}
+				return Result{Measured: fmt.Sprintf("%s; worst %.3f × timeout", strings.Join(parts, ", "), worst), Pass: worst <= 2.05, Value: worst, Target: 2}
+			},
+		},
+		{
+			ID:        "trio.straggler.speedup",
+			Source:    trioSrc + " §6.2, Fig. 13",
+			Expected:  "straggling probability 16 %: iteration time 1.72–1.8 × better than SwitchML",
+			Tolerance: "speed-up 1.65–1.87",
+			Note:      "six workers, 20 iterations of 120 ms compute + a 1 MB slice of the model, Slow Worker Pattern with the same seed on both switches, typical iteration = Trio-ML's without stragglers; SwitchML = the switchml program on the Tofino model (64 gradients per packet, pool 512); iteration time = makespan / iterations",
+			run: func(ctx *Context) Result {
+				if !ctx.Long {
+					return skipLong()
+				}
+				p, err := ctx.aggParams()
+				if err != nil {
+					return failed(err)
+				}
+				s, err := aggregation.StragglerSpeedup(p, 0.16, 1)
+				if err != nil {
+					return failed(err)
+				}
+				bound := 1 + float64(p.Straggler.DelayPoints)*0.16*(p.Straggler.SlowMin+p.Straggler.SlowMax)/2
+				return Result{Measured: fmt.Sprintf("× %.2f: SwitchML %.1f ms, Trio-ML %.1f ms (typical %.1f ms, %d sleeps, %d degraded results); the pattern bounds SwitchML/ideal at about × %.2f",
+					s.Ratio, s.SwitchMLMs, s.TrioMs, s.TypicalMs, s.Sleeps, s.Degraded, bound), Pass: s.Ratio >= 1.65 && s.Ratio <= 1.87, Value: s.Ratio, Target: 1.76}
+			},
+		},
+	}
+}
+
+func windowClaim(id, expected, tol string, ok func([]aggregation.WindowPoint) bool) Claim {
+	return Claim{
+		ID:        id,
+		Source:    trioSrc + " §6.3, Fig. 16",
+		Expected:  expected,
+		Tolerance: tol,
+		Note:      "four servers, 1024 gradients per packet, windows 1, 16, 256, 1024, 4096 and 8192, each worker streaming 2 × window blocks (at least 64); latency = send to result, throughput = aggregated gradient bits per second per worker",
+		run: func(ctx *Context) Result {
+			if !ctx.Long {
+				return skipLong()
+			}
+			v, err := ctx.memo("fig16", func() (any, error) {
+				p, err := ctx.aggParams()
+				if err != nil {
+					return nil, err
+				}
+				return aggregation.WindowSweep(p, 1024, []int{1, 16, 256, 1024, 4096, 8192}, 64, 1)
+			})
+			if err != nil {
+				return failed(err)
+			}
+			pts := v.([]aggregation.WindowPoint)
+			var parts []string
+			for _, p := range pts {
+				parts = append(parts, fmt.Sprintf("%d: %.0f µs %.1f Gb/s", p.Window, p.LatencyUs, p.ThroughputGbps))
+			}
+			pass := ok(pts)
+			return Result{Measured: fmt.Sprintf("%s; knee at window %d", strings.Join(parts, ", "), knee(pts)), Pass: pass, Value: float64(knee(pts)), Target: 4096}
+		},
+	}
+}
+
+// knee is the smallest window whose throughput is within 10 % of the
+// sweep's best.
+func knee(pts []aggregation.WindowPoint) int {
+	best := 0.0
+	for _, p := range pts {
+		best = math.Max(best, p.ThroughputGbps)
+	}
+	for _, p := range pts {
+		if p.ThroughputGbps >= 0.9*best {
+			return p.Window
+		}
+	}
+	return 0
+}
+
+func ruleOf(err error) string {
+	var pe *tofino.PlacementError
+	if errors.As(err, &pe) {
+		return "rejected, rule " + string(pe.Rule)
+	}
+	if err != nil {
+		return "error: " + err.Error()
+	}
+	return "placed"
+}
+
+// trioRun is what a claim needs from a program's run on the Trio PFE.
+type trioRun struct {
+	Delivered, Dropped, TimerRuns int
+	Instr, SimUs                  float64
+}
+
+// runOnTrio lowers a built-in program for the Trio 5 PFE and simulates its
+// traffic section.
+func runOnTrio(name string) (*trioRun, error) {
+	l, err := configs.Load(configs.Source{Base: []string{"trio5.yaml"}})
+	if err != nil {
+		return nil, err
+	}
+	cfg, err := trio.LoadConfig(l)
+	if err != nil {
+		return nil, err
+	}
+	prog, err := programs.Resolve(name, nil)
+	if err != nil {
+		return nil, err
+	}
+	mc, err := trio.Lower(cfg, prog)
+	if err != nil {
+		return nil, err
+	}
+	r, err := trio.Measure(cfg, mc, trio.RunOptions{Packets: 400, Load: 0.5, Seed: 1})
+	if err != nil {
+		return nil, err
+	}
+	out := &trioRun{Delivered: r.Delivered, Instr: r.Ingress.Instructions.Mean, SimUs: r.SimulatedNs / 1000}
+	for _, d := range r.Drops {
+		out.Dropped += d.Packets
+	}
+	if r.Timers != nil {
+		out.TimerRuns = r.Timers.Runs
+	}
+	return out, nil
+}
