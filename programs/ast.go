@@ -328,6 +328,23 @@ type EmitStmt struct {
 	Pos          Pos
 }
 
+// ClearStmt is clear(REG, START, CELLS): it resets CELLS consecutive cells
+// of register REG from cell START to the register's initial value (its
+// init, 0 unless declared; both halves of a pair register), so that the
+// cells are as a fresh run starts them (Trio-ML empties a block's
+// aggregation buffer once its result is sent so that the next block adds
+// into zeros, the Trio paper §4; the shared memory's Clear operation,
+// §2.3). The range is clipped to the register at run time (cells before 0
+// or from its size on are not touched; CELLS ≤ 0 does nothing); a
+// constant START outside the register is a load-time error. Control code
+// only (not actions or register actions). The interpreter calls
+// Tracer.Clear.
+type ClearStmt struct {
+	Reg          *Register
+	Start, Cells Expr
+	Pos          Pos
+}
+
 // WalkStmts calls fn for every statement of stmts and, recursively, of the
 // blocks nested in them (if and switch arms, loop init, post and body). It
 // does not descend into called functions' bodies.
@@ -388,8 +405,8 @@ func WalkExpr(e Expr, fn func(Expr)) {
 
 // WalkStmtExprs calls WalkExpr(e, fn) for every expression of stmts and of
 // the blocks nested in them: assignment sources, expression statements,
-// if and loop conditions, counter indices, emit ranges. Like WalkStmts it
-// does not descend into called functions' bodies.
+// if and loop conditions, counter indices, emit and clear ranges. Like
+// WalkStmts it does not descend into called functions' bodies.
 func WalkStmtExprs(stmts []Stmt, fn func(Expr)) {
 	WalkStmts(stmts, func(s Stmt) {
 		switch s := s.(type) {
@@ -406,6 +423,9 @@ func WalkStmtExprs(stmts []Stmt, fn func(Expr)) {
 		case *EmitStmt:
 			WalkExpr(s.Start, fn)
 			WalkExpr(s.Cells, fn)
+		case *ClearStmt:
+			WalkExpr(s.Start, fn)
+			WalkExpr(s.Cells, fn)
 		}
 	})
 }
@@ -419,3 +439,4 @@ func (s *ForStmt) Position() Pos    { return s.Pos }
 func (s *CountStmt) Position() Pos  { return s.Pos }
 func (s *CallStmt) Position() Pos   { return s.Pos }
 func (s *EmitStmt) Position() Pos   { return s.Pos }
+func (s *ClearStmt) Position() Pos  { return s.Pos }

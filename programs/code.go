@@ -327,6 +327,15 @@ func (c *codeCtx) exprStmt(s *ast.ExprStmt) ([]Stmt, error) {
 			}
 			return c.emitStmt(call, p)
 		}
+		if id.Name == "clear" {
+			switch c.kind {
+			case ctxAction:
+				return nil, c.errf(s.Pos(), "clear() cannot be used inside an action: resetting a range of register cells is control flow (use it in ingress, egress, a function or a timer)")
+			case ctxRegisterAction:
+				return nil, c.errf(s.Pos(), "clear() cannot be used inside a register action: resetting a range of register cells is control flow (use it in ingress, egress, a function or a timer)")
+			}
+			return c.clearStmt(call, p)
+		}
 		if c.kind == ctxRegisterAction {
 			return nil, c.errf(s.Pos(), "%s() is not available inside a register action", id.Name)
 		}
@@ -445,32 +454,69 @@ func (c *codeCtx) emitStmt(call *ast.CallExpr, p Pos) ([]Stmt, error) {
 	default:
 		return nil, c.errf(call.Pos(), "emit takes no arguments or three, emit(REGISTER, START, CELLS), got %d (the new packet is built from the valid headers, std.egress_port, std.mcast_grp, std.qid and std.packet_length; the three arguments add register cells as its payload)", len(call.Args))
 	}
-	id, ok := call.Args[0].(*ast.Ident)
-	if !ok {
-		return nil, c.errf(call.Args[0].Pos(), "emit(REGISTER, START, CELLS): the first argument must name a register")
-	}
-	r, ok := c.l.registers[id.Name]
-	if !ok {
-		if k, ok := c.l.names[id.Name]; ok {
-			return nil, c.errf(id.Pos(), "emit(REGISTER, START, CELLS): %s %s is not a register", k, id.Name)
-		}
-		return nil, c.errf(id.Pos(), "emit(REGISTER, START, CELLS): undefined register %s", id.Name)
-	}
-	if r.Pair {
-		return nil, c.errf(id.Pos(), "emit(REGISTER, START, CELLS): register %s is a pair register; the payload is whole cells of a plain register", r.Name)
-	}
-	if r.Type.Bits%8 != 0 {
-		return nil, c.errf(id.Pos(), "emit(REGISTER, START, CELLS): register %s is %d bits wide; payload cells are whole bytes, so its width must be a multiple of 8", r.Name, r.Type.Bits)
-	}
-	start, err := c.index(call.Args[1], r.Size, r.Name)
+	const form = "emit(REGISTER, START, CELLS)"
+	r, err := c.rangeRegister(call.Args[0], form)
 	if err != nil {
 		return nil, err
 	}
-	cells, err := c.expr(call.Args[2])
+	if r.Pair {
+		return nil, c.errf(call.Args[0].Pos(), "%s: register %s is a pair register; the payload is whole cells of a plain register", form, r.Name)
+	}
+	if r.Type.Bits%8 != 0 {
+		return nil, c.errf(call.Args[0].Pos(), "%s: register %s is %d bits wide; payload cells are whole bytes, so its width must be a multiple of 8", form, r.Name, r.Type.Bits)
+	}
+	start, cells, err := c.cellRange(call, r)
 	if err != nil {
 		return nil, err
 	}
 	return []Stmt{&EmitStmt{Reg: r, Start: start, Cells: cells, Pos: p}}, nil
+}
+
+// clearStmt checks clear(REG, START, CELLS), which resets CELLS cells of
+// register REG from START to the register's initial value (any width;
+// both halves of a pair register).
+func (c *codeCtx) clearStmt(call *ast.CallExpr, p Pos) ([]Stmt, error) {
+	if len(call.Args) != 3 {
+		return nil, c.errf(call.Pos(), "clear takes three arguments, clear(REGISTER, START, CELLS), got %d (it resets cells START to START+CELLS-1 of the register to its initial value)", len(call.Args))
+	}
+	r, err := c.rangeRegister(call.Args[0], "clear(REGISTER, START, CELLS)")
+	if err != nil {
+		return nil, err
+	}
+	start, cells, err := c.cellRange(call, r)
+	if err != nil {
+		return nil, err
+	}
+	return []Stmt{&ClearStmt{Reg: r, Start: start, Cells: cells, Pos: p}}, nil
+}
+
+// rangeRegister resolves the first argument of a statement on a range of
+// register cells (form is the statement's syntax, for errors).
+func (c *codeCtx) rangeRegister(a ast.Expr, form string) (*Register, error) {
+	id, ok := a.(*ast.Ident)
+	if !ok {
+		return nil, c.errf(a.Pos(), "%s: the first argument must name a register", form)
+	}
+	r, ok := c.l.registers[id.Name]
+	if !ok {
+		if k, ok := c.l.names[id.Name]; ok {
+			return nil, c.errf(id.Pos(), "%s: %s %s is not a register", form, k, id.Name)
+		}
+		return nil, c.errf(id.Pos(), "%s: undefined register %s", form, id.Name)
+	}
+	return r, nil
+}
+
+// cellRange checks the START and CELLS arguments of a statement on a
+// range of r's cells: a constant START must lie inside r.
+func (c *codeCtx) cellRange(call *ast.CallExpr, r *Register) (start, cells Expr, err error) {
+	if start, err = c.index(call.Args[1], r.Size, r.Name); err != nil {
+		return nil, nil, err
+	}
+	if cells, err = c.expr(call.Args[2]); err != nil {
+		return nil, nil, err
+	}
+	return start, cells, nil
 }
 
 // fit casts e to bits if it is wider (for extern arguments).
@@ -901,7 +947,7 @@ func (c *codeCtx) call(x *ast.CallExpr) (Expr, error) {
 			return &CastExpr{X: as[0], T: t, Pos: p}, nil
 		}
 		switch fn.Name {
-		case "drop", "mirror", "multicast", "recirculate", "emit":
+		case "drop", "mirror", "multicast", "recirculate", "emit", "clear":
 			return nil, c.errf(x.Pos(), "%s() is a statement, not a value", fn.Name)
 		}
 		if _, ok := c.l.functions[fn.Name]; ok {

@@ -221,6 +221,7 @@ func (r *emitTracer) Meter(*Meter, int)                     {}
 func (r *emitTracer) Count(*Counter, int)                   {}
 func (r *emitTracer) Payload(int)                           {}
 func (r *emitTracer) Bulk(*Register, int, int)              {}
+func (r *emitTracer) Clear(*Register, int, int)             {}
 
 // TestEmitInterpreter: each emit() calls Exec.Emit with the header vector
 // as it stands at that point; BuildEmitted turns it into distinct packets

@@ -220,6 +220,7 @@ func (r *stmtTracer) Meter(*Meter, int)                     {}
 func (r *stmtTracer) Count(*Counter, int)                   {}
 func (r *stmtTracer) Payload(int)                           {}
 func (r *stmtTracer) Bulk(*Register, int, int)              {}
+func (r *stmtTracer) Clear(*Register, int, int)             {}
 
 // TestFunctionInterpreter runs a packet through nested functions: fields a
 // function sets are visible after the call, a table applied inside one

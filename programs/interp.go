@@ -223,6 +223,10 @@ type Tracer interface {
 	// clipped to the register, cells > 0), before the packet is sent: a
 	// timing model charges the copy.
 	Bulk(r *Register, start, cells int)
+	// Clear is called after clear(REG, START, CELLS) has reset cells
+	// [start, start+cells) of r to its initial value (the range clipped to
+	// the register, cells > 0): a timing model charges the writes.
+	Clear(r *Register, start, cells int)
 }
 
 // NewExec returns an executor bound to a state.
@@ -296,6 +300,8 @@ func (x *Exec) stmt(s Stmt) {
 		x.stmts(s.Fn.Body)
 	case *EmitStmt:
 		x.emit(s)
+	case *ClearStmt:
+		x.clear(s)
 	case *CountStmt:
 		idx := x.index(s.Index, s.Counter.Size)
 		c := &x.State.Counters[s.Counter.Index][idx]
@@ -333,6 +339,25 @@ func (x *Exec) emit(s *EmitStmt) {
 	}
 	if x.Emit != nil {
 		x.Emit(payload)
+	}
+}
+
+// clear runs clear(REG, START, CELLS): the cells of the range clipped to
+// the register are reset to the register's initial value (both halves of
+// a pair register at once: init is the whole pair's value).
+func (x *Exec) clear(s *ClearStmt) {
+	r := s.Reg
+	start, n := clipRange(x.eval(s.Start), x.eval(s.Cells), r.Size)
+	if n == 0 {
+		return
+	}
+	v := r.Type.Norm(r.Init)
+	cells := x.State.Regs[r.Index][start : start+n]
+	for i := range cells {
+		cells[i] = v
+	}
+	if x.Tracer != nil {
+		x.Tracer.Clear(r, start, n)
 	}
 }
 

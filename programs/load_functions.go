@@ -5,7 +5,8 @@ import (
 )
 
 // builtinStmts are the built-in statements of control code.
-var builtinStmts = map[string]bool{"drop": true, "mirror": true, "multicast": true, "recirculate": true, "emit": true}
+var builtinStmts = map[string]bool{"drop": true, "mirror": true, "multicast": true, "recirculate": true, "emit": true,
+	"clear": true}
 
 // builtinFuncs are the built-in functions of expressions (casts bitN/intN/
 // uintN are matched by castRE).

@@ -63,6 +63,7 @@ func (r *payloadTracer) Meter(*Meter, int)                     {}
 func (r *payloadTracer) Count(*Counter, int)                   {}
 func (r *payloadTracer) Payload(word int)                      { r.words = append(r.words, word) }
 func (r *payloadTracer) Bulk(*Register, int, int)              {}
+func (r *payloadTracer) Clear(*Register, int, int)             {}
 
 func TestPayloadLoad(t *testing.T) {
 	p, err := Load([]byte(plProgram), "payload.yaml", nil)

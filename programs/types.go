@@ -546,32 +546,51 @@ func (p *Program) PayloadReads() []*PayloadExpr {
 // one), ordered by position in the file.
 func (p *Program) Emits() []*EmitStmt {
 	var out []*EmitStmt
-	visit := func(stmts []Stmt) {
-		WalkStmts(stmts, func(s Stmt) {
-			if e, ok := s.(*EmitStmt); ok {
-				out = append(out, e)
-			}
-		})
-	}
+	p.walkControlCode(func(s Stmt) {
+		if e, ok := s.(*EmitStmt); ok {
+			out = append(out, e)
+		}
+	})
+	sort.SliceStable(out, func(i, j int) bool { return posLess(out[i].Pos, out[j].Pos) })
+	return out
+}
+
+// Clears returns every clear() statement of the program's code (ingress,
+// egress, functions and timers; actions and register actions cannot hold
+// one), ordered by position in the file.
+func (p *Program) Clears() []*ClearStmt {
+	var out []*ClearStmt
+	p.walkControlCode(func(s Stmt) {
+		if c, ok := s.(*ClearStmt); ok {
+			out = append(out, c)
+		}
+	})
+	sort.SliceStable(out, func(i, j int) bool { return posLess(out[i].Pos, out[j].Pos) })
+	return out
+}
+
+// walkControlCode calls fn for every statement of the program's control
+// code (ingress, egress, functions and timers), nested ones included.
+func (p *Program) walkControlCode(fn func(Stmt)) {
 	for _, c := range []*Control{p.Ingress, p.Egress} {
 		if c != nil {
-			visit(c.Body)
+			WalkStmts(c.Body, fn)
 		}
 	}
 	for _, f := range p.Functions {
-		visit(f.Body)
+		WalkStmts(f.Body, fn)
 	}
 	for _, t := range p.Timers {
-		visit(t.Body)
+		WalkStmts(t.Body, fn)
 	}
-	sort.SliceStable(out, func(i, j int) bool {
-		a, b := out[i].Pos, out[j].Pos
-		if a.File != b.File {
-			return a.File < b.File
-		}
-		return a.Line < b.Line
-	})
-	return out
+}
+
+// posLess orders positions by file, then line.
+func posLess(a, b Pos) bool {
+	if a.File != b.File {
+		return a.File < b.File
+	}
+	return a.Line < b.Line
 }
 
 // callDepth is the deepest call nesting in stmts. memo holds each

@@ -91,8 +91,9 @@ func stdRights(c *Config, g Gress, id programs.StdID) stdAccess {
 
 // checkThreads rejects what a packet-driven pipeline cannot run at all,
 // before lowering: timer threads, reads of the bytes after the parsed
-// headers (payload32) and packet creation (emit); of payload reads and
-// emits, the first one in the file is reported.
+// headers (payload32), packet creation (emit) and resets of register
+// ranges (clear); of payload reads, emits and clears, the first one in
+// the file is reported.
 func checkThreads(prog *programs.Program) error {
 	if len(prog.Timers) > 0 {
 		t := prog.Timers[0]
@@ -103,6 +104,10 @@ func checkThreads(prog *programs.Program) error {
 	}
 	if emits := prog.Emits(); len(emits) > 0 {
 		return ruleErr(RulePacketCreation, emits[0].Pos, "emit(): a PISA pipeline cannot create packets in the data plane; it can only copy the packet it processes (mirror, multicast, recirculate)")
+	}
+	if clears := prog.Clears(); len(clears) > 0 {
+		c := clears[0]
+		return ruleErr(RuleStageLocal, c.Pos, "clear(%s, ...): register %s lives in one pipeline stage, whose stateful ALU accesses one cell per packet; a range of cells cannot be reset in the data plane (reset it from the control plane, or one cell per packet with a register action)", c.Reg.Name, c.Reg.Name)
 	}
 	return nil
 }

@@ -39,6 +39,11 @@ import (
 //     xtxn.max_bytes from the register's banks, an asynchronous write to
 //     the packet buffer and bulkLoopInstr instructions (charged by the
 //     PFE for the cells actually copied).
+//   - clear(REG, START, CELLS) writes the range with the largest
+//     transactions ([TRIO] §2.3: writes of up to xtxn.max_bytes): a loop
+//     whose body is bulkLoopInstr instructions, each issuing
+//     instr.xtxn_per_instr asynchronous writes on the register's banks
+//     (charged by the PFE for the cells actually reset).
 
 // XKind is the kind of an external transaction.
 type XKind int
@@ -62,7 +67,9 @@ var xkindNames = [xkinds]string{"hash_lookup", "filter_lookup", "rmw", "read", "
 // bulkLoopInstr is the instructions of one iteration of the loop that
 // copies emit(REG, START, CELLS)'s cells into the new packet's tail, one
 // result chunk per iteration, beyond its transactions: the offset
-// increment and the branch (assumed).
+// increment and the branch (assumed). It is also the body of the loop that
+// writes clear(REG, START, CELLS)'s range, each of its instructions
+// issuing instr.xtxn_per_instr writes.
 const bulkLoopInstr = 2
 
 func (k XKind) String() string { return xkindNames[k] }
@@ -253,20 +260,29 @@ func (m *Microcode) inLMEM(f *programs.Field) bool {
 func (m *Microcode) placeMemory() error {
 	c := m.cfg
 	var objs []*MemObject
-	add := func(key any, name, kind string, entries int, entryBytes int) {
-		eb := max(8, (entryBytes+7)/8*8)
+	add := func(key any, name, kind string, entries int, eb int) {
 		o := &MemObject{Name: name, Kind: kind, Bytes: int64(entries) * int64(eb), EntryBytes: eb}
 		m.object[key] = o
 		objs = append(objs, o)
 	}
+	words := func(b int) int { return max(8, (b+7)/8*8) }
 	for _, r := range m.Prog.Registers {
-		add(r, r.Name, "register", r.Size, (r.Type.Bits+7)/8)
+		// Register cells are packed at their power-of-two size (a 32-bit
+		// cell takes 4 B, two share an 8-byte word): the engines' adds
+		// are 32-bit and their accesses 8 B wide ([TRIO] §2.3), so an
+		// array of 32-bit sums is contiguous, as Trio-ML's aggregation
+		// buffer is.
+		eb := 1
+		for eb < (r.Type.Bits+7)/8 {
+			eb *= 2
+		}
+		add(r, r.Name, "register", r.Size, eb)
 	}
 	for _, mt := range m.Prog.Meters {
-		add(mt, mt.Name, "meter", mt.Size, 16) // two token buckets and a timestamp (assumed 16 B)
+		add(mt, mt.Name, "meter", mt.Size, words(16)) // two token buckets and a timestamp (assumed 16 B)
 	}
 	for _, ct := range m.Prog.Counters {
-		add(ct, ct.Name, "counter", ct.Size, 16) // [TRIO] §3.2: a Packet/Byte Counter is 16 bytes
+		add(ct, ct.Name, "counter", ct.Size, words(16)) // [TRIO] §3.2: a Packet/Byte Counter is 16 bytes
 	}
 	for _, t := range m.Prog.Tables {
 		kb := 0
@@ -282,7 +298,7 @@ func (m *Microcode) placeMemory() error {
 			ab = max(ab, pb)
 		}
 		// Key, action data and an action id (assumed 2 B).
-		add(t, t.Name, "table", max(1, t.Size), (kb+7)/8+(ab+7)/8+2)
+		add(t, t.Name, "table", max(1, t.Size), words((kb+7)/8+(ab+7)/8+2))
 	}
 	var sram, dram int64
 	for _, o := range objs {
@@ -322,6 +338,9 @@ func (m *Microcode) registerActions() error {
 		case *programs.IfStmt:
 			walkE(s.Cond, true)
 		case *programs.EmitStmt:
+			walkE(s.Start, true)
+			walkE(s.Cells, true)
+		case *programs.ClearStmt:
 			walkE(s.Start, true)
 			walkE(s.Cells, true)
 		}
@@ -596,6 +615,16 @@ func (pk *packer) stmts(list []programs.Stmt) {
 			pk.total += bulkLoopInstr
 			m.xsites[XRead]++
 			m.xsites[XPMEM]++
+		case *programs.ClearStmt:
+			// The range's operands pack like an assignment's; the write
+			// loop's body (bulkLoopInstr instructions issuing the writes,
+			// the offset increment and the branch) is a block of its own.
+			d := m.exprDemand(s.Start)
+			d.merge(m.exprDemand(s.Cells))
+			pk.place(s, d)
+			pk.open = false
+			pk.total += bulkLoopInstr
+			m.xsites[XWrite]++
 		case *programs.CallStmt:
 			// A subroutine call is one instruction (the return rides on the
 			// body's last one); the body is lowered once, as its own block.

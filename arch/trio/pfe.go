@@ -805,6 +805,33 @@ func (t *tracer) Bulk(r *programs.Register, start, cells int) {
 	}
 }
 
+// Clear charges clear(REG, START, CELLS)'s reset of register cells, the
+// way Trio-ML empties a block's aggregation buffer ([TRIO] §4): the range
+// (cells × the cell's bytes) is written with the largest transactions
+// ([TRIO] §2.3: up to xtxn.max_bytes; the last one shorter but at least
+// xtxn.min_bytes), asynchronous, each on the bank of its first cell. The loop's body is bulkLoopInstr
+// instructions, each issuing instr.xtxn_per_instr writes (the offset
+// increment and the branch ride on them): one issue instruction per write
+// when xtxn_per_instr is 1.
+func (t *tracer) Clear(r *programs.Register, start, cells int) {
+	p, th := t.p, t.th
+	o := p.mc.object[r]
+	w := max(1, (r.Type.Bits+7)/8)
+	lat := p.latency(o)
+	total := cells * w
+	perIter := bulkLoopInstr * p.cfg.Instr.XTXNPerInstr
+	writes := (total + p.cfg.XTXN.MaxBytes - 1) / p.cfg.XTXN.MaxBytes
+	for i := 0; i < writes; i++ {
+		k := i * p.cfg.XTXN.MaxBytes
+		n := max(p.cfg.XTXN.MinBytes, min(p.cfg.XTXN.MaxBytes, total-k))
+		cell := int64(start + k/w)
+		th.add(step{kind: stepAsync, x: XWrite, bank: p.bank(o, cell), cycles: p.mc.engineCycles("write", n), latency: lat})
+		if (i+1)%perIter == 0 || i == writes-1 {
+			th.add(step{kind: stepInstr, n: bulkLoopInstr})
+		}
+	}
+}
+
 // bank maps an object's entry to the RMW engine of its address (64-byte
 // interleave across the engines).
 func (p *PFE) bank(o *MemObject, entry int64) int {
