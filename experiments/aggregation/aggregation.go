@@ -35,6 +35,8 @@ type Params struct {
 		Gradients  int     `mapstructure:"gradients"`
 		ComputeMs  float64 `mapstructure:"compute_ms"`
 		Iterations int     `mapstructure:"iterations"`
+		FirstLevel int     `mapstructure:"first_level_pfes"`
+		FabricNs   float64 `mapstructure:"fabric_ns"`
 	} `mapstructure:"training"`
 	Straggler struct {
 		DelayPoints int     `mapstructure:"delay_points"`
@@ -68,6 +70,12 @@ type Setup struct {
 	Params     map[string]string // program constants (besides the ones Run sets)
 	DeadlinePs int64             // 0: until the job is done
 	StartPs    int64             // when the workers start (timer threads start at 0)
+	// FirstLevel > 1: hierarchical aggregation ([TRIO] §4, §6.1): the
+	// servers are split among FirstLevel PFEs (consecutive servers on one
+	// PFE, ports from 0), each sending its results to a top-level PFE over
+	// the chassis fabric (FabricPs one way). 0: one PFE.
+	FirstLevel int
+	FabricPs   int64
 	Seed       int64
 }
 
@@ -94,7 +102,7 @@ type Result struct {
 	MeanIterationMs  float64 `json:"mean_iteration_ms"`
 	BlockLatencyUs   float64 `json:"block_latency_us"` // mean, full results
 	AggRateGradPerUs float64 `json:"aggregation_rate_gradients_per_us"`
-	ThroughputGbps   float64 `json:"throughput_gbps"` // aggregated gradient bits per second (one worker's share)
+	ThroughputGbps   float64 `json:"throughput_gbps"` // aggregated gradient bits per second per worker, first send to last result (compute time included)
 	PartialMeanMs    float64 `json:"partial_result_mean_ms"`
 	PartialMaxMs     float64 `json:"partial_result_max_ms"`
 	PartialMinMs     float64 `json:"partial_result_min_ms"`
@@ -128,9 +136,12 @@ func Run(s Setup) (*Result, error) {
 	for k, v := range s.Params {
 		params[k] = v
 	}
+	if s.FirstLevel == 1 || s.FirstLevel < 0 || s.FirstLevel > wc.Workers {
+		return nil, fmt.Errorf("first-level PFEs: %d, want 0 (one PFE) or 2..%d (servers split among them)", s.FirstLevel, wc.Workers)
+	}
 	var proto workers.Protocol
 	var uplink func(int) sim.Handler
-	var attach func(int, sim.Handler, int64)
+	var attach func(w int, h sim.Handler, propPs int64) // connects worker w
 	var collect func(r *Result)
 	var stopTimers func(ps int64)
 	r := &Result{Switch: s.Switch, Workers: wc.Workers, GradsPerPacket: wc.PerPacket, Window: wc.Window, Iterations: wc.Iterations}
@@ -144,41 +155,46 @@ func Run(s Setup) (*Result, error) {
 		if err := wc.Validate(); err != nil {
 			return nil, err
 		}
-		params["SOURCES"] = fmt.Sprint(wc.Workers)
 		if _, ok := params["GRAD_MAX"]; !ok {
 			params["GRAD_MAX"] = fmt.Sprint(max(16, (wc.PerPacket+15)/16*16))
 		}
-		blocks := 1
-		for blocks < wc.Window {
-			blocks *= 2
-		}
 		if _, ok := params["BLOCKS"]; !ok {
-			params["BLOCKS"] = fmt.Sprint(blocks)
+			params["BLOCKS"] = fmt.Sprint(pow2(wc.Window))
 		}
-		pfe, mc, err := buildTrio(engine, params, s.Seed)
+		h, err := buildHierarchy(engine, params, wc.Workers, s.FirstLevel, s.FabricPs, s.Seed)
 		if err != nil {
 			return nil, err
 		}
 		proto = workers.TrioML{Port: 12000, ResultPort: 12001, Job: 1}
-		uplink, attach = pfe.IngressHandler, pfe.Attach
-		if s.DeadlinePs > 0 {
-			pfe.SetDeadline(s.DeadlinePs)
-		}
-		collect = func(r *Result) {
-			st := pfe.Stats
-			r.Delivered = st.Delivered
-			r.InstrPerPacket = st.Instr[0].Summarize(1).Mean
-			r.SwitchDrops = unexpectedDrops(pfe.Drops())
-			r.Consumed = programDrops(pfe.Drops())
-			r.Created, r.Copies = st.Emitted, st.Copies
-		}
+		uplink = func(w int) sim.Handler { return h.edge(w).IngressHandler(0) }
+		attach = func(w int, wk sim.Handler, prop int64) { h.edge(w).Attach(h.port(w), wk, prop) }
+		port = h.port
 		deadline := s.DeadlinePs
 		if deadline <= 0 {
-			deadline = 1 << 62
+			deadline = defaultDeadline(s.StartPs, wc)
 		}
-		pfe.StartTimers(deadline)
-		stopTimers = pfe.StopTimers
-		_ = mc
+		for _, pfe := range h.all {
+			pfe.SetDeadline(deadline)
+			pfe.StartTimers(deadline)
+		}
+		collect = func(r *Result) {
+			for i, pfe := range h.all {
+				st := pfe.Stats
+				if i == 0 {
+					r.InstrPerPacket = st.Instr[0].Summarize(1).Mean
+				}
+				r.SwitchDrops += unexpectedDrops(pfe.Drops())
+				r.Consumed += programDrops(pfe.Drops())
+				r.Created += st.Emitted
+				r.Copies += st.Copies
+				r.Delivered += st.Delivered
+			}
+		}
+		stopTimers = func(ps int64) {
+			for _, pfe := range h.all {
+				pfe.StopTimers(ps)
+			}
+		}
 	case "tofino":
 		r.Program = "switchml"
 		if wc.PerPacket != workers.SwitchMLValues {
@@ -197,8 +213,10 @@ func Run(s Setup) (*Result, error) {
 			return nil, fmt.Errorf("switchml pool: %d slots, the program has 8192", pool)
 		}
 		wc.Window = min(wc.Window, pool)
+		r.Window = wc.Window
 		proto = workers.SwitchML{Port: 48864, Pool: pool}
-		uplink, attach = sw.IngressHandler, sw.Attach
+		uplink = sw.IngressHandler
+		attach = func(w int, wk sim.Handler, prop int64) { sw.Attach(port(w), wk, prop) }
 		sw.SetDeadline(1 << 62)
 		if s.DeadlinePs > 0 {
 			sw.SetDeadline(s.DeadlinePs)
@@ -220,7 +238,7 @@ func Run(s Setup) (*Result, error) {
 		return nil, err
 	}
 	for w, wk := range job.Workers {
-		attach(port(w), wk, wc.PropPs)
+		attach(w, wk, wc.PropPs)
 	}
 	// Timer threads run while the job does.
 	job.OnDone = stopTimers
@@ -271,6 +289,74 @@ func maxPs(v []int64) int64 {
 	return m
 }
 
+// hierarchy is the PFEs of a Trio-ML job: all[0] is the top level; with
+// first-level PFEs, all[1:] hold the servers.
+type hierarchy struct {
+	all     []*trio.PFE
+	perEdge int
+}
+
+func (h *hierarchy) edge(w int) *trio.PFE {
+	if len(h.all) == 1 {
+		return h.all[0]
+	}
+	return h.all[1+w/h.perEdge]
+}
+
+func (h *hierarchy) port(w int) int {
+	if len(h.all) == 1 {
+		return w
+	}
+	return w % h.perEdge
+}
+
+// buildHierarchy builds one PFE for all the servers, or a top-level PFE
+// and first first-level PFEs: first-level PFE i has perEdge servers on
+// ports 0..perEdge-1 and its uplink on port perEdge, wired to the top
+// level's port i; the top level aggregates the first-level PFEs (source
+// ids 0..first-1) and multicasts the result back down (group first =
+// ports 0..first-1), where each first-level PFE multicasts it to its
+// servers.
+func buildHierarchy(engine sim.Engine, params map[string]string, servers, first int, fabricPs, seed int64) (*hierarchy, error) {
+	with := func(extra map[string]string) map[string]string {
+		m := map[string]string{}
+		for k, v := range params {
+			m[k] = v
+		}
+		for k, v := range extra {
+			m[k] = v
+		}
+		return m
+	}
+	if first == 0 {
+		pfe, _, err := buildTrio(engine, with(map[string]string{"SOURCES": fmt.Sprint(servers), "GROUP": fmt.Sprint(servers)}), seed)
+		if err != nil {
+			return nil, err
+		}
+		return &hierarchy{all: []*trio.PFE{pfe}}, nil
+	}
+	if servers%first != 0 {
+		return nil, fmt.Errorf("%d servers do not split evenly among %d first-level PFEs", servers, first)
+	}
+	per := servers / first
+	top, _, err := buildTrio(engine, with(map[string]string{"SOURCES": fmt.Sprint(first), "GROUP": fmt.Sprint(first)}), seed)
+	if err != nil {
+		return nil, err
+	}
+	h := &hierarchy{all: []*trio.PFE{top}, perEdge: per}
+	for i := 0; i < first; i++ {
+		pfe, _, err := buildTrio(engine, with(map[string]string{"SOURCES": fmt.Sprint(per), "GROUP": fmt.Sprint(per),
+			"UP_PORT": fmt.Sprint(per), "UP_SRC": fmt.Sprint(i)}), seed+int64(i)+1)
+		if err != nil {
+			return nil, err
+		}
+		pfe.Attach(per, top, fabricPs)
+		top.Attach(i, pfe, fabricPs)
+		h.all = append(h.all, pfe)
+	}
+	return h, nil
+}
+
 func buildTrio(engine sim.Engine, params map[string]string, seed int64) (*trio.PFE, *trio.Microcode, error) {
 	l, err := configs.Load(configs.Source{Base: []string{"trio5.yaml"}})
 	if err != nil {
@@ -311,6 +397,14 @@ func buildTofino(engine sim.Engine, params map[string]string, seed int64) (*tofi
 	return tofino.MakeBuilder().WithEngine(engine).WithConfig(chip).WithPlacement(place).WithSeed(seed).Build(), nil
 }
 
+// defaultDeadline bounds a run whose job might never finish (the timer
+// threads would tick forever): every iteration's compute and the longest
+// sleeps it can draw, plus a second per iteration for aggregation.
+func defaultDeadline(start int64, wc workers.Config) int64 {
+	per := wc.ComputePs + int64(float64(wc.DelayPoints)*wc.SlowMax*float64(wc.TypicalIterPs)) + 1e12
+	return start + int64(wc.Iterations)*per
+}
+
 // programDrops counts the drops the program made.
 func programDrops(ds []trio.DropCount) int {
 	n := 0
@@ -333,3 +427,6 @@ func unexpectedDrops(ds []trio.DropCount) int {
 	}
 	return n
 }
+
+// WorkersConfig is the workers' configuration (components/workers.Config).
+type WorkersConfig = workers.Config

@@ -115,3 +115,25 @@ func TestBadSetups(t *testing.T) {
 }
 
 type workersConfig = workers.Config
+
+// Hierarchical aggregation ([TRIO] §6.1's testbed): six servers on two
+// first-level PFEs feeding a top-level PFE. Results are the sum over all
+// six servers; each first-level PFE consumes its servers' packets and
+// sends one contribution per block up; the top level consumes those and
+// creates one result per block, which comes back down to every server.
+func TestHierarchicalAggregation(t *testing.T) {
+	wc := params(t).Workers(0, 0, 1)
+	wc.Workers, wc.Gradients, wc.Window, wc.Iterations, wc.ComputePs = 6, 10*1024, 4, 2, 1e8
+	r, err := Run(Setup{Switch: "trio", Workers: wc, Seed: 1, FirstLevel: 2, FabricPs: 200000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	blocks := 10 * 2
+	if !r.Done || r.Wrong != 0 || r.SwitchDrops != 0 || r.Degraded != 0 {
+		t.Fatalf("done %v, wrong %d, unexpected drops %d, degraded %d", r.Done, r.Wrong, r.SwitchDrops, r.Degraded)
+	}
+	// Created: 2 first-level contributions + 1 top result per block.
+	if r.Results != 6*blocks || r.Created != 3*blocks || r.Consumed != 6*blocks+2*blocks {
+		t.Errorf("results %d (want %d), created %d (want %d), consumed %d (want %d)", r.Results, 6*blocks, r.Created, 3*blocks, r.Consumed, 8*blocks)
+	}
+}

@@ -85,10 +85,14 @@ func (r *Result) healthy() error {
 // EngineSaturation is the PFE's aggregation rate when gradient packets
 // arrive faster than its read-modify-write engines can add them.
 type EngineSaturation struct {
-	Packets     int     `json:"packets"`
-	Gradients   int64   `json:"gradients"`
-	DurationUs  float64 `json:"duration_us"`
-	GOpsPerSec  float64 `json:"aggregation_gops"` // gradients added (or written) per ns
+	Packets    int     `json:"packets"`
+	Gradients  int64   `json:"gradients"`
+	DurationUs float64 `json:"duration_us"`
+	GOpsPerSec float64 `json:"aggregation_gops"` // gradients added per ns
+	// EngineGOps is the engines' work per ns in add operations (busy time
+	// over the time of one add): adds plus the result copies' reads and
+	// the buffer clears' writes.
+	EngineGOps  float64 `json:"engine_gops"`
 	EngineUtil  float64 `json:"engine_utilisation"`
 	HottestUtil float64 `json:"hottest_engine_utilisation"`
 	MaxThreads  int     `json:"max_threads_busy"`
@@ -138,6 +142,7 @@ func SaturateEngines(sources, blocks, g int, seed int64) (*EngineSaturation, err
 		out.GOpsPerSec = float64(out.Gradients) / (float64(dur) / 1000)
 		out.EngineUtil = float64(total) / float64(cfg.SMem.RMWEngines) / float64(dur)
 		out.HottestUtil = float64(hottest) / float64(dur)
+		out.EngineGOps = float64(total) / float64(cfg.CyclesToPs(int64(cfg.SMem.AddCycles))) / (float64(dur) / 1000)
 	}
 	if st.Emitted != blocks {
 		return out, fmt.Errorf("%d results for %d blocks", st.Emitted, blocks)
@@ -190,7 +195,9 @@ func PartialResults(p *Params, timeoutsMs []float64, seed int64) ([]PartialResul
 }
 
 // Speedup is the straggler experiment of [TRIO] §6.2 (Fig. 13) at one
-// straggling probability.
+// straggling probability. Trio-ML runs hierarchically as in the paper's
+// testbed (configs/aggregation.yaml: servers split among first-level
+// PFEs); SwitchML has every server on one pipe, as in the paper.
 type Speedup struct {
 	Probability    float64 `json:"probability"`
 	TypicalMs      float64 `json:"typical_iteration_ms"` // Trio-ML without stragglers
@@ -207,7 +214,11 @@ type Speedup struct {
 // sleeps scale with is Trio-ML's without stragglers.
 func StragglerSpeedup(p *Params, prob float64, seed int64) (*Speedup, error) {
 	base := p.Workers(0, 0, seed)
-	typ, err := Run(Setup{Switch: "trio", Workers: base, Seed: seed})
+	hier := func(s Setup) Setup {
+		s.FirstLevel, s.FabricPs = p.Training.FirstLevel, int64(p.Training.FabricNs*1000)
+		return s
+	}
+	typ, err := Run(hier(Setup{Switch: "trio", Workers: base, Seed: seed}))
 	if err != nil {
 		return nil, err
 	}
@@ -216,7 +227,7 @@ func StragglerSpeedup(p *Params, prob float64, seed int64) (*Speedup, error) {
 	}
 	typicalPs := int64(typ.MeanIterationMs * 1e9)
 	wc := p.Workers(prob, typicalPs, seed)
-	tr, err := Run(Setup{Switch: "trio", Workers: wc, Seed: seed})
+	tr, err := Run(hier(Setup{Switch: "trio", Workers: wc, Seed: seed}))
 	if err != nil {
 		return nil, err
 	}
