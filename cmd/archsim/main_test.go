@@ -429,3 +429,39 @@ func TestCompare(t *testing.T) {
 		t.Errorf("pie-rfc: want rejected on Tofino (stage-local-memory) and running on Trio, got %+v", res.Results)
 	}
 }
+
+// `archsim aggregate`: the JSON keys scripts rely on, a correct run on
+// each switch, and one-line errors with exit status 2 for bad input.
+func TestAggregate(t *testing.T) {
+	for _, sw := range []string{"trio", "tofino"} {
+		out, errOut, code := run(t, "aggregate", "--switch", sw, "--workers", "4", "--gradients", "8192", "--window", "8", "--iterations", "2", "--compute-ms", "0.1", "--json")
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", sw, code, errOut)
+		}
+		var r map[string]any
+		if err := json.Unmarshal([]byte(out), &r); err != nil {
+			t.Fatal(err)
+		}
+		for _, k := range []string{"switch", "program", "workers", "gradients_per_packet", "window", "iterations", "done", "mean_iteration_ms",
+			"block_latency_us", "throughput_gbps", "packets_sent", "results_received", "degraded_results", "wrong_results", "switch_consumed", "events"} {
+			if _, ok := r[k]; !ok {
+				t.Errorf("%s: JSON lacks %q", sw, k)
+			}
+		}
+		if r["done"] != true || r["wrong_results"].(float64) != 0 || r["results_received"] != r["packets_sent"] {
+			t.Errorf("%s: done %v, wrong %v, sent %v, received %v", sw, r["done"], r["wrong_results"], r["packets_sent"], r["results_received"])
+		}
+	}
+	for _, args := range [][]string{
+		{"aggregate", "--switch", "nic"},
+		{"aggregate", "--straggle-prob", "2"},
+		{"aggregate", "--workers", "5"},
+		{"aggregate", "--window", "-3"},
+		{"aggregate", "--set", "aggregation.host.nic_gbps=fast"},
+	} {
+		_, errOut, code := run(t, args...)
+		if code != 2 || errOut == "" || strings.Count(strings.TrimSpace(errOut), "\n") != 0 {
+			t.Errorf("%v: exit %d, stderr %q; want 2 and one line", args, code, errOut)
+		}
+	}
+}

@@ -73,7 +73,7 @@ measures per-packet pipeline latency by simulating packets on the Akita engine.
 	f.Int64Var(&o.seed, "seed", 1, "random seed (same seed, same output)")
 	f.BoolVar(&o.noSim, "no-sim", false, "place only; skip the latency simulation")
 	f.StringVar(&o.sonic, "sonic-config", "", "SONiC CONFIG_DB JSON (file or configs/sonic name) programming the sonic-l3 program and the traffic manager")
-	root.AddCommand(newListCmd(out), newValidateCmd(out), newShowCmd(out), newRunCmd(out), newBenchCmd(out), newCompareCmd(out))
+	root.AddCommand(newListCmd(out), newValidateCmd(out), newShowCmd(out), newRunCmd(out), newBenchCmd(out), newCompareCmd(out), newAggregateCmd(out))
 	return root
 }
 

@@ -1,0 +1,136 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+
+	"github.com/spf13/cobra"
+
+	"archsim/experiments/aggregation"
+)
+
+// aggregateOptions are `archsim aggregate`'s flags; zero means "from
+// configs/aggregation.yaml".
+type aggregateOptions struct {
+	sw         string
+	workers    int
+	perPacket  int
+	window     int
+	gradients  int
+	iterations int
+	computeMs  float64
+	prob       float64
+	typicalMs  float64
+	firstLevel int
+	pool       int
+	sets       []string
+	seed       int64
+	json       bool
+}
+
+func newAggregateCmd(out io.Writer) *cobra.Command {
+	o := &aggregateOptions{}
+	cmd := &cobra.Command{
+		Use:   "aggregate --switch trio|tofino",
+		Short: "Run an in-network aggregation job: workers streaming gradients to Trio-ML (Trio) or SwitchML (Tofino)",
+		Long: `Simulates the workers of a data-parallel training job aggregating their
+gradients in the network: trio-ml on Trio PFEs (one PFE, or first-level
+PFEs feeding a top-level one) or switchml on the Tofino model. Host,
+training and straggler parameters come from configs/aggregation.yaml
+(override them with --set aggregation.KEY=VALUE or the flags below).`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if o.sw != "trio" && o.sw != "tofino" {
+				return &exitError{code: 2, msg: fmt.Sprintf("--switch %q: want trio or tofino", o.sw)}
+			}
+			if o.prob < 0 || o.prob > 1 {
+				return &exitError{code: 2, msg: fmt.Sprintf("--straggle-prob %g: must be in [0, 1]", o.prob)}
+			}
+			p, err := aggregation.LoadParams(o.sets)
+			if err != nil {
+				return &exitError{code: 2, msg: oneLine(err.Error())}
+			}
+			wc := p.Workers(o.prob, int64(o.typicalMs*1e9), o.seed)
+			if o.sw == "tofino" {
+				wc.PerPacket = 64 // switchml's packet
+			}
+			for _, f := range []struct {
+				v   int
+				dst *int
+			}{{o.workers, &wc.Workers}, {o.perPacket, &wc.PerPacket}, {o.window, &wc.Window}, {o.gradients, &wc.Gradients}, {o.iterations, &wc.Iterations}} {
+				if f.v != 0 {
+					*f.dst = f.v
+				}
+			}
+			if cmd.Flags().Changed("compute-ms") {
+				wc.ComputePs = int64(o.computeMs * 1e9)
+			}
+			if o.prob > 0 && o.typicalMs <= 0 {
+				// The sleeps scale with the typical iteration: a run
+				// without stragglers measures it first.
+				base := wc
+				base.StraggleProb = 0
+				r, err := aggregation.Run(setupFor(o, p, base))
+				if err != nil {
+					return &exitError{code: 2, msg: oneLine(err.Error())}
+				}
+				wc.TypicalIterPs = int64(r.MeanIterationMs * 1e9)
+			}
+			r, err := aggregation.Run(setupFor(o, p, wc))
+			if err != nil {
+				return &exitError{code: 2, msg: oneLine(err.Error())}
+			}
+			if o.json {
+				return writeJSON(out, r)
+			}
+			var buf bytes.Buffer
+			fmt.Fprintf(&buf, "%s on %s: %d workers, %d gradients per packet, window %d, %d iterations\n\n", r.Program, r.Switch, r.Workers, r.GradsPerPacket, r.Window, r.Iterations)
+			t := newTable(&buf, "Measure", "Value")
+			row := func(k, v string) { appendRow(t, k, v) }
+			row("Finished", fmt.Sprint(r.Done))
+			row("Mean iteration (ms)", fmt.Sprintf("%.3f", r.MeanIterationMs))
+			row("Block latency, send to result (µs)", fmt.Sprintf("%.1f", r.BlockLatencyUs))
+			row("Aggregation throughput per worker (Gb/s)", fmt.Sprintf("%.2f", r.ThroughputGbps))
+			row("Packets sent / results received", fmt.Sprintf("%d / %d", r.Sent, r.Results))
+			row("Degraded (partial) results", fmt.Sprintf("%d (wait %.2f–%.2f ms)", r.Degraded, r.PartialMinMs, r.PartialMaxMs))
+			row("Wrong results", fmt.Sprint(r.Wrong))
+			row("Sleeps injected", fmt.Sprint(r.Sleeps))
+			row("Switch: consumed / created / copies / delivered / other drops", fmt.Sprintf("%d / %d / %d / %d / %d", r.Consumed, r.Created, r.Copies, r.Delivered, r.SwitchDrops))
+			row("Simulated (ms) / events", fmt.Sprintf("%.1f / %d", r.SimulatedMs, r.Events))
+			_ = t.Render()
+			_, err = out.Write(buf.Bytes())
+			return err
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.sw, "switch", "trio", "trio (trio-ml on Trio PFEs) or tofino (switchml)")
+	f.IntVar(&o.workers, "workers", 0, "workers (default: configs/aggregation.yaml)")
+	f.IntVar(&o.perPacket, "gradients-per-packet", 0, "gradients per packet (trio; tofino is fixed at 64)")
+	f.IntVar(&o.window, "window", 0, "outstanding blocks per worker")
+	f.IntVar(&o.gradients, "gradients", 0, "gradients per worker per iteration")
+	f.IntVar(&o.iterations, "iterations", 0, "training iterations")
+	f.Float64Var(&o.computeMs, "compute-ms", 0, "compute time per iteration (ms)")
+	f.Float64Var(&o.prob, "straggle-prob", 0, "Slow Worker Pattern probability p")
+	f.Float64Var(&o.typicalMs, "typical-ms", 0, "typical iteration time the sleeps scale with (default: measured without stragglers)")
+	f.IntVar(&o.firstLevel, "first-level", -1, "trio: first-level PFEs (0: one PFE; default: configs/aggregation.yaml)")
+	f.IntVar(&o.pool, "pool", 0, "tofino: SwitchML slots per worker (default: configs/aggregation.yaml)")
+	f.StringArrayVar(&o.sets, "set", nil, "override an aggregation.yaml key, e.g. aggregation.host.core_ns_per_packet=500 (repeatable)")
+	f.Int64Var(&o.seed, "seed", 1, "random seed (straggler pattern)")
+	f.BoolVar(&o.json, "json", false, "print JSON")
+	return cmd
+}
+
+func setupFor(o *aggregateOptions, p *aggregation.Params, wc aggregation.WorkersConfig) aggregation.Setup {
+	s := aggregation.Setup{Switch: o.sw, Workers: wc, Seed: o.seed, Pool: p.SwitchML.Pool}
+	if o.pool > 0 {
+		s.Pool = o.pool
+	}
+	if o.sw == "trio" {
+		s.FirstLevel, s.FabricPs = p.Training.FirstLevel, int64(p.Training.FabricNs*1000)
+		if o.firstLevel >= 0 {
+			s.FirstLevel = o.firstLevel
+		}
+	}
+	return s
+}
