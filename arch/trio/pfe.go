@@ -78,7 +78,7 @@ type thread struct {
 	// Payload bookkeeping: where the payload starts and the tail chunks
 	// already fetched.
 	payloadAt   int
-	tailFetched []int
+	tailFetched []uint64 // bitmap of the tail's 64-byte chunks already in local memory
 }
 
 type ppe struct {
@@ -389,6 +389,11 @@ func (p *PFE) run(th *thread) {
 	p.exec.Payload = programs.PayloadBytes(pkt.Head, pkt.Len, res.Offset)
 	th.payloadAt = res.Offset
 	th.tailFetched = th.tailFetched[:0]
+	if n := (pkt.Len - p.cfg.HeadBytes + p.cfg.XTXN.TailChunkBytes - 1) / p.cfg.XTXN.TailChunkBytes; n > 0 {
+		for range (n + 63) / 64 {
+			th.tailFetched = append(th.tailFetched, 0)
+		}
+	}
 	ctl := prog.Ingress
 	if egress {
 		ctl = prog.Egress
@@ -762,12 +767,10 @@ func (t *tracer) Payload(word int) {
 		return
 	}
 	chunk := (off - p.cfg.HeadBytes) / p.cfg.XTXN.TailChunkBytes
-	for _, c := range th.tailFetched {
-		if c == chunk {
-			return
-		}
+	if th.tailFetched[chunk/64]&(1<<(chunk%64)) != 0 {
+		return
 	}
-	th.tailFetched = append(th.tailFetched, chunk)
+	th.tailFetched[chunk/64] |= 1 << (chunk % 64)
 	th.add(step{kind: stepSync, x: XTail, bank: -1, latency: NsToPs(p.cfg.SMem.DRAMLatencyNs)})
 }
 

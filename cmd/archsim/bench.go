@@ -12,6 +12,7 @@ import (
 	"archsim/arch/tofino"
 	"archsim/arch/trio"
 	"archsim/experiments"
+	"archsim/experiments/aggregation"
 	"archsim/programs"
 )
 
@@ -52,6 +53,11 @@ func newBenchCmd(out io.Writer) *cobra.Command {
 			}
 			rows = append(rows, row)
 			row, err = benchTrio(packets)
+			if err != nil {
+				return &exitError{code: 1, msg: oneLine(err.Error())}
+			}
+			rows = append(rows, row)
+			row, err = benchTrioML()
 			if err != nil {
 				return &exitError{code: 1, msg: oneLine(err.Error())}
 			}
@@ -152,4 +158,24 @@ func benchTrio(packets int) (benchRow, error) {
 	wall := time.Since(start).Seconds()
 	return benchRow{Workload: "ndp on a Trio 5 PFE, load 0.5", WallS: wall, SimulatedUs: run.SimulatedNs / 1000, Packets: run.Offered,
 		Events: run.Events, EventsPerPacket: float64(run.Events) / float64(run.Offered), PacketsPerSec: float64(run.Offered) / wall}, nil
+}
+
+// benchTrioML times a Trio-ML job: four workers stream 256 blocks of 1024
+// gradients through one Trio 5 PFE with window 64 (the hosts' events are
+// included).
+func benchTrioML() (benchRow, error) {
+	p, err := aggregation.LoadParams(nil)
+	if err != nil {
+		return benchRow{}, err
+	}
+	wc := p.Workers(0, 0, 1)
+	wc.Workers, wc.Gradients, wc.Window, wc.Iterations, wc.ComputePs = 4, 256*1024, 64, 1, 0
+	start := time.Now()
+	r, err := aggregation.Run(aggregation.Setup{Switch: "trio", Workers: wc, Seed: 1})
+	if err != nil {
+		return benchRow{}, err
+	}
+	wall := time.Since(start).Seconds()
+	return benchRow{Workload: "trio-ml job: 4 workers x 256 blocks of 1024 gradients, one Trio 5 PFE", WallS: wall, SimulatedUs: r.SimulatedMs * 1000,
+		Packets: r.Sent, Events: r.Events, EventsPerPacket: float64(r.Events) / float64(r.Sent), PacketsPerSec: float64(r.Sent) / wall}, nil
 }

@@ -299,7 +299,7 @@ func TestBenchJSON(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &rows); err != nil {
 		t.Fatal(err)
 	}
-	if len(rows) != 4 {
+	if len(rows) != 5 {
 		t.Fatalf("%d rows", len(rows))
 	}
 	for _, r := range rows {
@@ -308,7 +308,13 @@ func TestBenchJSON(t *testing.T) {
 				t.Errorf("%v lacks %q", r["workload"], k)
 			}
 		}
-		if r["events"].(float64) <= 0 || r["events_per_packet"].(float64) > 40 {
+		// A trio-ml packet carries 1024 gradients: a synchronous tail fetch
+		// per 64 bytes is an event each.
+		limit := 40.0
+		if strings.HasPrefix(r["workload"].(string), "trio-ml") {
+			limit = 250
+		}
+		if r["events"].(float64) <= 0 || r["events_per_packet"].(float64) > limit {
 			t.Errorf("%v: %v events, %v per packet", r["workload"], r["events"], r["events_per_packet"])
 		}
 	}
