@@ -83,7 +83,7 @@ func (c *Context) latencySweep() ([]aggregation.LatencyPoint, error) {
 }
 
 func trioClaims() []Claim {
-	return []Claim{
+	return append(trioArchClaims(), []Claim{
 		{
 			ID:        "trio.contrast.pie-rfc",
 			Source:    trioSrc + " §1, §3; PIE paper §IV",
@@ -281,7 +281,7 @@ func trioClaims() []Claim {
 					s.Ratio, s.SwitchMLMs, s.TrioMs, s.TypicalMs, s.Sleeps, s.Degraded, bound), Pass: s.Ratio >= 1.65 && s.Ratio <= 1.87, Value: s.Ratio, Target: 1.76}
 			},
 		},
-	}
+	}...)
 }
 
 func windowClaim(id, expected, tol string, ok func([]aggregation.WindowPoint) bool) Claim {
