@@ -1,0 +1,110 @@
+package trio
+
+import (
+	"fmt"
+
+	"archsim/components/packet"
+)
+
+// Output: multicast replication, per-port output queues drained at line
+// rate, the egress thread, and delivery to attached hosts.
+
+// released moves a processed head on: an ingress packet to its output
+// queue (or back to the dispatcher to recirculate), an egress one to the
+// wire.
+func (p *PFE) released(pkt *packet.Packet, gress int, now int64) {
+	if gress == 1 { // egress done
+		p.delivered(pkt, now)
+		return
+	}
+	if pkt.Recirculate {
+		pkt.Recirculate = false
+		p.arrive(pkt, 0, now)
+		return
+	}
+	if pkt.McastGrp != 0 {
+		g := p.groups[pkt.McastGrp]
+		if g == nil {
+			p.drops[fmt.Sprintf("no multicast group %d", pkt.McastGrp)]++
+			return
+		}
+		for _, port := range g.Ports {
+			c := pkt.Clone()
+			c.McastGrp, c.OutPort = 0, port
+			p.Stats.Copies++
+			p.output(c, now)
+		}
+		if pkt.OutPort == NoPort {
+			p.Stats.Replicated++ // the packet lives on as its copies
+			return
+		}
+	}
+	if pkt.OutPort == NoPort {
+		p.drops["no destination port"]++
+		return
+	}
+	p.output(pkt, now)
+}
+
+// output queues a processed packet for its port (or, in a saturation
+// run, passes it on at once).
+func (p *PFE) output(pkt *packet.Packet, now int64) {
+	if p.unpaced {
+		pkt.EnqPs, pkt.DeqDeltaPs = now, 0
+		if p.prog.Egress != nil && len(p.prog.Egress.Body) > 0 {
+			p.arrive(pkt, 1, now)
+		} else {
+			p.delivered(pkt, now)
+		}
+		return
+	}
+	q := p.out[pkt.OutPort]
+	if q == nil {
+		q = &outQueue{}
+		p.out[pkt.OutPort] = q
+	}
+	pkt.EnqPs = now
+	pkt.EnqDepthCells = len(q.pkts)
+	q.pkts = append(q.pkts, pkt)
+	q.maxLen = max(q.maxLen, len(q.pkts))
+	if !q.pending {
+		q.pending = true
+		packet.Schedule(p.engine, p, max(now, q.busyUntil), evDequeue, nil, pkt.OutPort)
+	}
+}
+
+// dequeue sends the next packet of an output queue at the port's rate.
+func (p *PFE) dequeue(port int, now int64) {
+	q := p.out[port]
+	if len(q.pkts) == 0 {
+		q.pending = false
+		return
+	}
+	pkt := q.pkts[0]
+	q.pkts[0] = nil
+	q.pkts = q.pkts[1:]
+	pkt.DeqDeltaPs = now - pkt.EnqPs
+	pkt.DeqDepthCells = len(q.pkts)
+	q.busyUntil = now + packet.SerializationPs(pkt.Len, p.cfg.PortGbps)
+	if p.prog.Egress != nil && len(p.prog.Egress.Body) > 0 {
+		p.arrive(pkt, 1, now)
+	} else {
+		p.delivered(pkt, now)
+	}
+	packet.Schedule(p.engine, p, q.busyUntil, evDequeue, nil, port)
+}
+
+func (p *PFE) delivered(pkt *packet.Packet, now int64) {
+	if p.onDeliver != nil {
+		p.onDeliver(pkt)
+	}
+	if a, ok := p.attached[pkt.OutPort]; ok {
+		packet.Schedule(p.engine, a.h, now+packet.SerializationPs(pkt.Len, p.cfg.PortGbps)+a.propPs, packet.KindArrive, pkt, pkt.OutPort)
+	}
+	p.Stats.Delivered++
+	p.Stats.E2E.Add(now - pkt.BornPs)
+	if p.Stats.FirstDonePs == 0 {
+		p.Stats.FirstDonePs = now
+	}
+	p.Stats.LastDonePs = now
+}

@@ -1,0 +1,153 @@
+package trio
+
+import (
+	"hash/crc32"
+
+	"archsim/programs"
+)
+
+// The tracer turns what the interpreter runs into a thread's script: the
+// lowered cost of each statement, lookup, stateful operation and payload
+// access the packet actually executed.
+
+// tracer turns what the interpreter runs into script steps.
+type tracer struct {
+	p  *PFE
+	th *thread
+}
+
+func (t *tracer) Stmt(s programs.Stmt) {
+	if c := t.p.mc.stmt[s]; c != nil {
+		t.th.add(step{kind: stepInstr, n: c.Instr})
+	}
+}
+
+func (t *tracer) Lookup(tb *programs.Table, key []int64, hit bool, a *programs.Action) {
+	p := t.p
+	if !exactOnly(tb) {
+		t.th.add(step{kind: stepSync, x: XFilter, bank: -1, latency: NsToPs(p.cfg.Lookup.FilterLatencyNs)})
+		return
+	}
+	o := p.mc.object[tb]
+	h := crc32.NewIEEE()
+	var b [8]byte
+	for _, k := range key {
+		for i := range b {
+			b[i] = byte(k >> (8 * i))
+		}
+		h.Write(b[:])
+	}
+	entry := int64(h.Sum32()) % int64(max(1, tb.Size))
+	t.th.add(step{kind: stepSync, x: XHash, bank: p.bank(o, entry), cycles: (o.EntryBytes+p.cfg.SMem.BytesPerCycle-1)/p.cfg.SMem.BytesPerCycle + p.cfg.Lookup.HashCycles,
+		latency: p.latency(o)})
+}
+
+func (t *tracer) Register(ra *programs.RegisterAction, index int) {
+	p := t.p
+	rc := p.mc.reg[ra]
+	o := p.mc.object[ra.Register]
+	bank, lat := p.bank(o, int64(index)), p.latency(o)
+	if rc.Atomic {
+		k := stepAsync
+		if rc.Sync {
+			k = stepSync
+		}
+		t.th.add(step{kind: k, x: XRMW, bank: bank, cycles: rc.Cycles, latency: lat})
+		return
+	}
+	t.th.add(step{kind: stepSync, x: XRead, bank: bank, cycles: rc.Cycles, latency: lat})
+	t.th.add(step{kind: stepInstr, n: rc.Instr})
+	t.th.add(step{kind: stepAsync, x: XWrite, bank: bank, cycles: p.mc.engineCycles("write", rc.Bytes), latency: lat})
+}
+
+func (t *tracer) Meter(m *programs.Meter, index int) {
+	p := t.p
+	o := p.mc.object[m]
+	t.th.add(step{kind: stepSync, x: XPolicer, bank: p.bank(o, int64(index)), cycles: p.mc.engineCycles("add", o.EntryBytes), latency: p.latency(o)})
+}
+
+func (t *tracer) Count(c *programs.Counter, index int) {
+	p := t.p
+	o := p.mc.object[c]
+	t.th.add(step{kind: stepAsync, x: XCounter, bank: p.bank(o, int64(index)), cycles: p.mc.engineCycles("add", o.EntryBytes), latency: p.latency(o)})
+}
+
+// Payload charges a tail fetch the first time a thread touches a 64-byte
+// chunk of the packet beyond its head.
+func (t *tracer) Payload(word int) {
+	p, th := t.p, t.th
+	if th.pkt == nil {
+		return // a timer thread has no packet: every word reads 0
+	}
+	off := th.payloadAt + 4*word
+	if off < p.cfg.HeadBytes || off >= th.pkt.Len {
+		return
+	}
+	chunk := (off - p.cfg.HeadBytes) / p.cfg.XTXN.TailChunkBytes
+	if th.tailFetched[chunk/64]&(1<<(chunk%64)) != 0 {
+		return
+	}
+	th.tailFetched[chunk/64] |= 1 << (chunk % 64)
+	th.add(step{kind: stepSync, x: XTail, bank: -1, latency: NsToPs(p.cfg.SMem.DRAMLatencyNs)})
+}
+
+// Bulk charges emit(REG, START, CELLS)'s copy of register cells into the
+// new packet's tail as Trio-ML builds its Result packet ([TRIO] §4): a
+// loop whose iterations each pull an xtxn.result_chunk_bytes chunk from
+// the shared memory (DMEM) into local memory, in synchronous reads of at
+// most xtxn.max_bytes on the register's banks, then write it to the packet
+// buffer (PMEM, asynchronous, no RMW engine).
+func (t *tracer) Bulk(r *programs.Register, start, cells int) {
+	p, th := t.p, t.th
+	o := p.mc.object[r]
+	w := r.Type.Bits / 8
+	lat := p.latency(o)
+	total := cells * w
+	for off := 0; off < total; off += p.cfg.XTXN.ResultChunkBytes {
+		chunk := min(p.cfg.XTXN.ResultChunkBytes, total-off)
+		// The chunk's reads are issued back to back and the thread waits
+		// for the last reply (replies return in order); then one write
+		// puts the chunk in the packet buffer. Each transaction needs an
+		// instruction to issue it.
+		reads := (chunk + p.cfg.XTXN.MaxBytes - 1) / p.cfg.XTXN.MaxBytes
+		for i := 0; i < reads; i++ {
+			k := i * p.cfg.XTXN.MaxBytes
+			n := min(p.cfg.XTXN.MaxBytes, chunk-k)
+			cell := int64(start + (off+k)/w)
+			kind := stepAsync
+			if i == reads-1 {
+				kind = stepSync
+			}
+			th.add(step{kind: kind, x: XRead, bank: p.bank(o, cell), cycles: p.mc.engineCycles("read", n), latency: lat})
+		}
+		th.add(step{kind: stepAsync, x: XPMEM, bank: -1, latency: NsToPs(p.cfg.SMem.DRAMLatencyNs)})
+		th.add(step{kind: stepInstr, n: max(bulkLoopInstr, (reads+1+p.cfg.Instr.XTXNPerInstr-1)/p.cfg.Instr.XTXNPerInstr)})
+	}
+}
+
+// Clear charges clear(REG, START, CELLS)'s reset of register cells, the
+// way Trio-ML empties a block's aggregation buffer ([TRIO] §4): the range
+// (cells × the cell's bytes) is written with the largest transactions
+// ([TRIO] §2.3: up to xtxn.max_bytes; the last one shorter but at least
+// xtxn.min_bytes), asynchronous, each on the bank of its first cell. The loop's body is bulkLoopInstr
+// instructions, each issuing instr.xtxn_per_instr writes (the offset
+// increment and the branch ride on them): one issue instruction per write
+// when xtxn_per_instr is 1.
+func (t *tracer) Clear(r *programs.Register, start, cells int) {
+	p, th := t.p, t.th
+	o := p.mc.object[r]
+	w := max(1, (r.Type.Bits+7)/8)
+	lat := p.latency(o)
+	total := cells * w
+	perIter := bulkLoopInstr * p.cfg.Instr.XTXNPerInstr
+	writes := (total + p.cfg.XTXN.MaxBytes - 1) / p.cfg.XTXN.MaxBytes
+	for i := 0; i < writes; i++ {
+		k := i * p.cfg.XTXN.MaxBytes
+		n := max(p.cfg.XTXN.MinBytes, min(p.cfg.XTXN.MaxBytes, total-k))
+		cell := int64(start + k/w)
+		th.add(step{kind: stepAsync, x: XWrite, bank: p.bank(o, cell), cycles: p.mc.engineCycles("write", n), latency: lat})
+		if (i+1)%perIter == 0 || i == writes-1 {
+			th.add(step{kind: stepInstr, n: bulkLoopInstr})
+		}
+	}
+}
