@@ -254,6 +254,36 @@ func TestBuiltinsPlace(t *testing.T) {
 	}
 }
 
+// switchml-256 folds four sections into switchml's 32 processor registers
+// by recirculation: it places on Tofino 1 in as many stages, with the
+// same stateful ALUs (32 processors, the bitmap and the countdown).
+func TestSwitchML256PlacesLikeSwitchML(t *testing.T) {
+	c := chip(t)
+	var used [2]int
+	for i, name := range []string{"switchml", "switchml-256"} {
+		p, err := Place(c, builtin(t, name))
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if p.Totals.MeterALU != 34 {
+			t.Errorf("%s: %d stateful ALUs, want 34", name, p.Totals.MeterALU)
+		}
+		used[i] = p.StagesUsed
+	}
+	if used[1] != used[0] || used[1] > c.MAU.Stages {
+		t.Errorf("switchml-256 in %d stages, switchml in %d", used[1], used[0])
+	}
+}
+
+func builtin(t *testing.T, name string) *programs.Program {
+	t.Helper()
+	p, err := programs.Resolve(name, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
 func TestExactTableSizing(t *testing.T) {
 	c := chip(t)
 	ways := waySizes(25, 4)

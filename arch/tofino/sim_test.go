@@ -122,7 +122,7 @@ func TestIssueSlotContention(t *testing.T) {
 // reason, or consumed by replication, exactly once.
 func TestConservation(t *testing.T) {
 	c := chip(t)
-	for _, name := range []string{"ndp", "pie-dp", "protego-receiver", "switchml"} {
+	for _, name := range []string{"ndp", "pie-dp", "protego-receiver", "switchml", "switchml-256"} {
 		prog, err := programs.Resolve(name, nil)
 		if err != nil {
 			t.Fatal(err)

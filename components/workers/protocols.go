@@ -2,6 +2,7 @@ package workers
 
 import (
 	"encoding/binary"
+	"fmt"
 
 	"archsim/components/packet"
 )
@@ -88,35 +89,68 @@ func (t TrioML) Decode(pkt *packet.Packet) (Result, bool) {
 // Slot implements Protocol: Trio-ML results name (gen, block).
 func (TrioML) Slot(int64) int { return -1 }
 
-// SwitchML speaks the switchml program's protocol: the SwitchML header
-// (packet type, worker, pool index = slot × 2 + shadow set, job) and 64
-// values in two 128-byte headers d0 and d1. Pool is the number of slots a
-// worker cycles through (its window).
+// SwitchML speaks the protocol of the switchml and switchml-256 programs:
+// the SwitchML header (packet type, worker, pool index = slot × 2 + shadow
+// set, job) and the values as 32-bit big-endian words. Values is 64
+// (switchml: two 128-byte headers d0 and d1; 0 means 64) or 256
+// (switchml-256: four 64-value sections, and two more header bytes, the
+// section and the remaining count its recirculation passes carry, sent as
+// 0). Pool is the number of slots a worker cycles through (its window).
 type SwitchML struct {
-	Port uint16
-	Pool int
+	Port   uint16
+	Pool   int
+	Values int
 }
 
-// SwitchML packet types (the switchml program's CONSUME and HARVEST).
+// SwitchML packet types (the programs' CONSUME and HARVEST).
 const (
 	switchMLConsume = 0
 	switchMLHarvest = 1
-	// SwitchMLValues is the number of 32-bit values per packet.
+	// SwitchMLValues is the number of 32-bit values per switchml packet.
 	SwitchMLValues = 64
-	switchMLHdrLen = 6
+	// SwitchML256Values is the number per switchml-256 packet.
+	SwitchML256Values = 256
+	switchMLHdrLen    = 6
+	switchML256HdrLen = 8
 )
+
+// PerPacket is the number of values a packet carries.
+func (s SwitchML) PerPacket() int {
+	if s.Values == 0 {
+		return SwitchMLValues
+	}
+	return s.Values
+}
+
+func (s SwitchML) hdrLen() int {
+	if s.PerPacket() == SwitchML256Values {
+		return switchML256HdrLen
+	}
+	return switchMLHdrLen
+}
+
+// Validate checks the packet format and the pool.
+func (s SwitchML) Validate() error {
+	if n := s.PerPacket(); n != SwitchMLValues && n != SwitchML256Values {
+		return fmt.Errorf("switchml values per packet: %d, want %d (switchml) or %d (switchml-256)", n, SwitchMLValues, SwitchML256Values)
+	}
+	if s.Pool < 1 || s.Pool > 1<<15 {
+		return fmt.Errorf("switchml pool: %d slots, want 1..32768 (the 16-bit pool index holds slot × 2 + set)", s.Pool)
+	}
+	return nil
+}
 
 // Packet implements Protocol.
 func (s SwitchML) Packet(w, gen, b int, seq int64, grads []int32) *packet.Packet {
-	at := l4At + udpLen
-	buf := make([]byte, at+switchMLHdrLen+4*SwitchMLValues)
+	at, hl, n := l4At+udpLen, s.hdrLen(), s.PerPacket()
+	buf := make([]byte, at+hl+4*n)
 	putL2L4(buf, w, 4000+uint16(w), s.Port)
 	h := buf[at:]
 	h[0] = switchMLConsume
 	h[1] = uint8(w)
 	binary.BigEndian.PutUint16(h[2:], uint16(s.Slot(seq)))
-	for i, g := range grads[:min(len(grads), SwitchMLValues)] {
-		binary.BigEndian.PutUint32(h[switchMLHdrLen+4*i:], uint32(g))
+	for i, g := range grads[:min(len(grads), n)] {
+		binary.BigEndian.PutUint32(h[hl+4*i:], uint32(g))
 	}
 	return &packet.Packet{ID: uint64(w)<<48 | uint64(seq), Flow: w, Head: buf, Len: len(buf), Passes: 1}
 }
@@ -128,18 +162,19 @@ func (s SwitchML) Slot(seq int64) int {
 	return slot*2 + set
 }
 
-// Decode implements Protocol: a HARVEST packet the switch multicast.
+// Decode implements Protocol: a HARVEST packet the switch multicast, its
+// values in gradient order (switchml-256 returns its sections in order).
 func (s SwitchML) Decode(pkt *packet.Packet) (Result, bool) {
 	b := pkt.Head
 	_, dst, ok := udpPorts(b)
-	at := l4At + udpLen
-	if !ok || dst != s.Port || len(b) < at+switchMLHdrLen+4*SwitchMLValues || b[at] != switchMLHarvest {
+	at, hl, n := l4At+udpLen, s.hdrLen(), s.PerPacket()
+	if !ok || dst != s.Port || len(b) < at+hl+4*n || b[at] != switchMLHarvest {
 		return Result{}, false
 	}
 	h := b[at:]
-	r := Result{Slot: int(binary.BigEndian.Uint16(h[2:])), BySlot: true, Values: make([]int32, SwitchMLValues)}
+	r := Result{Slot: int(binary.BigEndian.Uint16(h[2:])), BySlot: true, Values: make([]int32, n)}
 	for i := range r.Values {
-		r.Values[i] = int32(binary.BigEndian.Uint32(h[switchMLHdrLen+4*i:]))
+		r.Values[i] = int32(binary.BigEndian.Uint32(h[hl+4*i:]))
 	}
 	return r, true
 }
