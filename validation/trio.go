@@ -263,7 +263,7 @@ func trioClaims() []Claim {
 			Source:    trioSrc + " §6.2, Fig. 13",
 			Expected:  "straggling probability 16 %: iteration time 1.72–1.8 × better than SwitchML",
 			Tolerance: "speed-up 1.65–1.87",
-			Note:      "six workers, 20 iterations of 120 ms compute + a 1 MB slice of the model, Slow Worker Pattern with the same seed on both switches, typical iteration = Trio-ML's without stragglers; SwitchML = the switchml program on the Tofino model (64 gradients per packet, pool 512); iteration time = makespan / iterations",
+			Note:      "six workers, 20 iterations of 120 ms compute + a 1 MB slice of the model, Slow Worker Pattern with the same seed on both switches, typical iteration = Trio-ML's without stragglers; Trio-ML on two first-level PFEs and a top-level one (the paper's testbed); SwitchML = the switchml-256 program on the Tofino model (256 gradients per packet, pool 512, the paper's baseline); iteration time = makespan / iterations",
 			run: func(ctx *Context) Result {
 				if !ctx.Long {
 					return skipLong()

@@ -53,7 +53,7 @@ training and straggler parameters come from configs/aggregation.yaml
 			}
 			wc := p.Workers(o.prob, int64(o.typicalMs*1e9), o.seed)
 			if o.sw == "tofino" {
-				wc.PerPacket = 64 // switchml's packet
+				wc.PerPacket = 256 // switchml-256, the Trio paper's baseline (--gradients-per-packet 64: switchml)
 			}
 			for _, f := range []struct {
 				v   int
@@ -106,7 +106,7 @@ training and straggler parameters come from configs/aggregation.yaml
 	f := cmd.Flags()
 	f.StringVar(&o.sw, "switch", "trio", "trio (trio-ml on Trio PFEs) or tofino (switchml)")
 	f.IntVar(&o.workers, "workers", 0, "workers (default: configs/aggregation.yaml)")
-	f.IntVar(&o.perPacket, "gradients-per-packet", 0, "gradients per packet (trio; tofino is fixed at 64)")
+	f.IntVar(&o.perPacket, "gradients-per-packet", 0, "gradients per packet (trio: up to 4095; tofino: 64 runs switchml, 256 switchml-256)")
 	f.IntVar(&o.window, "window", 0, "outstanding blocks per worker")
 	f.IntVar(&o.gradients, "gradients", 0, "gradients per worker per iteration")
 	f.IntVar(&o.iterations, "iterations", 0, "training iterations")

@@ -1,6 +1,7 @@
 // Package aggregation runs in-network aggregation jobs end to end: the
 // workers of components/workers streaming gradients to a Trio PFE running
-// trio-ml or to a Tofino switch running switchml, on one Akita serial
+// trio-ml or to a Tofino switch running switchml (64 gradients per packet)
+// or switchml-256 (256, by recirculation), on one Akita serial
 // engine. The host, training and straggler parameters come from
 // configs/aggregation.yaml.
 package aggregation
@@ -118,6 +119,10 @@ type Result struct {
 	Created          int     `json:"switch_results_created"`
 	Copies           int     `json:"switch_multicast_copies"`
 	Delivered        int     `json:"switch_delivered"`
+	// Tofino only: pipe passes that ran the aggregation registers (a
+	// switchml contribution makes 1, a switchml-256 one 4; a slot's last
+	// packet makes 1 or 7 more).
+	Passes int `json:"switch_aggregation_passes,omitempty"`
 	// DegradedSources: degraded results received, by the src_cnt they
 	// carry.
 	DegradedSources map[int]int `json:"degraded_results_by_sources,omitempty"`
@@ -196,12 +201,14 @@ func Run(s Setup) (*Result, error) {
 			}
 		}
 	case "tofino":
-		r.Program = "switchml"
-		if wc.PerPacket != workers.SwitchMLValues {
-			return nil, fmt.Errorf("switchml carries %d gradients per packet, not %d", workers.SwitchMLValues, wc.PerPacket)
+		sp, ok := switchMLPrograms[wc.PerPacket]
+		if !ok {
+			return nil, fmt.Errorf("switchml carries %d (program switchml) or %d (switchml-256) gradients per packet, not %d",
+				workers.SwitchMLValues, workers.SwitchML256Values, wc.PerPacket)
 		}
+		r.Program = sp.name
 		params["NUM_WORKERS"] = fmt.Sprint(wc.Workers)
-		sw, err := buildTofino(engine, params, s.Seed)
+		sw, prog, err := buildTofino(engine, sp.name, params, s.Seed)
 		if err != nil {
 			return nil, err
 		}
@@ -209,18 +216,30 @@ func Run(s Setup) (*Result, error) {
 		if pool <= 0 {
 			pool = wc.Window
 		}
-		if pool > 8192 {
-			return nil, fmt.Errorf("switchml pool: %d slots, the program has 8192", pool)
+		if pool > sp.slots {
+			return nil, fmt.Errorf("%s pool: %d slots, the program has %d", sp.name, pool, sp.slots)
 		}
 		wc.Window = min(wc.Window, pool)
 		r.Window = wc.Window
-		proto = workers.SwitchML{Port: 48864, Pool: pool}
+		sml := workers.SwitchML{Port: 48864, Pool: pool, Values: wc.PerPacket}
+		if err := sml.Validate(); err != nil {
+			return nil, err
+		}
+		proto = sml
 		uplink = sw.IngressHandler
 		attach = func(w int, wk sim.Handler, prop int64) { sw.Attach(port(w), wk, prop) }
 		sw.SetDeadline(1 << 62)
 		if s.DeadlinePs > 0 {
 			sw.SetDeadline(s.DeadlinePs)
 		}
+		// Every pass of a contribution or harvest through the pipe runs one
+		// action of the first processor register.
+		first := prog.Register("value00")
+		sw.TraceRegister(func(_ int, ra *programs.RegisterAction, _, _ int64) {
+			if ra.Register == first {
+				r.Passes++
+			}
+		})
 		collect = func(r *Result) {
 			var drops []trio.DropCount
 			for _, d := range sw.Drops() {
@@ -339,7 +358,10 @@ func buildHierarchy(engine sim.Engine, params map[string]string, servers, first 
 		return nil, fmt.Errorf("%d servers do not split evenly among %d first-level PFEs", servers, first)
 	}
 	per := servers / first
-	top, _, err := buildTrio(engine, with(map[string]string{"SOURCES": fmt.Sprint(first), "GROUP": fmt.Sprint(first)}), seed)
+	// The top level scans with twice the period, so a first-level PFE's
+	// partial result (sent one to two periods after its last reference)
+	// reaches a live record.
+	top, _, err := buildTrio(engine, with(map[string]string{"SOURCES": fmt.Sprint(first), "GROUP": fmt.Sprint(first), "TIMEOUT_SCALE": "2"}), seed)
 	if err != nil {
 		return nil, err
 	}
@@ -377,24 +399,34 @@ func buildTrio(engine sim.Engine, params map[string]string, seed int64) (*trio.P
 	return trio.NewPFE(engine, cfg, mc, seed), mc, nil
 }
 
-func buildTofino(engine sim.Engine, params map[string]string, seed int64) (*tofino.Switch, error) {
+func buildTofino(engine sim.Engine, program string, params map[string]string, seed int64) (*tofino.Switch, *programs.Program, error) {
 	l, err := configs.Load(configs.Source{Base: []string{"tofino.yaml"}})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	chip, err := tofino.LoadConfig(l)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	prog, err := programs.Resolve("switchml", params)
+	prog, err := programs.Resolve(program, params)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	place, err := tofino.Place(chip, prog)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return tofino.MakeBuilder().WithEngine(engine).WithConfig(chip).WithPlacement(place).WithSeed(seed).Build(), nil
+	return tofino.MakeBuilder().WithEngine(engine).WithConfig(chip).WithPlacement(place).WithSeed(seed).Build(), prog, nil
+}
+
+// switchMLPrograms: the SwitchML program for a packet's gradient count,
+// and the slots its registers hold (each with a shadow copy).
+var switchMLPrograms = map[int]struct {
+	name  string
+	slots int
+}{
+	workers.SwitchMLValues:    {"switchml", 8192},     // 16384 cells = 8192 slots x 2 sets
+	workers.SwitchML256Values: {"switchml-256", 2048}, // 16384 cells = 2048 slots x 2 sets x 4 sections
 }
 
 // defaultDeadline bounds a run whose job might never finish (the timer

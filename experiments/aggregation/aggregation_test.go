@@ -56,6 +56,53 @@ func TestSwitchMLAggregates(t *testing.T) {
 	if r.Results != 4*200 || r.Consumed != r.Sent-200 {
 		t.Errorf("results %d (want 800), consumed %d (want %d)", r.Results, r.Consumed, r.Sent-200)
 	}
+	if r.Program != "switchml" || r.Passes != r.Sent+200 {
+		t.Errorf("program %s, %d aggregation passes, want switchml and %d (one per packet, one harvest per slot)", r.Program, r.Passes, r.Sent+200)
+	}
+}
+
+// SwitchML-256 on the Tofino model (one pipe, by recirculation): every
+// worker gets every block's result exactly once, exact; every contribution
+// makes four passes through the pipe and is consumed, but a slot's last,
+// which makes seven more harvest passes and is multicast.
+func TestSwitchML256Aggregates(t *testing.T) {
+	wc := params(t).Workers(0, 0, 1)
+	wc.Workers, wc.PerPacket, wc.Gradients, wc.Window, wc.Iterations, wc.ComputePs = 4, 256, 256*60+100, 16, 2, 1e8
+	r, err := Run(Setup{Switch: "tofino", Workers: wc, Pool: 16, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	blocks := 61 * 2 // 60 full blocks and one of 100 gradients, two iterations
+	if !r.Done || r.Wrong != 0 || r.SwitchDrops != 0 || r.Stale != 0 || r.Duplicates != 0 {
+		t.Fatalf("done %v, wrong %d, unexpected drops %d, stale %d, duplicates %d", r.Done, r.Wrong, r.SwitchDrops, r.Stale, r.Duplicates)
+	}
+	if r.Program != "switchml-256" || r.GradsPerPacket != 256 {
+		t.Errorf("program %s with %d gradients per packet", r.Program, r.GradsPerPacket)
+	}
+	if r.Sent != 4*blocks || r.Results != 4*blocks || r.Consumed != r.Sent-blocks {
+		t.Errorf("sent %d (want %d), results %d (want %d), consumed %d (want %d)", r.Sent, 4*blocks, r.Results, 4*blocks, r.Consumed, r.Sent-blocks)
+	}
+	if want := 4*r.Sent + 7*blocks; r.Passes != want {
+		t.Errorf("%d aggregation passes, want %d (4 per packet, 7 harvest passes per slot)", r.Passes, want)
+	}
+}
+
+// The pool limit follows the program: 2048 slots for switchml-256 (its
+// cells hold four sections per slot), 8192 for switchml.
+func TestSwitchML256PoolFollowsProgram(t *testing.T) {
+	wc := params(t).Workers(0, 0, 1)
+	wc.Workers, wc.PerPacket, wc.Gradients, wc.Window, wc.Iterations, wc.ComputePs = 2, 256, 256*4, 4, 1, 0
+	if _, err := Run(Setup{Switch: "tofino", Workers: wc, Pool: 2049, Seed: 1}); err == nil || !strings.Contains(err.Error(), "switchml-256 pool: 2049 slots, the program has 2048") {
+		t.Errorf("pool of 2049 slots for switchml-256: %v", err)
+	}
+	r, err := Run(Setup{Switch: "tofino", Workers: wc, Pool: 2048, Seed: 1})
+	if err != nil || !r.Done || r.Wrong != 0 {
+		t.Fatalf("pool of 2048 slots: %v %+v", err, r)
+	}
+	wc.PerPacket = 64
+	if _, err := Run(Setup{Switch: "tofino", Workers: wc, Pool: 8192, Seed: 1}); err != nil {
+		t.Errorf("pool of 8192 slots for switchml: %v", err)
+	}
 }
 
 // A worker that never sends: the scan threads age its blocks out and every
@@ -100,7 +147,7 @@ func TestBadSetups(t *testing.T) {
 		want string
 	}{
 		{Setup{Switch: "nic"}, "switch"},
-		{Setup{Switch: "tofino", Workers: p.Workers(0, 0, 1)}, "64 gradients per packet"},
+		{Setup{Switch: "tofino", Workers: p.Workers(0, 0, 1)}, "or 256 (switchml-256) gradients per packet"},
 		{Setup{Switch: "trio", Workers: func() (w workersConfig) { w = p.Workers(0, 0, 1); w.PerPacket = 5000; return }()}, "12 bits"},
 		{Setup{Switch: "trio", Workers: func() (w workersConfig) { w = p.Workers(0, 0, 1); w.Window = 0; return }()}, "window"},
 	} {
@@ -135,5 +182,25 @@ func TestHierarchicalAggregation(t *testing.T) {
 	// Created: 2 first-level contributions + 1 top result per block.
 	if r.Results != 6*blocks || r.Created != 3*blocks || r.Consumed != 6*blocks+2*blocks {
 		t.Errorf("results %d (want %d), created %d (want %d), consumed %d (want %d)", r.Results, 6*blocks, r.Created, 3*blocks, r.Consumed, 8*blocks)
+	}
+}
+
+// A stalled server below a first-level PFE: that PFE's scan threads send
+// its partial contribution up (two servers, marked degraded) before the
+// top level, scanning with twice the period, gives up; every server gets
+// a degraded result counting the five servers that sent.
+func TestHierarchicalStraggler(t *testing.T) {
+	wc := params(t).Workers(0, 0, 1)
+	wc.Workers, wc.Gradients, wc.Window, wc.Iterations, wc.ComputePs = 6, 4*1024, 4, 1, 0
+	wc.Stalled = []int{1}
+	r, err := Run(Setup{Switch: "trio", Workers: wc, Seed: 1, FirstLevel: 2, FabricPs: 200000, Params: map[string]string{"TIMEOUT_NS": "1000000"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !r.Done || r.Degraded != 6*4 || r.DegradedSources[5] != 6*4 || r.Wrong != 0 {
+		t.Fatalf("done %v, degraded %d by sources %v, wrong %d; want 24 degraded results counting 5 sources", r.Done, r.Degraded, r.DegradedSources, r.Wrong)
+	}
+	if r.PartialMaxMs > 2.25 {
+		t.Errorf("partial results after up to %.2f ms, want within two first-level periods (2 ms) plus the host path", r.PartialMaxMs)
 	}
 }

@@ -197,7 +197,7 @@ func PartialResults(p *Params, timeoutsMs []float64, seed int64) ([]PartialResul
 // Speedup is the straggler experiment of [TRIO] §6.2 (Fig. 13) at one
 // straggling probability. Trio-ML runs hierarchically as in the paper's
 // testbed (configs/aggregation.yaml: servers split among first-level
-// PFEs); SwitchML has every server on one pipe, as in the paper.
+// PFEs); SwitchML-256 has every server on one pipe, as in the paper.
 type Speedup struct {
 	Probability    float64 `json:"probability"`
 	TypicalMs      float64 `json:"typical_iteration_ms"` // Trio-ML without stragglers
@@ -234,8 +234,9 @@ func StragglerSpeedup(p *Params, prob float64, seed int64) (*Speedup, error) {
 	if !tr.Done || tr.Wrong > 0 {
 		return nil, fmt.Errorf("trio-ml with stragglers: done %v, %d wrong results", tr.Done, tr.Wrong)
 	}
+	// The paper's baseline: SwitchML-256 with pool size 512 ([TRIO] §6.1).
 	sc := wc
-	sc.PerPacket = workers.SwitchMLValues
+	sc.PerPacket = 256
 	sml, err := Run(Setup{Switch: "tofino", Workers: sc, Pool: p.SwitchML.Pool, Seed: seed})
 	if err != nil {
 		return nil, err
