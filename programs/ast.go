@@ -164,6 +164,18 @@ type PayloadExpr struct {
 	Pos   Pos
 }
 
+// AgedExpr is T.aged(Index), on a table with aging: it visits record slot
+// Index of the table the way a Trio timer thread scans a hash table (the
+// Trio paper §5): 1 when the slot holds an entry whose REF flag is clear
+// (not referenced since the last visit; the entry stays), otherwise 0, and
+// a set REF flag is cleared (a fetch-and-clear). An empty slot, or an
+// Index outside 0..size-1, yields 0. Control code only.
+type AgedExpr struct {
+	Table *Table
+	Index Expr
+	Pos   Pos
+}
+
 // ValidExpr tests a header's validity.
 type ValidExpr struct {
 	H   *Header
@@ -191,6 +203,7 @@ func (e *MeterCall) Type() Type    { return Type{Bits: 2} }
 func (e *PayloadExpr) Type() Type  { return Type{Bits: 32} }
 func (e *ValidExpr) Type() Type    { return Type{Bits: 1} }
 func (e *HitExpr) Type() Type      { return Type{Bits: 1} }
+func (e *AgedExpr) Type() Type     { return Type{Bits: 1} }
 func (e *CellExpr) Type() Type {
 	if e.Half != 0 {
 		return e.Reg.HalfType()
@@ -214,6 +227,7 @@ func (e *MeterCall) Position() Pos    { return e.Pos }
 func (e *PayloadExpr) Position() Pos  { return e.Pos }
 func (e *ValidExpr) Position() Pos    { return e.Pos }
 func (e *HitExpr) Position() Pos      { return e.Pos }
+func (e *AgedExpr) Position() Pos     { return e.Pos }
 
 // Stmt is a checked statement.
 type Stmt interface{ Position() Pos }
@@ -345,6 +359,41 @@ type ClearStmt struct {
 	Pos          Pos
 }
 
+// InsertStmt is T.insert(A(args)): the data plane adds an entry to an
+// exact table, keyed by the current values of the table's key
+// expressions, with action A and the values of Args (one per parameter of
+// A) as its action data; an entry with the same key is overwritten in its
+// slot. The entry takes the first free record slot from hash(key) mod
+// size (linear probing, see KeySlot); when the table holds size entries
+// nothing happens (TableState.InsertFailures counts it). Trio's microcode
+// adds hash records this way (the Trio paper §5). Control code only.
+type InsertStmt struct {
+	Table  *Table
+	Action *Action
+	Args   []Expr
+	Pos    Pos
+}
+
+// RemoveStmt is T.remove(): the data plane deletes the entry of an exact
+// table keyed by the current values of the key expressions, if there is
+// one. Control code only.
+type RemoveStmt struct {
+	Table *Table
+	Pos   Pos
+}
+
+// LoadStmt is T.load(Index): when record slot Index of an exact table
+// holds an entry, its key values are written into the key fields (each a
+// plain field) and its action runs as on a hit (its REF flag unchanged);
+// otherwise (an empty slot, or Index outside 0..size-1) the default action
+// runs. A timer thread scanning a table reads an aged record this way.
+// Control code only.
+type LoadStmt struct {
+	Table *Table
+	Index Expr
+	Pos   Pos
+}
+
 // WalkStmts calls fn for every statement of stmts and, recursively, of the
 // blocks nested in them (if and switch arms, loop init, post and body). It
 // does not descend into called functions' bodies.
@@ -400,6 +449,8 @@ func WalkExpr(e Expr, fn func(Expr)) {
 		WalkExpr(x.Index, fn)
 	case *PayloadExpr:
 		WalkExpr(x.Index, fn)
+	case *AgedExpr:
+		WalkExpr(x.Index, fn)
 	}
 }
 
@@ -426,6 +477,12 @@ func WalkStmtExprs(stmts []Stmt, fn func(Expr)) {
 		case *ClearStmt:
 			WalkExpr(s.Start, fn)
 			WalkExpr(s.Cells, fn)
+		case *InsertStmt:
+			for _, a := range s.Args {
+				WalkExpr(a, fn)
+			}
+		case *LoadStmt:
+			WalkExpr(s.Index, fn)
 		}
 	})
 }
@@ -440,3 +497,6 @@ func (s *CountStmt) Position() Pos  { return s.Pos }
 func (s *CallStmt) Position() Pos   { return s.Pos }
 func (s *EmitStmt) Position() Pos   { return s.Pos }
 func (s *ClearStmt) Position() Pos  { return s.Pos }
+func (s *InsertStmt) Position() Pos { return s.Pos }
+func (s *RemoveStmt) Position() Pos { return s.Pos }
+func (s *LoadStmt) Position() Pos   { return s.Pos }

@@ -1,6 +1,7 @@
 package programs
 
 import (
+	"fmt"
 	"go/ast"
 	"go/parser"
 	"go/scanner"
@@ -414,13 +415,22 @@ func (c *codeCtx) exprStmt(s *ast.ExprStmt) ([]Stmt, error) {
 		return []Stmt{&AssignStmt{Dst: LValue{Field: h.Valid}, Src: &ConstExpr{Val: v, T: Type{Bits: 1}, Pos: p}, Pos: p}}, nil
 	}
 	if t, ok := c.l.tables[obj.Name]; ok {
+		switch sel.Sel.Name {
+		case "insert", "remove", "load":
+			return c.tableStmt(t, sel.Sel.Name, call, p)
+		case "aged":
+			return nil, c.errf(s.Pos(), "%s.aged(INDEX) is a value (1: the record's REF flag was clear); test it, e.g. if %s.aged(meta.i) == 1 { ... }", t.Name, t.Name)
+		}
 		if sel.Sel.Name != "apply" || len(call.Args) != 0 {
-			return nil, c.errf(s.Pos(), "tables have one method: %s.apply()", t.Name)
+			return nil, c.errf(s.Pos(), "tables have the methods %s.apply(), and on exact tables insert(ACTION(args)), remove(), load(INDEX) and aged(INDEX)", t.Name)
 		}
 		if c.kind != ctxControl {
 			return nil, c.errf(s.Pos(), "tables are applied only from ingress/egress control flow")
 		}
 		return []Stmt{&ApplyStmt{Table: t, Pos: p}}, nil
+	}
+	if err := c.tableMethodOutside(sel, call.Pos()); err != nil {
+		return nil, err
 	}
 	if cn, ok := c.l.counters[obj.Name]; ok {
 		if sel.Sel.Name != "count" || len(call.Args) != 1 {
@@ -517,6 +527,139 @@ func (c *codeCtx) cellRange(call *ast.CallExpr, r *Register) (start, cells Expr,
 		return nil, nil, err
 	}
 	return start, cells, nil
+}
+
+// tableCtx rejects a data-plane table operation (T.insert, T.remove,
+// T.load, T.aged) outside control code and on a table whose entries are
+// not in record slots.
+func (c *codeCtx) tableCtx(t *Table, method string, at token.Pos) error {
+	switch c.kind {
+	case ctxAction:
+		return c.errf(at, "%s.%s() cannot be used inside an action: writing or scanning a table's records is control flow (use it in ingress, egress, a function or a timer)", t.Name, method)
+	case ctxRegisterAction:
+		return c.errf(at, "%s.%s() cannot be used inside a register action: writing or scanning a table's records is control flow (use it in ingress, egress, a function or a timer)", t.Name, method)
+	case ctxKey:
+		return c.errf(at, "%s.%s() cannot be used here", t.Name, method)
+	}
+	if why := notExact(t); why != "" {
+		return c.errf(at, "%s.%s(): table %s %s; the data plane writes and scans hash-table records, which need 1..%d exact keys", t.Name, method, t.Name, why, maxExactKeys)
+	}
+	return nil
+}
+
+// tableMethodOutside rejects X.insert, X.remove, X.load and X.aged in an
+// action or a register action, which are loaded before the tables (so X
+// is not known as a table there).
+func (c *codeCtx) tableMethodOutside(sel *ast.SelectorExpr, at token.Pos) error {
+	switch sel.Sel.Name {
+	case "insert", "remove", "load", "aged":
+	default:
+		return nil
+	}
+	if c.kind != ctxAction && c.kind != ctxRegisterAction {
+		return nil
+	}
+	return c.tableCtx(&Table{Name: sel.X.(*ast.Ident).Name}, sel.Sel.Name, at)
+}
+
+// tableStmt checks T.insert(A(args)), T.remove() and T.load(I).
+func (c *codeCtx) tableStmt(t *Table, method string, call *ast.CallExpr, p Pos) ([]Stmt, error) {
+	if err := c.tableCtx(t, method, call.Pos()); err != nil {
+		return nil, err
+	}
+	switch method {
+	case "remove":
+		if len(call.Args) != 0 {
+			return nil, c.errf(call.Pos(), "%s.remove() takes no arguments (it deletes the entry keyed by the current values of the table's keys)", t.Name)
+		}
+		return []Stmt{&RemoveStmt{Table: t, Pos: p}}, nil
+	case "load":
+		if len(call.Args) != 1 {
+			return nil, c.errf(call.Pos(), "%s.load(INDEX) takes the record slot, got %d arguments", t.Name, len(call.Args))
+		}
+		for _, k := range t.Keys {
+			fe, ok := k.Expr.(*FieldExpr)
+			if !ok || fe.F.Kind == ValidBit || (fe.F.Kind == StdField && fe.F.Std == StdTimerIndex) {
+				return nil, c.errf(call.Pos(), "%s.load(INDEX) writes the entry's key into the key fields, but key %s of table %s (line %d) is not a plain assignable field", t.Name, keyName(k), t.Name, k.Pos.Line)
+			}
+		}
+		idx, err := c.index(call.Args[0], t.Size, t.Name)
+		if err != nil {
+			return nil, err
+		}
+		return []Stmt{&LoadStmt{Table: t, Index: idx, Pos: p}}, nil
+	}
+	if len(call.Args) != 1 {
+		return nil, c.errf(call.Pos(), "%s.insert(ACTION(args)) takes one action call, got %d arguments", t.Name, len(call.Args))
+	}
+	var name string
+	var args []ast.Expr
+	switch a := call.Args[0].(type) {
+	case *ast.Ident:
+		name = a.Name
+	case *ast.CallExpr:
+		id, ok := a.Fun.(*ast.Ident)
+		if !ok {
+			return nil, c.errf(a.Pos(), "%s.insert(ACTION(args)): expected an action call", t.Name)
+		}
+		name, args = id.Name, a.Args
+	default:
+		return nil, c.errf(call.Args[0].Pos(), "%s.insert(ACTION(args)): expected an action call", t.Name)
+	}
+	var act *Action
+	for _, ta := range t.Actions {
+		if ta.Name == name {
+			act = ta
+		}
+	}
+	if act == nil {
+		return nil, c.errf(call.Args[0].Pos(), "%s.insert(): action %s is not one of table %s's actions", t.Name, name, t.Name)
+	}
+	if len(args) != len(act.Params) {
+		return nil, c.errf(call.Args[0].Pos(), "%s.insert(): action %s takes %d arguments, got %d", t.Name, act.Name, len(act.Params), len(args))
+	}
+	st := &InsertStmt{Table: t, Action: act, Pos: p}
+	for i, ae := range args {
+		e, err := c.expr(ae)
+		if err != nil {
+			return nil, err
+		}
+		pt := act.Params[i].Type
+		if ce, ok := e.(*ConstExpr); ok && ce.T.Bits == 0 && !fits(ce.Val, pt) {
+			return nil, c.errf(ae.Pos(), "%s.insert(): argument %d of %s: constant %d does not fit %s", t.Name, i+1, act.Name, ce.Val, pt)
+		}
+		if b := e.Type().Bits; b != 0 && b != pt.Bits {
+			return nil, c.errf(ae.Pos(), "%s.insert(): argument %d of %s is a %s value for parameter %s (%s); cast it with bit%d(...)", t.Name, i+1, act.Name, e.Type(), act.Params[i].Name, pt, pt.Bits)
+		}
+		st.Args = append(st.Args, e)
+	}
+	return []Stmt{st}, nil
+}
+
+// agedExpr checks T.aged(I), on a table with aging.
+func (c *codeCtx) agedExpr(t *Table, x *ast.CallExpr, p Pos) (Expr, error) {
+	if err := c.tableCtx(t, "aged", x.Pos()); err != nil {
+		return nil, err
+	}
+	if !t.Aging {
+		return nil, c.errf(x.Pos(), "%s.aged(INDEX): table %s has no REF flags; declare it with aging: true", t.Name, t.Name)
+	}
+	if len(x.Args) != 1 {
+		return nil, c.errf(x.Pos(), "%s.aged(INDEX) takes the record slot, got %d arguments", t.Name, len(x.Args))
+	}
+	idx, err := c.index(x.Args[0], t.Size, t.Name)
+	if err != nil {
+		return nil, err
+	}
+	return &AgedExpr{Table: t, Index: idx, Pos: p}, nil
+}
+
+// keyName is a key's source text for messages: its field, or a slice of it.
+func keyName(k *Key) string {
+	if s, ok := k.Expr.(*SliceExpr); ok {
+		return fmt.Sprintf("%s[%d:%d]", k.Field.Name, s.Hi, s.Lo)
+	}
+	return k.Field.Name
 }
 
 // fit casts e to bits if it is wider (for extern arguments).
@@ -1003,8 +1146,17 @@ func (c *codeCtx) call(x *ast.CallExpr) (Expr, error) {
 			}
 			return &MeterCall{Meter: m, Index: idx, Pos: p}, nil
 		}
-		if _, ok := c.l.tables[obj.Name]; ok {
+		if t, ok := c.l.tables[obj.Name]; ok {
+			switch fn.Sel.Name {
+			case "aged":
+				return c.agedExpr(t, x, p)
+			case "insert", "remove", "load":
+				return nil, c.errf(x.Pos(), "%s.%s() is a statement, not a value", t.Name, fn.Sel.Name)
+			}
 			return nil, c.errf(x.Pos(), "%s.apply() is a statement; test its result with if %s.apply().hit { ... }", obj.Name, obj.Name)
+		}
+		if err := c.tableMethodOutside(fn, x.Pos()); err != nil {
+			return nil, err
 		}
 		if k, ok := c.l.names[obj.Name]; ok {
 			return nil, c.errf(x.Pos(), "%s %s has no method %s", k, obj.Name, fn.Sel.Name)

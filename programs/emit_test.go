@@ -215,13 +215,14 @@ func (r *emitTracer) Stmt(s Stmt) {
 		r.emits++
 	}
 }
-func (r *emitTracer) Lookup(*Table, []int64, bool, *Action) {}
-func (r *emitTracer) Register(*RegisterAction, int)         {}
-func (r *emitTracer) Meter(*Meter, int)                     {}
-func (r *emitTracer) Count(*Counter, int)                   {}
-func (r *emitTracer) Payload(int)                           {}
-func (r *emitTracer) Bulk(*Register, int, int)              {}
-func (r *emitTracer) Clear(*Register, int, int)             {}
+func (r *emitTracer) Lookup(*Table, []int64, bool, *Action)  {}
+func (r *emitTracer) Register(*RegisterAction, int)          {}
+func (r *emitTracer) Meter(*Meter, int)                      {}
+func (r *emitTracer) Count(*Counter, int)                    {}
+func (r *emitTracer) Payload(int)                            {}
+func (r *emitTracer) Bulk(*Register, int, int)               {}
+func (r *emitTracer) Clear(*Register, int, int)              {}
+func (r *emitTracer) TableOp(*Table, TableOpKind, int, bool) {}
 
 // TestEmitInterpreter: each emit() calls Exec.Emit with the header vector
 // as it stands at that point; BuildEmitted turns it into distinct packets

@@ -75,7 +75,8 @@ func (s *State) SetEntries(t *Table, es []*Entry) error {
 	}
 	ts := &TableState{T: t}
 	if allExact(t) {
-		ts.exact = map[[8]int64]*Entry{}
+		ts.exact = map[[maxExactKeys]int64]*record{}
+		ts.slots = map[int]*record{}
 	}
 	if ts.exact != nil {
 		for _, e := range es {

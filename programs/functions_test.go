@@ -213,14 +213,15 @@ func TestDeepCallChain(t *testing.T) {
 
 type stmtTracer struct{ stmts []Stmt }
 
-func (r *stmtTracer) Stmt(s Stmt)                           { r.stmts = append(r.stmts, s) }
-func (r *stmtTracer) Lookup(*Table, []int64, bool, *Action) {}
-func (r *stmtTracer) Register(*RegisterAction, int)         {}
-func (r *stmtTracer) Meter(*Meter, int)                     {}
-func (r *stmtTracer) Count(*Counter, int)                   {}
-func (r *stmtTracer) Payload(int)                           {}
-func (r *stmtTracer) Bulk(*Register, int, int)              {}
-func (r *stmtTracer) Clear(*Register, int, int)             {}
+func (r *stmtTracer) Stmt(s Stmt)                            { r.stmts = append(r.stmts, s) }
+func (r *stmtTracer) Lookup(*Table, []int64, bool, *Action)  {}
+func (r *stmtTracer) Register(*RegisterAction, int)          {}
+func (r *stmtTracer) Meter(*Meter, int)                      {}
+func (r *stmtTracer) Count(*Counter, int)                    {}
+func (r *stmtTracer) Payload(int)                            {}
+func (r *stmtTracer) Bulk(*Register, int, int)               {}
+func (r *stmtTracer) Clear(*Register, int, int)              {}
+func (r *stmtTracer) TableOp(*Table, TableOpKind, int, bool) {}
 
 // TestFunctionInterpreter runs a packet through nested functions: fields a
 // function sets are visible after the call, a table applied inside one

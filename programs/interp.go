@@ -53,15 +53,20 @@ func NewState(prog *Program) *State {
 
 // TableState holds a table's entries in lookup structures.
 type TableState struct {
-	T       *Table
-	exact   map[[8]int64]*Entry // when every key is exact and there are ≤ 8 keys
-	ordered []*Entry            // otherwise, in match priority order
+	T *Table
+	// exact indexes the records of a table whose keys are all exact (at
+	// most maxExactKeys) by key; slots holds them by record slot.
+	exact   map[[maxExactKeys]int64]*record
+	slots   map[int]*record
+	ordered []*Entry // otherwise, in match priority order
 	Hits    int64
 	Misses  int64
+	// InsertFailures counts T.insert() that found the table full.
+	InsertFailures int64
 }
 
 func allExact(t *Table) bool {
-	if len(t.Keys) == 0 || len(t.Keys) > 8 {
+	if len(t.Keys) == 0 || len(t.Keys) > maxExactKeys {
 		return false
 	}
 	for _, k := range t.Keys {
@@ -75,7 +80,8 @@ func allExact(t *Table) bool {
 func newTableState(t *Table) *TableState {
 	ts := &TableState{T: t}
 	if allExact(t) {
-		ts.exact = map[[8]int64]*Entry{}
+		ts.exact = map[[maxExactKeys]int64]*record{}
+		ts.slots = map[int]*record{}
 	}
 	for _, e := range t.Entries {
 		ts.Add(e)
@@ -84,12 +90,14 @@ func newTableState(t *Table) *TableState {
 }
 
 // Add installs an entry (control-plane write). For exact tables a later
-// entry with the same key replaces the earlier one.
+// entry with the same key replaces the earlier one in its record slot; a
+// new key takes a free slot (see KeySlot), and is dropped when the table
+// already holds size entries (the loader and SetEntries never write more).
 func (ts *TableState) Add(e *Entry) {
 	if ts.exact != nil {
-		var k [8]int64
+		var k [maxExactKeys]int64
 		copy(k[:], e.Values)
-		ts.exact[k] = e
+		ts.put(k, e)
 		return
 	}
 	ts.ordered = append(ts.ordered, e)
@@ -122,9 +130,12 @@ func prefixLen(e *Entry, t *Table) int {
 // Lookup matches key values against the table.
 func (ts *TableState) Lookup(vals []int64) *Entry {
 	if ts.exact != nil {
-		var k [8]int64
+		var k [maxExactKeys]int64
 		copy(k[:], vals)
-		return ts.exact[k]
+		if r := ts.exact[k]; r != nil {
+			return r.e
+		}
+		return nil
 	}
 	for _, e := range ts.ordered {
 		if entryMatches(ts.T, e, vals) {
@@ -132,6 +143,21 @@ func (ts *TableState) Lookup(vals []int64) *Entry {
 		}
 	}
 	return nil
+}
+
+// match is a data-plane lookup: Lookup, and on a hit in an exact table
+// the entry's REF flag is set.
+func (ts *TableState) match(vals []int64) *Entry {
+	if ts.exact != nil {
+		var k [maxExactKeys]int64
+		copy(k[:], vals)
+		if r := ts.exact[k]; r != nil {
+			r.ref = true
+			return r.e
+		}
+		return nil
+	}
+	return ts.Lookup(vals)
 }
 
 func entryMatches(t *Table, e *Entry, vals []int64) bool {
@@ -227,7 +253,30 @@ type Tracer interface {
 	// [start, start+cells) of r to its initial value (the range clipped to
 	// the register, cells > 0): a timing model charges the writes.
 	Clear(r *Register, start, cells int)
+	// TableOp is called after a data-plane operation on record slot slot
+	// of exact table t: T.insert() (slot: where the entry went; done false
+	// when the table was full, slot then the key's home slot),
+	// T.remove() (done false when no entry had the key, slot then its
+	// home slot), T.aged(I) and T.load(I) (slot I, inside the table; done
+	// tells whether it held an entry). A T.aged(I) or T.load(I) with I
+	// outside the table touches no record and is not reported.
+	TableOp(t *Table, op TableOpKind, slot int, done bool)
 }
+
+// TableOpKind is a data-plane operation on a table's records.
+type TableOpKind int
+
+// Data-plane table operations.
+const (
+	TableInsert TableOpKind = iota // T.insert(A(args))
+	TableRemove                    // T.remove()
+	TableAged                      // T.aged(I)
+	TableLoad                      // T.load(I)
+)
+
+var tableOpNames = [...]string{"insert", "remove", "aged", "load"}
+
+func (k TableOpKind) String() string { return tableOpNames[k] }
 
 // NewExec returns an executor bound to a state.
 func NewExec(s *State, rng *rand.Rand) *Exec {
@@ -302,6 +351,12 @@ func (x *Exec) stmt(s Stmt) {
 		x.emit(s)
 	case *ClearStmt:
 		x.clear(s)
+	case *InsertStmt:
+		x.insert(s)
+	case *RemoveStmt:
+		x.remove(s)
+	case *LoadStmt:
+		x.load(s)
 	case *CountStmt:
 		idx := x.index(s.Index, s.Counter.Size)
 		c := &x.State.Counters[s.Counter.Index][idx]
@@ -417,7 +472,7 @@ func (x *Exec) apply(t *Table) (bool, *Action) {
 	}
 	var call ActionCall
 	hit := false
-	if e := ts.Lookup(x.keyBuf); e != nil {
+	if e := ts.match(x.keyBuf); e != nil {
 		call, hit = e.Call, true
 		ts.Hits++
 	} else {
@@ -435,6 +490,97 @@ func (x *Exec) apply(t *Table) (bool, *Action) {
 	x.stmts(call.Action.Body)
 	x.params = saved
 	return hit, call.Action
+}
+
+// key evaluates t's key expressions into an exact-table key.
+func (x *Exec) key(t *Table) [maxExactKeys]int64 {
+	var k [maxExactKeys]int64
+	for i, kk := range t.Keys {
+		k[i] = x.eval(kk.Expr)
+	}
+	return k
+}
+
+// insert runs T.insert(A(args)): the arguments are evaluated before the
+// entry is written, each normalized to its parameter's type.
+func (x *Exec) insert(s *InsertStmt) {
+	t := s.Table
+	ts := x.State.Tables[t.Index]
+	k := x.key(t)
+	e := &Entry{Call: ActionCall{Action: s.Action, Args: make([]int64, len(s.Args))}}
+	for i, a := range s.Args {
+		e.Call.Args[i] = s.Action.Params[i].Type.Norm(x.eval(a))
+	}
+	for i, kk := range t.Keys {
+		e.Values = append(e.Values, k[i])
+		e.Masks = append(e.Masks, Type{Bits: kk.Bits}.Max())
+		e.Prefix = append(e.Prefix, kk.Bits)
+	}
+	slot := ts.put(k, e)
+	done := slot >= 0
+	if !done {
+		ts.InsertFailures++
+		slot = KeySlot(k[:len(t.Keys)], t.Size)
+	}
+	if x.Tracer != nil {
+		x.Tracer.TableOp(t, TableInsert, slot, done)
+	}
+}
+
+// remove runs T.remove().
+func (x *Exec) remove(s *RemoveStmt) {
+	t := s.Table
+	k := x.key(t)
+	slot := x.State.Tables[t.Index].remove(k)
+	done := slot >= 0
+	if !done {
+		slot = KeySlot(k[:len(t.Keys)], t.Size)
+	}
+	if x.Tracer != nil {
+		x.Tracer.TableOp(t, TableRemove, slot, done)
+	}
+}
+
+// aged runs T.aged(I).
+func (x *Exec) aged(e *AgedExpr) int64 {
+	i := x.eval(e.Index)
+	aged, occupied := x.State.Tables[e.Table.Index].aged(i)
+	if x.Tracer != nil && i >= 0 && i < int64(e.Table.Size) {
+		x.Tracer.TableOp(e.Table, TableAged, int(i), occupied)
+	}
+	return b2i(aged)
+}
+
+// load runs T.load(I): the entry's key values go to the key fields (plain
+// fields, checked by the loader), then its action runs; an empty slot
+// runs the default action.
+func (x *Exec) load(s *LoadStmt) {
+	t := s.Table
+	i := x.eval(s.Index)
+	r := x.State.Tables[t.Index].record(i)
+	if x.Tracer != nil && i >= 0 && i < int64(t.Size) {
+		x.Tracer.TableOp(t, TableLoad, int(i), r != nil)
+	}
+	call := t.Default
+	if r != nil {
+		for j, k := range t.Keys {
+			f := k.Field
+			x.PHV[f.Slot] = f.Type.Norm(r.key[j])
+		}
+		call = r.e.Call
+	}
+	x.runAction(call)
+}
+
+// runAction runs an action call's body with its arguments.
+func (x *Exec) runAction(call ActionCall) {
+	if call.Action == nil {
+		return
+	}
+	saved := x.params
+	x.params = call.Args
+	x.stmts(call.Action.Body)
+	x.params = saved
 }
 
 func (x *Exec) index(e Expr, size int) int {
@@ -567,6 +713,8 @@ func (x *Exec) eval(e Expr) int64 {
 	case *HitExpr:
 		hit, _ := x.apply(e.Table)
 		return b2i(hit)
+	case *AgedExpr:
+		return x.aged(e)
 	}
 	panic("programs: unknown expression")
 }

@@ -34,7 +34,7 @@ func (l *loader) loadTables(n node) error {
 }
 
 func (l *loader) loadTable(name string, n node) (*Table, error) {
-	f, err := n.fields("key", "actions", "default", "size", "entries", "const")
+	f, err := n.fields("key", "actions", "default", "size", "entries", "const", "aging")
 	if err != nil {
 		return nil, err
 	}
@@ -96,6 +96,20 @@ func (l *loader) loadTable(name string, n node) (*Table, error) {
 	if cn, ok := f["const"]; ok {
 		t.Const = cn.n.Value == "true"
 	}
+	if an, ok := f["aging"]; ok {
+		switch an.n.Value {
+		case "true":
+			t.Aging = true
+		case "false":
+		default:
+			return nil, an.errf("aging is true or false, got %q", an.n.Value)
+		}
+		if t.Aging {
+			if why := notExact(t); why != "" {
+				return nil, an.errf("aging: table %s %s; REF flags belong to hash-table records, so aging needs 1..%d exact keys", t.Name, why, maxExactKeys)
+			}
+		}
+	}
 	if en, ok := f["entries"]; ok {
 		items, err := en.items()
 		if err != nil {
@@ -122,6 +136,23 @@ func (l *loader) loadTable(name string, n node) (*Table, error) {
 		}
 	}
 	return t, nil
+}
+
+// notExact tells why t is not an exact table whose entries live in record
+// slots ("" when it is one).
+func notExact(t *Table) string {
+	if len(t.Keys) == 0 {
+		return "has no key"
+	}
+	if len(t.Keys) > maxExactKeys {
+		return fmt.Sprintf("has %d keys", len(t.Keys))
+	}
+	for _, k := range t.Keys {
+		if k.Kind != MatchExact {
+			return fmt.Sprintf("has a %s key (%s)", k.Kind, k.Field.Name)
+		}
+	}
+	return ""
 }
 
 func (l *loader) loadKey(src string, n node) (*Key, error) {

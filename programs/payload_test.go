@@ -56,14 +56,15 @@ type payloadTracer struct {
 	words []int
 }
 
-func (r *payloadTracer) Stmt(Stmt)                             { r.stmts++ }
-func (r *payloadTracer) Lookup(*Table, []int64, bool, *Action) {}
-func (r *payloadTracer) Register(*RegisterAction, int)         {}
-func (r *payloadTracer) Meter(*Meter, int)                     {}
-func (r *payloadTracer) Count(*Counter, int)                   {}
-func (r *payloadTracer) Payload(word int)                      { r.words = append(r.words, word) }
-func (r *payloadTracer) Bulk(*Register, int, int)              {}
-func (r *payloadTracer) Clear(*Register, int, int)             {}
+func (r *payloadTracer) Stmt(Stmt)                              { r.stmts++ }
+func (r *payloadTracer) Lookup(*Table, []int64, bool, *Action)  {}
+func (r *payloadTracer) Register(*RegisterAction, int)          {}
+func (r *payloadTracer) Meter(*Meter, int)                      {}
+func (r *payloadTracer) Count(*Counter, int)                    {}
+func (r *payloadTracer) Payload(word int)                       { r.words = append(r.words, word) }
+func (r *payloadTracer) Bulk(*Register, int, int)               {}
+func (r *payloadTracer) Clear(*Register, int, int)              {}
+func (r *payloadTracer) TableOp(*Table, TableOpKind, int, bool) {}
 
 func TestPayloadLoad(t *testing.T) {
 	p, err := Load([]byte(plProgram), "payload.yaml", nil)

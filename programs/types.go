@@ -228,7 +228,12 @@ type Table struct {
 	Size    int
 	Entries []*Entry
 	Const   bool // entries are compile-time constants
-	Pos     Pos
+	// Aging gives every entry a Recently Referenced (REF) flag, set when
+	// the entry is created and by every lookup that hits it, read and
+	// cleared by T.aged(I) (Trio's hash records, the Trio paper §5).
+	// Exact-match keys only.
+	Aging bool
+	Pos   Pos
 }
 
 // Register is an array of stateful cells, read-modified-written atomically by
@@ -569,20 +574,64 @@ func (p *Program) Clears() []*ClearStmt {
 	return out
 }
 
+// TableUpdate is one data-plane operation on a table's records in the
+// program's code: T.insert, T.remove, T.load or T.aged.
+type TableUpdate struct {
+	Table *Table
+	Op    TableOpKind
+	Pos   Pos
+}
+
+// TableUpdates returns every data-plane table operation of the program's
+// control code (ingress, egress, functions and timers; actions and
+// register actions cannot hold one), ordered by position in the file.
+func (p *Program) TableUpdates() []TableUpdate {
+	var out []TableUpdate
+	p.walkControlCode(func(s Stmt) {
+		switch s := s.(type) {
+		case *InsertStmt:
+			out = append(out, TableUpdate{s.Table, TableInsert, s.Pos})
+		case *RemoveStmt:
+			out = append(out, TableUpdate{s.Table, TableRemove, s.Pos})
+		case *LoadStmt:
+			out = append(out, TableUpdate{s.Table, TableLoad, s.Pos})
+		}
+	})
+	for _, body := range p.controlBodies() {
+		WalkStmtExprs(body, func(e Expr) {
+			if a, ok := e.(*AgedExpr); ok {
+				out = append(out, TableUpdate{a.Table, TableAged, a.Pos})
+			}
+		})
+	}
+	sort.SliceStable(out, func(i, j int) bool { return posLess(out[i].Pos, out[j].Pos) })
+	return out
+}
+
 // walkControlCode calls fn for every statement of the program's control
 // code (ingress, egress, functions and timers), nested ones included.
 func (p *Program) walkControlCode(fn func(Stmt)) {
+	for _, body := range p.controlBodies() {
+		WalkStmts(body, fn)
+	}
+}
+
+// controlBodies returns the bodies of ingress, egress, the functions and
+// the timers, in that order.
+func (p *Program) controlBodies() [][]Stmt {
+	var out [][]Stmt
 	for _, c := range []*Control{p.Ingress, p.Egress} {
 		if c != nil {
-			WalkStmts(c.Body, fn)
+			out = append(out, c.Body)
 		}
 	}
 	for _, f := range p.Functions {
-		WalkStmts(f.Body, fn)
+		out = append(out, f.Body)
 	}
 	for _, t := range p.Timers {
-		WalkStmts(t.Body, fn)
+		out = append(out, t.Body)
 	}
+	return out
 }
 
 // posLess orders positions by file, then line.

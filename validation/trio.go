@@ -127,7 +127,7 @@ func trioClaims() []Claim {
 			Source:    trioSrc + " §6.3",
 			Expected:  "the Trio-ML aggregation program is ≈ 60 instructions",
 			Tolerance: "± 25 %",
-			Note:      "measured = static micro-instructions of trio-ml's packet path after lowering (parser, ingress with its two unrolled 16-gradient loops, actions, the result function); the scan timer, added for §5, is reported apart",
+			Note:      "measured = static micro-instructions of trio-ml's packet path after lowering (parser, ingress with its 16-gradient loop, actions, the result function); the scan timer, added for §5, is reported apart",
 			run: func(ctx *Context) Result {
 				mc, err := ctx.trioML()
 				if err != nil {

@@ -35,6 +35,7 @@ const (
 	RuleTimerThreads     Rule = "timer-threads"   // a PISA pipeline runs only on packets: no timer threads
 	RulePayloadAccess    Rule = "payload-access"  // the stages see parsed headers only, not the bytes after them
 	RulePacketCreation   Rule = "packet-creation" // a pipeline copies the packet it processes but cannot create one (emit)
+	RuleTableUpdate      Rule = "table-update"    // match entries are written by the control plane, not by the data plane
 )
 
 // PlacementError is a program the chip cannot run, with the rule broken.
@@ -91,9 +92,10 @@ func stdRights(c *Config, g Gress, id programs.StdID) stdAccess {
 
 // checkThreads rejects what a packet-driven pipeline cannot run at all,
 // before lowering: timer threads, reads of the bytes after the parsed
-// headers (payload32), packet creation (emit) and resets of register
-// ranges (clear); of payload reads, emits and clears, the first one in
-// the file is reported.
+// headers (payload32), packet creation (emit), resets of register
+// ranges (clear) and data-plane writes or scans of match tables
+// (T.insert, T.remove, T.aged, T.load); of each kind, the first one in the
+// file is reported.
 func checkThreads(prog *programs.Program) error {
 	if len(prog.Timers) > 0 {
 		t := prog.Timers[0]
@@ -108,6 +110,10 @@ func checkThreads(prog *programs.Program) error {
 	if clears := prog.Clears(); len(clears) > 0 {
 		c := clears[0]
 		return ruleErr(RuleStageLocal, c.Pos, "clear(%s, ...): register %s lives in one pipeline stage, whose stateful ALU accesses one cell per packet; a range of cells cannot be reset in the data plane (reset it from the control plane, or one cell per packet with a register action)", c.Reg.Name, c.Reg.Name)
+	}
+	if ups := prog.TableUpdates(); len(ups) > 0 {
+		u := ups[0]
+		return ruleErr(RuleTableUpdate, u.Pos, "%s.%s(): a match table is written by the control plane; the MAU stages only look entries up, so the data plane cannot add, delete or scan the entries of table %s. For aging, declare aging: true and let Tofino's idle timeout (per-entry idle-time bits set by hits) notify the control plane, which removes idle entries; state the data plane must write belongs in registers", u.Table.Name, u.Op, u.Table.Name)
 	}
 	return nil
 }

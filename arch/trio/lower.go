@@ -44,6 +44,15 @@ import (
 //     whose body is bulkLoopInstr instructions, each issuing
 //     instr.xtxn_per_instr asynchronous writes on the register's banks
 //     (charged by the PFE for the cells actually reset).
+//   - Data-plane writes of an exact table's hash records ([TRIO] §5):
+//     T.insert(A(args)) assembles key and action data and issues a
+//     synchronous hash transaction like a lookup, the record write
+//     (asynchronous) riding on the instruction that takes the reply;
+//     T.remove() is an asynchronous write; T.aged(I) a synchronous
+//     fetch-and-clear (RMW) of the record's REF flag; T.load(I) a
+//     synchronous read of the record, whose key the next instruction
+//     writes into the key fields before the action runs. Each is charged
+//     on the bank of the record slot it touches.
 
 // XKind is the kind of an external transaction.
 type XKind int
@@ -343,6 +352,12 @@ func (m *Microcode) registerActions() error {
 		case *programs.ClearStmt:
 			walkE(s.Start, true)
 			walkE(s.Cells, true)
+		case *programs.InsertStmt:
+			for _, a := range s.Args {
+				walkE(a, true)
+			}
+		case *programs.LoadStmt:
+			walkE(s.Index, true)
 		}
 	})
 	for _, r := range m.Prog.Registers {
@@ -625,6 +640,42 @@ func (pk *packer) stmts(list []programs.Stmt) {
 			pk.open = false
 			pk.total += bulkLoopInstr
 			m.xsites[XWrite]++
+		case *programs.InsertStmt:
+			// The key and the action data are assembled and the hash
+			// transaction issued like a lookup's; the record write rides
+			// on the instruction that takes the reply.
+			d := m.keyDemand(s.Table)
+			for _, a := range s.Args {
+				d.merge(m.exprDemand(a))
+			}
+			d.xtxn++
+			d.syncReply = true
+			m.xsites[XHash]++
+			m.xsites[XWrite]++
+			pk.place(s, d)
+			pk.cur.xtxn++
+		case *programs.RemoveStmt:
+			d := m.keyDemand(s.Table)
+			d.xtxn++
+			m.xsites[XWrite]++
+			pk.place(s, d)
+		case *programs.LoadStmt:
+			// The record read is synchronous; the key fields are written
+			// from the reply, then the action runs (a branch target, as
+			// after a lookup).
+			d := m.exprDemand(s.Index)
+			d.xtxn++
+			d.syncReply = true
+			m.xsites[XRead]++
+			pk.place(s, d)
+			// The key writes use the instruction that takes the reply (and
+			// more when they exceed its write ports).
+			n := len(s.Table.Keys)
+			if extra := (n+m.cfg.Instr.Writes-1)/m.cfg.Instr.Writes - 1; extra > 0 {
+				m.stmt[s].Instr += extra
+				pk.total += extra
+			}
+			pk.open = false
 		case *programs.CallStmt:
 			// A subroutine call is one instruction (the return rides on the
 			// body's last one); the body is lowered once, as its own block.
@@ -641,6 +692,19 @@ func (pk *packer) stmts(list []programs.Stmt) {
 
 // lookup lowers a table apply: key assembly and the lookup XTXN.
 func (m *Microcode) lookup(s programs.Stmt, t *programs.Table, place func(programs.Stmt, demand)) {
+	d := m.keyDemand(t)
+	d.xtxn++
+	d.syncReply = true
+	if exactOnly(t) {
+		m.xsites[XHash]++
+	} else {
+		m.xsites[XFilter]++
+	}
+	place(s, d)
+}
+
+// keyDemand is the reads and operations that assemble t's key.
+func (m *Microcode) keyDemand(t *programs.Table) demand {
 	d := demand{reads: map[*programs.Field]bool{}, written: map[*programs.Field]bool{}}
 	for _, k := range t.Keys {
 		dk := m.exprDemand(k.Expr)
@@ -651,14 +715,7 @@ func (m *Microcode) lookup(s programs.Stmt, t *programs.Table, place func(progra
 			d.reads[f] = true
 		}
 	}
-	d.xtxn++
-	d.syncReply = true
-	if exactOnly(t) {
-		m.xsites[XHash]++
-	} else {
-		m.xsites[XFilter]++
-	}
-	place(s, d)
+	return d
 }
 
 func exactOnly(t *programs.Table) bool {
@@ -704,6 +761,11 @@ func (m *Microcode) exprDemand(e programs.Expr) demand {
 		case *programs.MeterCall:
 			d.xtxn++
 			m.xsites[XPolicer]++
+			d.syncReply = true
+		case *programs.AgedExpr:
+			// Fetch-and-clear of the record's REF flag.
+			d.xtxn++
+			m.xsites[XRMW]++
 			d.syncReply = true
 		case *programs.HitExpr:
 			d.xtxn++

@@ -1,8 +1,6 @@
 package trio
 
 import (
-	"hash/crc32"
-
 	"archsim/programs"
 )
 
@@ -29,17 +27,44 @@ func (t *tracer) Lookup(tb *programs.Table, key []int64, hit bool, a *programs.A
 		return
 	}
 	o := p.mc.object[tb]
-	h := crc32.NewIEEE()
-	var b [8]byte
-	for _, k := range key {
-		for i := range b {
-			b[i] = byte(k >> (8 * i))
+	entry := int64(programs.KeySlot(key, tb.Size))
+	t.th.add(step{kind: stepSync, x: XHash, bank: p.bank(o, entry), cycles: p.hashCycles(o), latency: p.latency(o)})
+}
+
+// hashCycles is the hash engine's time for one transaction on table o: its
+// record read plus the hash computation.
+func (p *PFE) hashCycles(o *MemObject) int {
+	return (o.EntryBytes+p.cfg.SMem.BytesPerCycle-1)/p.cfg.SMem.BytesPerCycle + p.cfg.Lookup.HashCycles
+}
+
+// TableOp charges a data-plane operation on a hash table's record slot,
+// on the slot's bank ([TRIO] §5: microcode adds and deletes hash records;
+// timer threads visit every record to check and clear its REF flag):
+//   - insert: a synchronous hash transaction, as a lookup, to find the
+//     key's record, then an asynchronous write of the record (none when
+//     the table is full);
+//   - remove: an asynchronous write invalidating the record (its first
+//     xtxn.min_bytes);
+//   - aged: a synchronous fetch-and-clear of the REF flag (an RMW of
+//     xtxn.min_bytes);
+//   - load: a synchronous read of the whole record.
+func (t *tracer) TableOp(tb *programs.Table, op programs.TableOpKind, slot int, done bool) {
+	p := t.p
+	o := p.mc.object[tb]
+	bank, lat := p.bank(o, int64(slot)), p.latency(o)
+	switch op {
+	case programs.TableInsert:
+		t.th.add(step{kind: stepSync, x: XHash, bank: bank, cycles: p.hashCycles(o), latency: lat})
+		if done {
+			t.th.add(step{kind: stepAsync, x: XWrite, bank: bank, cycles: p.mc.engineCycles("write", o.EntryBytes), latency: lat})
 		}
-		h.Write(b[:])
+	case programs.TableRemove:
+		t.th.add(step{kind: stepAsync, x: XWrite, bank: bank, cycles: p.mc.engineCycles("write", p.cfg.XTXN.MinBytes), latency: lat})
+	case programs.TableAged:
+		t.th.add(step{kind: stepSync, x: XRMW, bank: bank, cycles: p.mc.engineCycles("and", p.cfg.XTXN.MinBytes), latency: lat})
+	case programs.TableLoad:
+		t.th.add(step{kind: stepSync, x: XRead, bank: bank, cycles: p.mc.engineCycles("read", o.EntryBytes), latency: lat})
 	}
-	entry := int64(h.Sum32()) % int64(max(1, tb.Size))
-	t.th.add(step{kind: stepSync, x: XHash, bank: p.bank(o, entry), cycles: (o.EntryBytes+p.cfg.SMem.BytesPerCycle-1)/p.cfg.SMem.BytesPerCycle + p.cfg.Lookup.HashCycles,
-		latency: p.latency(o)})
 }
 
 func (t *tracer) Register(ra *programs.RegisterAction, index int) {

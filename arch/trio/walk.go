@@ -32,6 +32,8 @@ func walkExpr(e programs.Expr, f func(programs.Expr)) {
 		walkExpr(x.Index, f)
 	case *programs.PayloadExpr:
 		walkExpr(x.Index, f)
+	case *programs.AgedExpr:
+		walkExpr(x.Index, f)
 	}
 }
 

@@ -56,6 +56,7 @@ func (t TrioML) Packet(w, gen, b int, seq int64, grads []int32) *packet.Packet {
 	h[0] = t.Job
 	binary.BigEndian.PutUint32(h[1:], uint32(b))
 	h[6] = uint8(w)                                               // src_id
+	h[7] = 1                                                      // src_cnt: one server behind this contribution
 	binary.BigEndian.PutUint16(h[8:], uint16(gen))                // gen_id
 	binary.BigEndian.PutUint16(h[10:], uint16(len(grads))&0x0fff) // grad_cnt
 	for i, g := range grads {
