@@ -27,6 +27,8 @@ type aggregateOptions struct {
 	sets       []string
 	seed       int64
 	json       bool
+	compare    bool
+	probs      []float64
 }
 
 func newAggregateCmd(out io.Writer) *cobra.Command {
@@ -50,6 +52,9 @@ training and straggler parameters come from configs/aggregation.yaml
 			p, err := aggregation.LoadParams(o.sets)
 			if err != nil {
 				return &exitError{code: 2, msg: oneLine(err.Error())}
+			}
+			if o.compare {
+				return aggregateCompare(out, cmd, o, p)
 			}
 			wc := p.Workers(o.prob, int64(o.typicalMs*1e9), o.seed)
 			if o.sw == "tofino" {
@@ -118,7 +123,53 @@ training and straggler parameters come from configs/aggregation.yaml
 	f.StringArrayVar(&o.sets, "set", nil, "override an aggregation.yaml key, e.g. aggregation.host.core_ns_per_packet=500 (repeatable)")
 	f.Int64Var(&o.seed, "seed", 1, "random seed (straggler pattern)")
 	f.BoolVar(&o.json, "json", false, "print JSON")
+	f.BoolVar(&o.compare, "compare", false, "Fig. 13: Trio-ML (hierarchical) and SwitchML-256 with the same stragglers, at each --probs value")
+	f.Float64SliceVar(&o.probs, "probs", []float64{0, 0.04, 0.08, 0.16}, "with --compare: straggling probabilities")
 	return cmd
+}
+
+// aggregateCompare runs the straggler sweep of [TRIO] Fig. 13.
+func aggregateCompare(out io.Writer, cmd *cobra.Command, o *aggregateOptions, p *aggregation.Params) error {
+	t := &p.Training
+	for _, f := range []struct {
+		v   int
+		dst *int
+	}{{o.workers, &t.Workers}, {o.gradients, &t.Gradients}, {o.iterations, &t.Iterations}} {
+		if f.v != 0 {
+			*f.dst = f.v
+		}
+	}
+	if cmd.Flags().Changed("compute-ms") {
+		t.ComputeMs = o.computeMs
+	}
+	if o.firstLevel >= 0 {
+		t.FirstLevel = o.firstLevel
+	}
+	if o.pool > 0 {
+		p.SwitchML.Pool = o.pool
+	}
+	for _, pr := range o.probs {
+		if pr < 0 || pr > 1 {
+			return &exitError{code: 2, msg: fmt.Sprintf("--probs %g: each must be in [0, 1]", pr)}
+		}
+	}
+	pts, err := aggregation.StragglerSweep(p, o.probs, o.seed)
+	if err != nil {
+		return &exitError{code: 2, msg: oneLine(err.Error())}
+	}
+	if o.json {
+		return writeJSON(out, map[string]any{"points": pts})
+	}
+	var buf bytes.Buffer
+	fmt.Fprintf(&buf, "Trio-ML vs SwitchML-256: %d workers, %d iterations, typical iteration %.1f ms (Trio-ML without stragglers)\n\n", t.Workers, t.Iterations, pts[0].TypicalMs)
+	tb := newTable(&buf, "p", "Trio-ML ms", "SwitchML-256 ms", "Speed-up", "Sleeps", "Degraded results")
+	for _, pt := range pts {
+		appendRow(tb, fmt.Sprintf("%.2f", pt.Probability), fmt.Sprintf("%.1f", pt.TrioMs), fmt.Sprintf("%.1f", pt.SwitchMLMs),
+			fmt.Sprintf("%.2f", pt.Ratio), fmt.Sprint(pt.Sleeps), fmt.Sprint(pt.Degraded))
+	}
+	_ = tb.Render()
+	_, err = out.Write(buf.Bytes())
+	return err
 }
 
 func setupFor(o *aggregateOptions, p *aggregation.Params, wc aggregation.WorkersConfig) aggregation.Setup {

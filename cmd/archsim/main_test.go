@@ -471,3 +471,32 @@ func TestAggregate(t *testing.T) {
 		}
 	}
 }
+
+// `archsim aggregate --compare`: one point per probability, each with
+// both switches' iteration times (JSON contract).
+func TestAggregateCompare(t *testing.T) {
+	out, errOut, code := run(t, "aggregate", "--compare", "--workers", "2", "--gradients", "4096", "--iterations", "2", "--compute-ms", "1",
+		"--first-level", "0", "--probs", "0,0.5", "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var r struct {
+		Points []map[string]any `json:"points"`
+	}
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Points) != 2 {
+		t.Fatalf("%d points, want 2", len(r.Points))
+	}
+	for _, pt := range r.Points {
+		for _, k := range []string{"probability", "typical_iteration_ms", "trio_ml_iteration_ms", "switchml_iteration_ms", "speedup", "sleeps"} {
+			if _, ok := pt[k]; !ok {
+				t.Errorf("point lacks %q", k)
+			}
+		}
+	}
+	if _, errOut, code := run(t, "aggregate", "--compare", "--probs", "1.5", "--iterations", "1", "--gradients", "1024"); code != 2 || errOut == "" {
+		t.Errorf("--probs 1.5: exit %d, %q", code, errOut)
+	}
+}

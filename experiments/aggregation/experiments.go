@@ -213,12 +213,22 @@ type Speedup struct {
 // the same Slow Worker Pattern (same seed): the typical iteration time the
 // sleeps scale with is Trio-ML's without stragglers.
 func StragglerSpeedup(p *Params, prob float64, seed int64) (*Speedup, error) {
-	base := p.Workers(0, 0, seed)
+	pts, err := StragglerSweep(p, []float64{prob}, seed)
+	if err != nil {
+		return nil, err
+	}
+	return &pts[0], nil
+}
+
+// StragglerSweep is Fig. 13: the iteration time of Trio-ML and SwitchML at
+// each straggling probability, with the typical iteration (Trio-ML without
+// stragglers) and SwitchML without stragglers measured once.
+func StragglerSweep(p *Params, probs []float64, seed int64) ([]Speedup, error) {
 	hier := func(s Setup) Setup {
 		s.FirstLevel, s.FabricPs = p.Training.FirstLevel, int64(p.Training.FabricNs*1000)
 		return s
 	}
-	typ, err := Run(hier(Setup{Switch: "trio", Workers: base, Seed: seed}))
+	typ, err := Run(hier(Setup{Switch: "trio", Workers: p.Workers(0, 0, seed), Seed: seed}))
 	if err != nil {
 		return nil, err
 	}
@@ -226,30 +236,41 @@ func StragglerSpeedup(p *Params, prob float64, seed int64) (*Speedup, error) {
 		return nil, fmt.Errorf("trio-ml without stragglers: %v", err)
 	}
 	typicalPs := int64(typ.MeanIterationMs * 1e9)
-	wc := p.Workers(prob, typicalPs, seed)
-	tr, err := Run(hier(Setup{Switch: "trio", Workers: wc, Seed: seed}))
-	if err != nil {
-		return nil, err
-	}
-	if !tr.Done || tr.Wrong > 0 {
-		return nil, fmt.Errorf("trio-ml with stragglers: done %v, %d wrong results", tr.Done, tr.Wrong)
-	}
 	// The paper's baseline: SwitchML-256 with pool size 512 ([TRIO] §6.1).
-	sc := wc
-	sc.PerPacket = 256
-	sml, err := Run(Setup{Switch: "tofino", Workers: sc, Pool: p.SwitchML.Pool, Seed: seed})
+	switchml := func(prob float64) (*Result, error) {
+		sc := p.Workers(prob, typicalPs, seed)
+		sc.PerPacket = 256
+		r, err := Run(Setup{Switch: "tofino", Workers: sc, Pool: p.SwitchML.Pool, Seed: seed})
+		if err != nil {
+			return nil, err
+		}
+		if err := r.healthy(); err != nil {
+			return nil, fmt.Errorf("switchml at p = %g: %v", prob, err)
+		}
+		return r, nil
+	}
+	idle, err := switchml(0)
 	if err != nil {
 		return nil, err
 	}
-	if err := sml.healthy(); err != nil {
-		return nil, fmt.Errorf("switchml with stragglers: %v", err)
+	var out []Speedup
+	for _, prob := range probs {
+		if prob < 0 || prob > 1 {
+			return nil, fmt.Errorf("straggling probability %g: want 0..1", prob)
+		}
+		tr, err := Run(hier(Setup{Switch: "trio", Workers: p.Workers(prob, typicalPs, seed), Seed: seed}))
+		if err != nil {
+			return nil, err
+		}
+		if !tr.Done || tr.Wrong > 0 {
+			return nil, fmt.Errorf("trio-ml at p = %g: done %v, %d wrong results", prob, tr.Done, tr.Wrong)
+		}
+		sml, err := switchml(prob)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, Speedup{Probability: prob, TypicalMs: typ.MeanIterationMs, TrioMs: tr.MeanIterationMs, SwitchMLMs: sml.MeanIterationMs,
+			SwitchMLIdleMs: idle.MeanIterationMs, Ratio: sml.MeanIterationMs / tr.MeanIterationMs, Sleeps: tr.Sleeps, Degraded: tr.Degraded})
 	}
-	idle := sc
-	idle.StraggleProb = 0
-	smlIdle, err := Run(Setup{Switch: "tofino", Workers: idle, Pool: p.SwitchML.Pool, Seed: seed})
-	if err != nil {
-		return nil, err
-	}
-	return &Speedup{Probability: prob, TypicalMs: typ.MeanIterationMs, TrioMs: tr.MeanIterationMs, SwitchMLMs: sml.MeanIterationMs,
-		SwitchMLIdleMs: smlIdle.MeanIterationMs, Ratio: sml.MeanIterationMs / tr.MeanIterationMs, Sleeps: tr.Sleeps, Degraded: tr.Degraded}, nil
+	return out, nil
 }
