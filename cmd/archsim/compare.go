@@ -141,9 +141,16 @@ func compareTofino(o *options, prog *programs.Program) (compareRow, error) {
 	r.LatencyMeanNs = run.Ingress.LatencyNs.Mean + run.Egress.LatencyNs.Mean
 	r.LatencyP99Ns = run.Ingress.LatencyNs.P99 + run.Egress.LatencyNs.P99
 	// A pipeline accepts packets_per_cycle packets per cycle per pipe,
-	// whatever the program does (if it fits).
+	// whatever the program does (if it fits); a program that recirculates
+	// spends that many passes per packet (measured: ingress passes per
+	// offered packet).
 	r.RateMpps = float64(chip.Pipes*chip.PacketsPerCycle) * chip.ClockMHz
 	r.RateNote = "pipelines: one packet per cycle per pipe, any program that fits"
+	if passes := float64(run.Ingress.Packets) / float64(max(1, run.Offered)); passes > 1.001 {
+		r.Recirculates = true
+		r.RateMpps /= passes
+		r.RateNote = fmt.Sprintf("one pass per cycle per pipe over %.2f measured passes per packet (recirculation); the %g Gb/s recirculation ports may bind lower", passes, chip.RecircGbps)
+	}
 	return r, nil
 }
 
