@@ -42,6 +42,5 @@ var KnownDeviations = map[string]string{
 	"trim.timeline.overflow":          "the hardware queue limit is not published (4.7 us at 2:1 implies ~58 KB; the model's data queue is 15 KB)",
 	"trim.timeline.drained":           "as trim.timeline.overflow: a smaller queue drains sooner",
 	// Trio paper.
-	"trio.window.balance":    "the knee is where four workers' offered load meets the PFE's RMW engines; window 1024 already reaches 90 % of the best throughput (36.9 of 40.9 Gb/s), 4096 reaches 98.5 %",
 	"trio.straggler.speedup": "a straggler that wakes behind keeps its lag; the others lose up to a scan timeout per iteration until it catches up, and the Slow Worker Pattern as described bounds SwitchML/ideal at about 1.6x",
 }
