@@ -2,6 +2,7 @@ package tofino
 
 import (
 	"fmt"
+	"strings"
 
 	"archsim/programs"
 )
@@ -97,25 +98,45 @@ func stdRights(c *Config, g Gress, id programs.StdID) stdAccess {
 // (T.insert, T.remove, T.aged, T.load); of each kind, the first one in the
 // file is reported.
 func checkThreads(prog *programs.Program) error {
+	type violation struct {
+		rule Rule
+		pos  programs.Pos
+		what string // short name for the "also" list
+		msg  string
+	}
+	var vs []violation
 	if len(prog.Timers) > 0 {
 		t := prog.Timers[0]
-		return ruleErr(RuleTimerThreads, t.Pos, "timer %s: a PISA pipeline has no timer threads: periodic work needs packets from the packet generator, and a timeout over a table needs the control plane to scan it (the Trio paper §5)", t.Name)
+		vs = append(vs, violation{RuleTimerThreads, t.Pos, "timers", fmt.Sprintf("timer %s: a PISA pipeline has no timer threads: periodic work needs packets from the packet generator, and a timeout over a table needs the control plane to scan it (the Trio paper §5)", t.Name)})
 	}
 	if reads := prog.PayloadReads(); len(reads) > 0 {
-		return ruleErr(RulePayloadAccess, reads[0].Pos, "payload32 reads the packet after its parsed headers, but a PISA parser extracts headers only; the bytes after the parsed headers are not visible to the match-action stages: parse them as header fields instead, as SwitchML does")
+		vs = append(vs, violation{RulePayloadAccess, reads[0].Pos, "payload32", "payload32 reads the packet after its parsed headers, but a PISA parser extracts headers only; the bytes after the parsed headers are not visible to the match-action stages: parse them as header fields instead, as SwitchML does"})
 	}
 	if emits := prog.Emits(); len(emits) > 0 {
-		return ruleErr(RulePacketCreation, emits[0].Pos, "emit(): a PISA pipeline cannot create packets in the data plane; it can only copy the packet it processes (mirror, multicast, recirculate)")
+		vs = append(vs, violation{RulePacketCreation, emits[0].Pos, "emit()", "emit(): a PISA pipeline cannot create packets in the data plane; it can only copy the packet it processes (mirror, multicast, recirculate)"})
 	}
 	if clears := prog.Clears(); len(clears) > 0 {
 		c := clears[0]
-		return ruleErr(RuleStageLocal, c.Pos, "clear(%s, ...): register %s lives in one pipeline stage, whose stateful ALU accesses one cell per packet; a range of cells cannot be reset in the data plane (reset it from the control plane, or one cell per packet with a register action)", c.Reg.Name, c.Reg.Name)
+		vs = append(vs, violation{RuleStageLocal, c.Pos, "clear()", fmt.Sprintf("clear(%s, ...): register %s lives in one pipeline stage, whose stateful ALU accesses one cell per packet; a range of cells cannot be reset in the data plane (reset it from the control plane, or one cell per packet with a register action)", c.Reg.Name, c.Reg.Name)})
 	}
 	if ups := prog.TableUpdates(); len(ups) > 0 {
 		u := ups[0]
-		return ruleErr(RuleTableUpdate, u.Pos, "%s.%s(): a match table is written by the control plane; the MAU stages only look entries up, so the data plane cannot add, delete or scan the entries of table %s. For aging, declare aging: true and let Tofino's idle timeout (per-entry idle-time bits set by hits) notify the control plane, which removes idle entries; state the data plane must write belongs in registers", u.Table.Name, u.Op, u.Table.Name)
+		vs = append(vs, violation{RuleTableUpdate, u.Pos, "table updates", fmt.Sprintf("%s.%s(): a match table is written by the control plane; the MAU stages only look entries up, so the data plane cannot add, delete or scan the entries of table %s. For aging, declare aging: true and let Tofino's idle timeout (per-entry idle-time bits set by hits) notify the control plane, which removes idle entries; state the data plane must write belongs in registers", u.Table.Name, u.Op, u.Table.Name)})
 	}
-	return nil
+	if len(vs) == 0 {
+		return nil
+	}
+	// The first violation is the error; the others are listed so a user
+	// sees everything a PISA pipeline lacks for this program at once.
+	msg := vs[0].msg
+	if len(vs) > 1 {
+		var also []string
+		for _, v := range vs[1:] {
+			also = append(also, fmt.Sprintf("%s (rule %s, line %d)", v.what, v.rule, v.pos.Line))
+		}
+		msg += "; the program also uses " + strings.Join(also, ", ")
+	}
+	return ruleErr(vs[0].rule, vs[0].pos, "%s", msg)
 }
 
 // checkRules applies the target's operation limits to every logical table
