@@ -181,6 +181,7 @@ func NewPFE(engine sim.Engine, cfg *Config, mc *Microcode, seed int64) *PFE {
 	p.exec = programs.NewExec(p.state, rand.New(rand.NewSource(seed)))
 	p.phv = make([]int64, len(p.prog.Fields))
 	p.tr.p = p
+	p.tr.index(mc)
 	p.exec.Tracer = &p.tr
 	p.exec.Emit = p.emit
 	p.ppes = make([]ppe, cfg.PPEs)

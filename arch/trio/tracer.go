@@ -12,11 +12,51 @@ import (
 type tracer struct {
 	p  *PFE
 	th *thread
+	// Per-run lookups keyed by pointer (the interface-keyed cost map
+	// hashes the type too, and these run once per statement and stateful
+	// operation of every packet).
+	exprInstr   map[*programs.ExprStmt]int
+	assignInstr map[*programs.AssignStmt]int
+	regs        map[*programs.RegisterAction]regInfo
+}
+
+type regInfo struct {
+	rc *RegCost
+	o  *MemObject
+}
+
+// index builds the pointer-keyed lookups from the lowered program.
+func (t *tracer) index(mc *Microcode) {
+	t.exprInstr = map[*programs.ExprStmt]int{}
+	t.assignInstr = map[*programs.AssignStmt]int{}
+	for s, c := range mc.stmt {
+		switch x := s.(type) {
+		case *programs.ExprStmt:
+			t.exprInstr[x] = c.Instr
+		case *programs.AssignStmt:
+			t.assignInstr[x] = c.Instr
+		}
+	}
+	t.regs = map[*programs.RegisterAction]regInfo{}
+	for ra, rc := range mc.reg {
+		t.regs[ra] = regInfo{rc, mc.object[ra.Register]}
+	}
 }
 
 func (t *tracer) Stmt(s programs.Stmt) {
-	if c := t.p.mc.stmt[s]; c != nil {
-		t.th.add(step{kind: stepInstr, n: c.Instr})
+	n := 0
+	switch x := s.(type) {
+	case *programs.ExprStmt:
+		n = t.exprInstr[x]
+	case *programs.AssignStmt:
+		n = t.assignInstr[x]
+	default:
+		if c := t.p.mc.stmt[s]; c != nil {
+			n = c.Instr
+		}
+	}
+	if n > 0 {
+		t.th.add(step{kind: stepInstr, n: n})
 	}
 }
 
@@ -69,8 +109,8 @@ func (t *tracer) TableOp(tb *programs.Table, op programs.TableOpKind, slot int, 
 
 func (t *tracer) Register(ra *programs.RegisterAction, index int) {
 	p := t.p
-	rc := p.mc.reg[ra]
-	o := p.mc.object[ra.Register]
+	ri := t.regs[ra]
+	rc, o := ri.rc, ri.o
 	bank, lat := p.bank(o, int64(index)), p.latency(o)
 	if rc.Atomic {
 		k := stepAsync
