@@ -8,9 +8,7 @@ import (
 
 	"archsim/arch/tofino"
 	"archsim/arch/trio"
-	"archsim/configs"
 	"archsim/experiments/aggregation"
-	"archsim/programs"
 )
 
 // The Trio paper's claims ([TRIO] = Yang et al., SIGCOMM'22). Every value is
@@ -39,19 +37,11 @@ type memoResult struct {
 
 func (c *Context) trioML() (*trio.Microcode, error) {
 	v, err := c.memo("trio-ml lowered", func() (any, error) {
-		l, err := configs.Load(configs.Source{Base: []string{"trio5.yaml"}})
+		cfg, err := trio.LoadArch("trio")
 		if err != nil {
 			return nil, err
 		}
-		cfg, err := trio.LoadConfig(l)
-		if err != nil {
-			return nil, err
-		}
-		prog, err := programs.Resolve("trio-ml", nil)
-		if err != nil {
-			return nil, err
-		}
-		return trio.Lower(cfg, prog)
+		return trio.LowerBuiltin(cfg, "trio-ml", nil)
 	})
 	if err != nil {
 		return nil, err
@@ -84,45 +74,20 @@ func (c *Context) latencySweep() ([]aggregation.LatencyPoint, error) {
 
 func trioClaims() []Claim {
 	return append(trioArchClaims(), []Claim{
-		{
-			ID:        "trio.contrast.pie-rfc",
-			Source:    trioSrc + " §1, §3; PIE paper §IV",
-			Expected:  "PIE_RFC is rejected on Tofino (stage-local memory) and runs on Trio",
-			Tolerance: "exact",
-			Note:      "the same pie-rfc description placed on the Tofino model and lowered and simulated on the Trio 5 PFE (its traffic section)",
-			run: func(ctx *Context) Result {
-				_, err := ctx.place("pie-rfc", nil)
-				var pe *tofino.PlacementError
-				rejected := errors.As(err, &pe) && pe.Rule == tofino.RuleStageLocal
-				r, terr := runOnTrio("pie-rfc", nil)
-				if terr != nil {
-					return failed(terr)
-				}
-				ok := rejected && r.Delivered+r.Dropped > 0
-				return Result{Measured: fmt.Sprintf("Tofino: %s; Trio: %d packets processed, %d instructions per packet", ruleOf(err), r.Delivered+r.Dropped, int(math.Round(r.Instr))),
-					Pass: ok, Value: b2f(ok), Target: 1}
-			},
-		},
-		{
-			ID:        "trio.contrast.timers",
-			Source:    trioSrc + " §5",
-			Expected:  "straggler mitigation needs timer threads: trio-ml is rejected on Tofino and its 100 scan threads run on Trio",
-			Tolerance: "exact: Tofino rule timer-threads; Trio runs the scan threads",
-			Note:      "trio-ml placed on the Tofino model, then simulated on the Trio 5 PFE with its traffic section and a 100 µs scan period (TIMEOUT_NS), so the 100 scan threads, started 1 µs apart, run during the short run",
-			run: func(ctx *Context) Result {
-				_, err := ctx.place("trio-ml", nil)
-				var pe *tofino.PlacementError
-				rejected := errors.As(err, &pe) && pe.Rule == tofino.RuleTimerThreads
-				// A 100 µs scan period, so the short run sees every thread.
-				r, terr := runOnTrio("trio-ml", map[string]string{"TIMEOUT_NS": "100000"})
-				if terr != nil {
-					return failed(terr)
-				}
-				ok := rejected && r.TimerRuns > 0
-				return Result{Measured: fmt.Sprintf("Tofino: %s; Trio: %d scan-thread runs during %.0f µs", ruleOf(err), r.TimerRuns, r.SimUs),
-					Pass: ok, Value: b2f(ok), Target: 1}
-			},
-		},
+		contrastClaim("trio.contrast.pie-rfc", trioSrc+" §1, §3; PIE paper §IV",
+			"PIE_RFC is rejected on Tofino (stage-local memory) and runs on Trio", "exact",
+			"the same pie-rfc description placed on the Tofino model and lowered and simulated on the Trio 5 PFE (its traffic section)",
+			"pie-rfc", nil, tofino.RuleStageLocal, func(r *trioRun) (bool, string) {
+				return r.Delivered+r.Dropped > 0, fmt.Sprintf("%d packets processed, %d instructions per packet", r.Delivered+r.Dropped, int(math.Round(r.Instr)))
+			}),
+		// A 100 µs scan period, so the short run sees every thread.
+		contrastClaim("trio.contrast.timers", trioSrc+" §5",
+			"straggler mitigation needs timer threads: trio-ml is rejected on Tofino and its 100 scan threads run on Trio",
+			"exact: Tofino rule timer-threads; Trio runs the scan threads",
+			"trio-ml placed on the Tofino model, then simulated on the Trio 5 PFE with its traffic section and a 100 µs scan period (TIMEOUT_NS), so the 100 scan threads, started 1 µs apart, run during the short run",
+			"trio-ml", map[string]string{"TIMEOUT_NS": "100000"}, tofino.RuleTimerThreads, func(r *trioRun) (bool, string) {
+				return r.TimerRuns > 0, fmt.Sprintf("%d scan-thread runs during %.0f µs", r.TimerRuns, r.SimUs)
+			}),
 		{
 			ID:        "trio.ml.instructions",
 			Source:    trioSrc + " §6.3",
@@ -285,6 +250,26 @@ func trioClaims() []Claim {
 	}...)
 }
 
+// contrastClaim places a built-in program on Tofino, which must reject it
+// with rule, and runs it on the Trio 5 PFE (with params), where runs
+// decides whether it ran and describes the run.
+func contrastClaim(id, source, expected, tol, note, program string, params map[string]string, rule tofino.Rule, runs func(*trioRun) (bool, string)) Claim {
+	return Claim{ID: id, Source: source, Expected: expected, Tolerance: tol, Note: note,
+		run: func(ctx *Context) Result {
+			_, err := ctx.place(program, nil)
+			var pe *tofino.PlacementError
+			rejected := errors.As(err, &pe) && pe.Rule == rule
+			r, terr := runOnTrio(program, params)
+			if terr != nil {
+				return failed(terr)
+			}
+			ran, what := runs(r)
+			ok := rejected && ran
+			return Result{Measured: fmt.Sprintf("Tofino: %s; Trio: %s", ruleOf(err), what), Pass: ok, Value: b2f(ok), Target: 1}
+		},
+	}
+}
+
 func windowClaim(id, expected, tol string, ok func([]aggregation.WindowPoint) bool) Claim {
 	return Claim{
 		ID:        id,
@@ -354,19 +339,11 @@ type trioRun struct {
 // runOnTrio lowers a built-in program for the Trio 5 PFE and simulates its
 // traffic section.
 func runOnTrio(name string, params map[string]string) (*trioRun, error) {
-	l, err := configs.Load(configs.Source{Base: []string{"trio5.yaml"}})
+	cfg, err := trio.LoadArch("trio")
 	if err != nil {
 		return nil, err
 	}
-	cfg, err := trio.LoadConfig(l)
-	if err != nil {
-		return nil, err
-	}
-	prog, err := programs.Resolve(name, params)
-	if err != nil {
-		return nil, err
-	}
-	mc, err := trio.Lower(cfg, prog)
+	mc, err := trio.LowerBuiltin(cfg, name, params)
 	if err != nil {
 		return nil, err
 	}

@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"archsim/arch/trio"
-	"archsim/configs"
 	"archsim/programs"
 )
 
@@ -44,13 +43,7 @@ parser:
 	return programs.Load([]byte(src), "probe.yaml", nil)
 }
 
-func trio5(sets ...string) (*trio.Config, error) {
-	l, err := configs.Load(configs.Source{Base: []string{"trio5.yaml"}, Sets: sets})
-	if err != nil {
-		return nil, err
-	}
-	return trio.LoadConfig(l)
-}
+func trio5(sets ...string) (*trio.Config, error) { return trio.LoadArch("trio", sets...) }
 
 // probeThreadNs is the mean time a packet holds its thread.
 func probeThreadNs(c *trio.Config, p *programs.Program) (float64, *trio.RunResult, error) {

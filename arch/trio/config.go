@@ -12,6 +12,7 @@ import (
 	"fmt"
 
 	"archsim/configs"
+	"archsim/programs"
 )
 
 // Config is one PFE. Field meanings and sources are in configs/trio5.yaml.
@@ -159,3 +160,28 @@ func (c *Config) CyclesToPs(n int64) int64 { return int64(float64(n)*c.CyclePs()
 
 // NsToPs converts nanoseconds to picoseconds.
 func NsToPs(ns float64) int64 { return int64(ns*1000 + 0.5) }
+
+// LoadArch loads an architecture's config files (Archs) with key=value
+// overrides: LoadArch("trio") is the Trio 5 PFE.
+func LoadArch(name string, sets ...string) (*Config, error) {
+	for _, a := range Archs {
+		if a.Name == name {
+			l, err := configs.Load(configs.Source{Base: a.Files, Sets: sets})
+			if err != nil {
+				return nil, err
+			}
+			return LoadConfig(l)
+		}
+	}
+	return nil, fmt.Errorf("unknown Trio architecture %q", name)
+}
+
+// LowerBuiltin lowers a built-in program (or program file) with constant
+// overrides for a PFE.
+func LowerBuiltin(c *Config, program string, params map[string]string) (*Microcode, error) {
+	prog, err := programs.Resolve(program, params)
+	if err != nil {
+		return nil, err
+	}
+	return Lower(c, prog)
+}

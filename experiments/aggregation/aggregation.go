@@ -380,19 +380,11 @@ func buildHierarchy(engine sim.Engine, params map[string]string, servers, first 
 }
 
 func buildTrio(engine sim.Engine, params map[string]string, seed int64) (*trio.PFE, *trio.Microcode, error) {
-	l, err := configs.Load(configs.Source{Base: []string{"trio5.yaml"}})
+	cfg, err := trio.LoadArch("trio")
 	if err != nil {
 		return nil, nil, err
 	}
-	cfg, err := trio.LoadConfig(l)
-	if err != nil {
-		return nil, nil, err
-	}
-	prog, err := programs.Resolve("trio-ml", params)
-	if err != nil {
-		return nil, nil, err
-	}
-	mc, err := trio.Lower(cfg, prog)
+	mc, err := trio.LowerBuiltin(cfg, "trio-ml", params)
 	if err != nil {
 		return nil, nil, err
 	}
