@@ -204,3 +204,18 @@ func TestHierarchicalStraggler(t *testing.T) {
 		t.Errorf("partial results after up to %.2f ms, want within two first-level periods (2 ms) plus the host path", r.PartialMaxMs)
 	}
 }
+
+// The window sweep's points are ordered as asked, and a larger window
+// carries more throughput (window 8 against window 1, same blocks).
+func TestWindowSweepSmall(t *testing.T) {
+	pts, err := WindowSweep(params(t), 256, []int{1, 8}, 16, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(pts) != 2 || pts[0].Window != 1 || pts[1].Window != 8 {
+		t.Fatalf("points %+v", pts)
+	}
+	if pts[1].ThroughputGbps <= 2*pts[0].ThroughputGbps || pts[1].LatencyUs < pts[0].LatencyUs {
+		t.Errorf("window 1: %.2f Gb/s %.1f µs; window 8: %.2f Gb/s %.1f µs — want more throughput and no less latency", pts[0].ThroughputGbps, pts[0].LatencyUs, pts[1].ThroughputGbps, pts[1].LatencyUs)
+	}
+}
