@@ -243,8 +243,8 @@ func trioClaims() []Claim {
 					return failed(err)
 				}
 				bound := 1 + float64(p.Straggler.DelayPoints)*p.Straggler.Probability*(p.Straggler.SlowMin+p.Straggler.SlowMax)/2
-				return Result{Measured: fmt.Sprintf("× %.2f: SwitchML %.1f ms, Trio-ML %.1f ms (typical %.1f ms, %d sleeps, %d degraded results); the pattern bounds SwitchML/ideal at about × %.2f",
-					s.Ratio, s.SwitchMLMs, s.TrioMs, s.TypicalMs, s.Sleeps, s.Degraded, bound), Pass: s.Ratio >= 1.65 && s.Ratio <= 1.87, Value: s.Ratio, Target: 1.76}
+				return Result{Measured: fmt.Sprintf("× %.2f: SwitchML %.1f ms, Trio-ML %.1f ms (typical %.1f ms, %d sleeps, %d degraded results; median worker × %.2f); the pattern bounds SwitchML/ideal at about × %.2f",
+					s.Ratio, s.SwitchMLMs, s.TrioMs, s.TypicalMs, s.Sleeps, s.Degraded, s.SwitchMLMedianMs/s.TrioMedianMs, bound), Pass: s.Ratio >= 1.65 && s.Ratio <= 1.87, Value: s.Ratio, Target: 1.76}
 			},
 		},
 	}...)

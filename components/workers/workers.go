@@ -24,6 +24,7 @@ package workers
 import (
 	"fmt"
 	"math/rand"
+	"sort"
 
 	"github.com/sarchlab/akita/v3/sim"
 
@@ -242,6 +243,31 @@ func (j *Job) MeanIterationPs(startPs int64) float64 {
 		}
 	}
 	return float64(end-startPs) / float64(j.cfg.Iterations)
+}
+
+// MedianWorkerIterationPs is the median over the workers (stalled ones
+// left out) of each worker's own mean iteration time: what a typical
+// worker's training log shows, where MeanIterationPs is bound by the last
+// worker to finish (0 if the job did not finish).
+func (j *Job) MedianWorkerIterationPs(startPs int64) float64 {
+	if !j.Done() {
+		return 0
+	}
+	var per []float64
+	for w, e := range j.Stats.IterEndPs {
+		if len(e) > 0 && !j.Workers[w].stalled {
+			per = append(per, float64(e[len(e)-1]-startPs)/float64(len(e)))
+		}
+	}
+	if len(per) == 0 {
+		return 0
+	}
+	sort.Float64s(per)
+	if n := len(per); n%2 == 1 {
+		return per[n/2]
+	} else {
+		return (per[n/2-1] + per[n/2]) / 2
+	}
 }
 
 // Worker is one server.

@@ -93,14 +93,17 @@ func (p *Params) Workers(prob float64, typicalPs int64, seed int64) workers.Conf
 
 // Result is what a run measured.
 type Result struct {
-	Switch           string  `json:"switch"`
-	Program          string  `json:"program"`
-	Workers          int     `json:"workers"`
-	GradsPerPacket   int     `json:"gradients_per_packet"`
-	Window           int     `json:"window"`
-	Iterations       int     `json:"iterations"`
-	Done             bool    `json:"done"`
-	MeanIterationMs  float64 `json:"mean_iteration_ms"`
+	Switch          string  `json:"switch"`
+	Program         string  `json:"program"`
+	Workers         int     `json:"workers"`
+	GradsPerPacket  int     `json:"gradients_per_packet"`
+	Window          int     `json:"window"`
+	Iterations      int     `json:"iterations"`
+	Done            bool    `json:"done"`
+	MeanIterationMs float64 `json:"mean_iteration_ms"`
+	// MedianWorkerMs is the median worker's own mean iteration time (the
+	// makespan-based mean above waits for the last worker).
+	MedianWorkerMs   float64 `json:"median_worker_iteration_ms"`
 	BlockLatencyUs   float64 `json:"block_latency_us"` // mean, full results
 	AggRateGradPerUs float64 `json:"aggregation_rate_gradients_per_us"`
 	ThroughputGbps   float64 `json:"throughput_gbps"` // aggregated gradient bits per second per worker, first send to last result (compute time included)
@@ -268,6 +271,7 @@ func Run(s Setup) (*Result, error) {
 	st := job.Stats
 	r.Done = job.Done()
 	r.MeanIterationMs = job.MeanIterationPs(s.StartPs) / 1e9
+	r.MedianWorkerMs = job.MedianWorkerIterationPs(s.StartPs) / 1e9
 	r.Sent, r.Results, r.Degraded, r.Wrong, r.Stale, r.Duplicates = st.Sent, st.Results, st.Degraded, st.Wrong, st.Stale, st.Duplicates
 	r.Sleeps = len(st.Slept)
 	r.DegradedSources = st.DegradedSources

@@ -205,8 +205,11 @@ type Speedup struct {
 	SwitchMLMs     float64 `json:"switchml_iteration_ms"`
 	SwitchMLIdleMs float64 `json:"switchml_no_straggler_iteration_ms"`
 	Ratio          float64 `json:"speedup"`
-	Sleeps         int     `json:"sleeps"`
-	Degraded       int     `json:"trio_degraded_results"`
+	// The same for the median worker's own mean iteration time.
+	TrioMedianMs     float64 `json:"trio_ml_median_worker_iteration_ms"`
+	SwitchMLMedianMs float64 `json:"switchml_median_worker_iteration_ms"`
+	Sleeps           int     `json:"sleeps"`
+	Degraded         int     `json:"trio_degraded_results"`
 }
 
 // StragglerSpeedup runs the training job on Trio-ML and on SwitchML with
@@ -270,7 +273,8 @@ func StragglerSweep(p *Params, probs []float64, seed int64) ([]Speedup, error) {
 			return nil, err
 		}
 		out = append(out, Speedup{Probability: prob, TypicalMs: typ.MeanIterationMs, TrioMs: tr.MeanIterationMs, SwitchMLMs: sml.MeanIterationMs,
-			SwitchMLIdleMs: idle.MeanIterationMs, Ratio: sml.MeanIterationMs / tr.MeanIterationMs, Sleeps: tr.Sleeps, Degraded: tr.Degraded})
+			SwitchMLIdleMs: idle.MeanIterationMs, Ratio: sml.MeanIterationMs / tr.MeanIterationMs, Sleeps: tr.Sleeps, Degraded: tr.Degraded,
+			TrioMedianMs: tr.MedianWorkerMs, SwitchMLMedianMs: sml.MedianWorkerMs})
 	}
 	return out, nil
 }
