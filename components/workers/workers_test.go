@@ -241,6 +241,15 @@ func TestStragglerWaitVersusTimeout(t *testing.T) {
 	if m >= 0.75*w {
 		t.Errorf("timeout switch: mean iteration %.0f ps, want well under the waiting switch's %.0f", m, w)
 	}
+	// Waiting, every worker ends each iteration together: the median
+	// worker's mean is the makespan mean; with the timeout the last
+	// worker (a straggler) ends after the median one.
+	if mw := wait.MedianWorkerIterationPs(0); mw < w-1e6 || mw > w+1e6 {
+		t.Errorf("waiting switch: median worker %.0f ps, makespan mean %.0f ps", mw, w)
+	}
+	if mt := tmo.MedianWorkerIterationPs(0); mt <= 0 || mt > m {
+		t.Errorf("timeout switch: median worker %.0f ps, want in (0, %.0f]", mt, m)
+	}
 	if tmo.Stats.Wrong != 0 || wait.Stats.Wrong != 0 {
 		t.Errorf("wrong full results: %d, %d", tmo.Stats.Wrong, wait.Stats.Wrong)
 	}
