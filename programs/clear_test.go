@@ -188,19 +188,7 @@ func TestClearErrors(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			src := c.edit(clProgram)
-			_, err := Load([]byte(src), "clear.yaml", nil)
-			if err == nil {
-				t.Fatalf("no error, want one containing %q", c.want)
-			}
-			msg := err.Error()
-			if !strings.Contains(msg, c.want) || strings.Contains(msg, "\n") || !strings.HasPrefix(msg, "clear.yaml:") {
-				t.Fatalf("error %q, want one line naming clear.yaml:line and containing %q", msg, c.want)
-			}
-			e, ok := err.(*Error)
-			if want := exactLine(t, src, c.line, 1); !ok || e.Pos.Line != want {
-				t.Fatalf("error %q at line %d, want line %d", msg, e.Pos.Line, want)
-			}
+			wantLoadError(t, "clear.yaml", c.edit(clProgram), c.want, c.line)
 		})
 	}
 }

@@ -88,6 +88,24 @@ func exactLine(t *testing.T, src, text string, n int) int {
 	return 0
 }
 
+// wantLoadError loads src as file and requires a one-line error naming
+// file:line, containing want, at the (first) line whose text is line.
+func wantLoadError(t *testing.T, file, src, want, line string) {
+	t.Helper()
+	_, err := Load([]byte(src), file, nil)
+	if err == nil {
+		t.Fatalf("no error, want one containing %q", want)
+	}
+	msg := err.Error()
+	if !strings.Contains(msg, want) || strings.Contains(msg, "\n") || !strings.HasPrefix(msg, file+":") {
+		t.Fatalf("error %q, want one line naming %s:line and containing %q", msg, file, want)
+	}
+	e, ok := err.(*Error)
+	if wantLine := exactLine(t, src, line, 1); !ok || e.Pos.Line != wantLine {
+		t.Fatalf("error %q at line %d, want line %d", msg, e.Pos.Line, wantLine)
+	}
+}
+
 func loadEm(t *testing.T) *Program {
 	t.Helper()
 	p, err := Load([]byte(emProgram), "emit.yaml", nil)
@@ -191,19 +209,7 @@ func TestEmitErrors(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			src := c.edit(emProgram)
-			_, err := Load([]byte(src), "emit.yaml", nil)
-			if err == nil {
-				t.Fatalf("no error, want one containing %q", c.want)
-			}
-			msg := err.Error()
-			if !strings.Contains(msg, c.want) || strings.Contains(msg, "\n") || !strings.HasPrefix(msg, "emit.yaml:") {
-				t.Fatalf("error %q, want one line naming emit.yaml:line and containing %q", msg, c.want)
-			}
-			e, ok := err.(*Error)
-			if want := exactLine(t, src, c.line, 1); !ok || e.Pos.Line != want {
-				t.Fatalf("error %q at line %d, want line %d", msg, e.Pos.Line, want)
-			}
+			wantLoadError(t, "emit.yaml", c.edit(emProgram), c.want, c.line)
 		})
 	}
 }
@@ -566,19 +572,7 @@ func TestEmitPayloadErrors(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			src := c.edit(bkProgram)
-			_, err := Load([]byte(src), "bulk.yaml", nil)
-			if err == nil {
-				t.Fatalf("no error, want one containing %q", c.want)
-			}
-			msg := err.Error()
-			if !strings.Contains(msg, c.want) || strings.Contains(msg, "\n") || !strings.HasPrefix(msg, "bulk.yaml:") {
-				t.Fatalf("error %q, want one line naming bulk.yaml:line and containing %q", msg, c.want)
-			}
-			e, ok := err.(*Error)
-			if want := exactLine(t, src, c.line, 1); !ok || e.Pos.Line != want {
-				t.Fatalf("error %q at line %d, want line %d", msg, e.Pos.Line, want)
-			}
+			wantLoadError(t, "bulk.yaml", c.edit(bkProgram), c.want, c.line)
 		})
 	}
 }
