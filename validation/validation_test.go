@@ -1,11 +1,17 @@
 package validation
 
 import (
+	"bytes"
 	"encoding/json"
+	"flag"
 	"math"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
+
+var update = flag.Bool("update", false, "rewrite the claims goldens under testdata")
 
 // TestClaims runs every validation claim with the model. Claims on the
 // known-deviation list must still produce a measured value; all others must
@@ -17,6 +23,7 @@ func TestClaims(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	checkClaimsGolden(t, ctx.Long, results)
 	seen := map[string]bool{}
 	for _, r := range results {
 		seen[r.ID] = true
@@ -75,5 +82,53 @@ func TestResultJSONNonFinite(t *testing.T) {
 	}
 	if !strings.Contains(string(b), `"measured_value":null`) || !strings.Contains(string(b), `"expected_value":2`) || strings.Count(string(b), "measured_value") != 1 {
 		t.Errorf("got %s", b)
+	}
+}
+
+// checkClaimsGolden compares every claim's result (measured values,
+// verdicts, notes) with what the model printed when the golden was
+// recorded: claims-short.json for the default run (sweeps cut to the
+// values the claims need), claims-long.json with ARCHSIM_LONG=1 (what
+// `archsim validate --json` prints). Rerun with -update to record a
+// deliberate change and review the diff.
+func checkClaimsGolden(t *testing.T, long bool, results []Result) {
+	t.Helper()
+	path := filepath.Join("testdata", "claims-short.json")
+	if long {
+		path = filepath.Join("testdata", "claims-long.json")
+	}
+	got, err := json.MarshalIndent(results, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got = append(got, '\n')
+	if *update {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (record it with go test ./validation -run TestClaims -update)", err)
+	}
+	if !bytes.Equal(got, want) {
+		wl, gl := strings.Split(string(want), "\n"), strings.Split(string(got), "\n")
+		for i := 0; i < max(len(wl), len(gl)); i++ {
+			if i >= len(wl) || i >= len(gl) || wl[i] != gl[i] {
+				w, g := "", ""
+				if i < len(wl) {
+					w = wl[i]
+				}
+				if i < len(gl) {
+					g = gl[i]
+				}
+				t.Errorf("%s differs from the golden at line %d:\n  want: %s\n  got:  %s", path, i+1, w, g)
+				break
+			}
+		}
 	}
 }

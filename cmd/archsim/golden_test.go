@@ -1,0 +1,102 @@
+package main
+
+import (
+	"bytes"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"archsim/programs"
+)
+
+// The goldens hold what users see today: the main job's JSON for every
+// built-in program on every chip, its tables for one program per chip,
+// two scenarios' JSON, compare (JSON and table) and list. A change in any
+// of them must be deliberate: rerun with -update and review the diff.
+var update = flag.Bool("update", false, "rewrite the golden files under testdata/golden")
+
+// goldenArchs are the chip names the main job accepts.
+var goldenArchs = []string{"tofino", "tofino2", "trio", "trio5", "trio6"}
+
+type goldenCase struct {
+	file string
+	args []string
+}
+
+func goldenCases() []goldenCase {
+	var cs []goldenCase
+	for _, a := range goldenArchs {
+		for _, p := range programs.Builtins() {
+			cs = append(cs, goldenCase{fmt.Sprintf("main/%s-%s.json", a, p), []string{"--arch", a, "--program", p, "--json"}})
+		}
+		cs = append(cs, goldenCase{fmt.Sprintf("tables/%s-ndp-switchp4.txt", a), []string{"--arch", a, "--program", "ndp-switchp4"}})
+	}
+	cs = append(cs,
+		goldenCase{"tables/tofino-ndp-sonic.txt", []string{"--sonic-config", "incast-trim"}},
+		goldenCase{"run/trim-fig5a.json", []string{"run", "--scenario", "trim-fig5a", "--json", "--no-files", "--quiet"}},
+		goldenCase{"run/trim-modes.json", []string{"run", "--scenario", "trim-modes", "--json", "--no-files", "--quiet"}},
+		goldenCase{"run/trim-modes.txt", []string{"run", "--scenario", "trim-modes", "--no-files", "--quiet"}},
+		goldenCase{"compare/pie-rfc.json", []string{"compare", "--program", "pie-rfc", "--json"}},
+		goldenCase{"compare/pie-rfc.txt", []string{"compare", "--program", "pie-rfc"}},
+		goldenCase{"compare/ndp.json", []string{"compare", "--program", "ndp", "--json"}},
+		goldenCase{"list.txt", []string{"list"}},
+		goldenCase{"list.json", []string{"list", "--json"}},
+	)
+	return cs
+}
+
+// TestGoldens runs every golden command in-process and compares stdout,
+// the exit status and the error message byte for byte.
+func TestGoldens(t *testing.T) {
+	for _, c := range goldenCases() {
+		t.Run(c.file, func(t *testing.T) {
+			t.Parallel()
+			out, msg, code := run(t, c.args...)
+			got := fmt.Sprintf("# archsim %s\n# exit %d: %s\n%s", strings.Join(c.args, " "), code, msg, out)
+			checkGolden(t, filepath.Join("testdata", "golden", c.file), []byte(got))
+		})
+	}
+}
+
+// checkGolden compares got with the golden file (or rewrites it with
+// -update).
+func checkGolden(t *testing.T, path string, got []byte) {
+	t.Helper()
+	if *update {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test ./cmd/archsim -run TestGoldens -update to record it)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s differs from the golden:\n%s", path, firstDiff(string(want), string(got)))
+	}
+}
+
+// firstDiff shows the first differing line with a little context.
+func firstDiff(want, got string) string {
+	wl, gl := strings.Split(want, "\n"), strings.Split(got, "\n")
+	for i := 0; i < max(len(wl), len(gl)); i++ {
+		var w, g string
+		if i < len(wl) {
+			w = wl[i]
+		}
+		if i < len(gl) {
+			g = gl[i]
+		}
+		if w != g {
+			return fmt.Sprintf("line %d:\n  want: %s\n  got:  %s", i+1, w, g)
+		}
+	}
+	return "(same lines, different bytes)"
+}
