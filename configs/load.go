@@ -10,19 +10,26 @@ import (
 	"strings"
 
 	"github.com/go-viper/mapstructure/v2"
-	"github.com/spf13/pflag"
 	"github.com/spf13/viper"
 	"gopkg.in/yaml.v3"
 )
 
 // Source tells the loader where the chip description comes from and what
-// overrides it.
+// overrides it. Precedence, lowest first: Base files, UserFile, Values,
+// Sets.
 type Source struct {
-	Base     []string          // embedded files merged in order, e.g. tofino.yaml, tofino2.yaml
-	UserFile string            // --config file merged over them ("" = none)
-	Sets     []string          // --set key=value overrides
-	Flags    map[string]string // viper key -> flag name, for flags bound with BindPFlag
-	FlagSet  *pflag.FlagSet
+	Base     []string // embedded files merged in order, e.g. tofino.yaml, tofino2.yaml
+	UserFile string   // --config file merged over them ("" = none)
+	Values   []Value  // single values set by name (e.g. a chip's knobs, given as command-line shortcuts)
+	Sets     []string // --set key=value overrides
+}
+
+// Value sets one config key, saying where the value came from (errors
+// name it, e.g. "--stages").
+type Value struct {
+	Key    string
+	Value  string
+	Origin string
 }
 
 // Loaded is a merged configuration plus where each user-set key came from,
@@ -90,24 +97,13 @@ func Load(src Source) (*Loaded, error) {
 			return nil, fmt.Errorf("%s: %v", src.UserFile, err)
 		}
 	}
-	if src.FlagSet != nil {
-		names := make([]string, 0, len(src.Flags))
-		for k := range src.Flags {
-			names = append(names, k)
+	for _, kv := range src.Values {
+		k := strings.ToLower(kv.Key)
+		if !known[k] {
+			return nil, fmt.Errorf("%s: unknown config key %s (see configs/%s)", kv.Origin, k, src.Base[0])
 		}
-		sort.Strings(names)
-		for _, key := range names {
-			f := src.FlagSet.Lookup(src.Flags[key])
-			if f == nil {
-				continue
-			}
-			if err := v.BindPFlag(key, f); err != nil {
-				return nil, err
-			}
-			if f.Changed {
-				l.origin[key] = "--" + f.Name
-			}
-		}
+		v.Set(k, parseValue(kv.Value))
+		l.origin[k] = kv.Origin
 	}
 	for _, s := range src.Sets {
 		k, val, ok := strings.Cut(s, "=")
@@ -118,14 +114,20 @@ func Load(src Source) (*Loaded, error) {
 		if !known[k] {
 			return nil, fmt.Errorf("--set %s: unknown config key (see configs/%s)", k, src.Base[0])
 		}
-		var parsed any
-		if err := yaml.Unmarshal([]byte(val), &parsed); err != nil || parsed == nil {
-			parsed = val
-		}
-		v.Set(k, parsed)
+		v.Set(k, parseValue(val))
 		l.origin[k] = "--set " + k
 	}
 	return l, nil
+}
+
+// parseValue reads a command-line value as YAML (10 is an integer, true a
+// bool), or keeps it as a string.
+func parseValue(val string) any {
+	var parsed any
+	if err := yaml.Unmarshal([]byte(val), &parsed); err != nil || parsed == nil {
+		return val
+	}
+	return parsed
 }
 
 // Decode decodes the subtree at key into out; unknown or mistyped values are

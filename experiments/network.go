@@ -9,11 +9,10 @@ import (
 
 	"github.com/sarchlab/akita/v3/sim"
 
-	"archsim/arch/ideal"
-	"archsim/arch/tofino"
+	"archsim/arch"
 	"archsim/components/hosts"
 	"archsim/components/packet"
-	"archsim/configs"
+	"archsim/job"
 	"archsim/programs"
 	"archsim/sonic"
 	"archsim/sonic/orch"
@@ -117,12 +116,6 @@ type QueueSample struct {
 	Packets int
 }
 
-// hostPort maps host h to its switch port: Tofino device port
-// pipe*stride + local, 16 hosts per pipe.
-func hostPort(c *tofino.Config, h int) int {
-	return c.DevPort(h/c.FrontPortsPerPipe, h%c.FrontPortsPerPipe)
-}
-
 // flows builds the scenario's flows for a number of senders.
 func (s *Scenario) flows(senders int) ([]*hosts.Flow, error) {
 	p := s.Pattern
@@ -217,81 +210,55 @@ func (s *Scenario) runOne(spec runSpec) (*Run, error) {
 		r.Sweep = s.Sweep.Var
 	}
 
-	var ingress func(port int) sim.Handler
-	var attach func(port int, h sim.Handler, propPs int64)
-	portOf := func(h int) int { return h }
-	var collect func()
-	prop := int64(s.Link.PropNs * 1000)
-
-	switch spec.variant.Switch {
-	case "tofino":
-		sw, chip, err := s.buildTofino(spec, engine, deadline)
-		if err != nil {
-			return nil, err
-		}
-		var agent *orch.Agent
-		trimQueue := -1
-		if name := spec.sonicConfig(); name != "" {
-			cfg, err := orch.LoadConfig(name, chip)
-			if err != nil {
-				return nil, fmt.Errorf("variant %s: %v", spec.variant.Name, err)
+	w := s.Workload
+	sw, agent, trimQueue, err := s.buildSwitch(spec, engine, deadline)
+	if err != nil {
+		return nil, err
+	}
+	sw.OnDrop(func(pkt *packet.Packet, reason string) { rec.Dropped(pkt.ID, reason) })
+	if t, ok := sw.(arch.RegisterTracer); ok && s.Trace != "" {
+		reg, act, _ := strings.Cut(s.Trace, ".")
+		t.TraceRegister(func(unit int, ra *programs.RegisterAction, index int64, now int64) {
+			if ra.Name == act && ra.Register.Name == reg {
+				r.Modes = append(r.Modes, ModeEvent{AtUs: float64(now) / 1e6, Pipe: unit, Index: index})
 			}
-			if agent, err = orch.New(sw); err != nil {
-				return nil, fmt.Errorf("variant %s: %v", spec.variant.Name, err)
-			}
-			if err := agent.Program(cfg, 0); err != nil {
-				return nil, fmt.Errorf("variant %s: %s: %v", spec.variant.Name, name, err)
-			}
-			if t := cfg.Trimming; t != nil && t.QueueMode == sonic.QueueStatic {
-				trimQueue = t.Queue
-			}
-		}
-		sw.OnDrop(func(pkt *packet.Packet, reason string) { rec.Dropped(pkt.ID, reason) })
-		if s.Trace != "" {
-			reg, act, _ := strings.Cut(s.Trace, ".")
-			sw.TraceRegister(func(pipe int, ra *programs.RegisterAction, index int64, now int64) {
-				if ra.Name == act && ra.Register.Name == reg {
-					r.Modes = append(r.Modes, ModeEvent{AtUs: float64(now) / 1e6, Pipe: pipe, Index: index})
-				}
-			})
-		}
-		ingress, attach = sw.IngressHandler, sw.Attach
-		portOf = func(h int) int { return hostPort(chip, h) }
+		})
+	}
+	front := sw.FrontPorts()
+	if len(front) < s.Hosts {
+		return nil, fmt.Errorf("variant %s: %s has %d front-panel ports, the scenario %d hosts", spec.variant.Name, sw.Name(), len(front), s.Hosts)
+	}
+	portOf := func(h int) int { return front[h] }
+	if qt, ok := sw.(arch.QueueTracer); ok {
 		sample := func(now int64, pkts int) {
 			r.Queue = append(r.Queue, QueueSample{AtUs: float64(now) / 1e6, Packets: pkts})
 		}
 		if s.TraceQueue != nil {
-			sw.TM().TraceQueue(hostPort(chip, *s.TraceQueue), 0, sample)
+			qt.TraceQueue(portOf(*s.TraceQueue), 0, sample)
 		}
 		if s.TraceDoD != nil {
-			if *s.TraceDoD >= chip.Pipes {
-				return nil, fmt.Errorf("trace_dod_pipe: pipe %d, the chip has %d", *s.TraceDoD, chip.Pipes)
+			if err := qt.TraceDeflectQueue(*s.TraceDoD, sample); err != nil {
+				return nil, fmt.Errorf("trace_dod_pipe: %v", err)
 			}
-			sw.TM().TraceDeflectQueue(*s.TraceDoD, sample)
 		}
 		r.FirstDeflectUs = -1
-		sw.TM().OnDeflect(func(now int64, _ *packet.Packet) {
+		qt.OnDeflect(func(now int64, _ *packet.Packet) {
 			if r.FirstDeflectUs < 0 {
 				r.FirstDeflectUs = float64(now) / 1e6
 			}
 		})
-		collect = func() {
-			st := sw.TM().Stats
-			r.TrimsIngress, r.TrimsDoD = st.IngressMirrors, st.Deflected+st.DropMirrors
-			r.TrimsTM = st.Trims
-			r.MaxDoDQueue = sw.MaxDeflectQueue()
-			if agent != nil {
-				r.Sonic = sonicSummary(agent.All(), trimQueue)
-			}
-		}
-	case "ideal":
-		isw := s.buildIdeal(spec, engine)
-		isw.OnDrop(func(pkt *packet.Packet, reason string) { rec.Dropped(pkt.ID, "ideal switch: "+reason) })
-		ingress, attach = isw.IngressHandler, isw.Attach
-		collect = func() { r.TrimsQueue = isw.Trims }
 	}
+	collect := func() {
+		c := sw.Counters()
+		r.TrimsIngress, r.TrimsDoD, r.TrimsTM, r.TrimsQueue = c.IngressMirrors, c.Deflected+c.DropMirrors, c.TMTrims, c.QueueTrims
+		r.MaxDoDQueue = c.MaxDeflectQueue
+		if agent != nil {
+			r.Sonic = sonicSummary(agent.All(), trimQueue)
+		}
+	}
+	ingress, attach := sw.IngressHandler, sw.Attach
+	prop := int64(s.Link.PropNs * 1000)
 
-	w := s.Workload
 	cfg := hosts.NDPConfig{NICGbps: s.Link.Gbps, PropPs: prop, MSS: w.MSS, CtrlBytes: w.Ctrl, CtrlDSCP: w.CtrlDSCP,
 		InitialWindow: w.Window, PullRateMod: w.PullRate}
 	var ndps []*hosts.NDPHost
@@ -391,60 +358,80 @@ func (r *Run) summarizeGoodput() {
 	r.MeanGoodputGbps /= float64(len(r.GoodputGbps))
 }
 
-// buildTofino places the variant's program on its chip and assembles the
-// switch.
-func (s *Scenario) buildTofino(spec runSpec, engine sim.Engine, deadline int64) (*tofino.Switch, *tofino.Config, error) {
-	archName := spec.variant.Arch
-	if archName == "" {
-		archName = "tofino"
+// chipOf is the chip a variant runs on: its chip, or, in the older form,
+// its switch (tofino with an optional arch, or ideal).
+func (v Variant) chipOf() string {
+	switch {
+	case v.Chip != "":
+		return v.Chip
+	case v.Switch == "ideal":
+		return "ideal"
+	case v.Arch != "":
+		return v.Arch
 	}
-	var arch *tofino.Arch
-	for i := range tofino.Archs {
-		if tofino.Archs[i].Name == archName {
-			arch = &tofino.Archs[i]
-		}
-	}
-	if arch == nil {
-		return nil, nil, fmt.Errorf("variant %s: unknown arch %q", spec.variant.Name, archName)
-	}
-	l, err := configs.Load(configs.Source{Base: arch.Files, Sets: spec.variant.Set})
-	if err != nil {
-		return nil, nil, err
-	}
-	chip, err := tofino.LoadConfig(l)
-	if err != nil {
-		return nil, nil, err
-	}
-	prog, err := programs.Resolve(spec.variant.Program, spec.params)
-	if err != nil {
-		return nil, nil, err
-	}
-	place, err := tofino.Place(chip, prog)
-	if err != nil {
-		return nil, nil, fmt.Errorf("variant %s: %v", spec.variant.Name, err)
-	}
-	sw := tofino.MakeBuilder().WithEngine(engine).WithConfig(chip).WithPlacement(place).WithSeed(spec.seed).Build()
-	sw.SetDeadline(deadline)
-	return sw, chip, nil
+	return "tofino"
 }
 
-// buildIdeal assembles the ideal output-queued trimming switch (htsim's
-// CompositeQueue): data queue of queue_packets x the payload size (as htsim
-// counts it), header queue twice that.
-func (s *Scenario) buildIdeal(spec runSpec, engine sim.Engine) *ideal.Switch {
-	w := s.Workload
-	payload := w.MSS - w.Ctrl
-	if payload <= 0 {
-		payload = w.MSS
+// buildSwitch loads the variant's chip, compiles its program (if any) and
+// builds the switch for the scenario's network, with its SONiC
+// configuration programmed if it has one (the agent and the static trim
+// queue, -1 if none).
+func (s *Scenario) buildSwitch(spec runSpec, engine sim.Engine, deadline int64) (arch.Switch, *orch.Agent, int, error) {
+	v := spec.variant
+	o := arch.Overrides{Sets: v.Set}
+	if v.QueuePackets > 0 {
+		o.Knobs = append(o.Knobs, arch.KnobValue{Knob: arch.KnobQueuePackets, Value: fmt.Sprint(v.QueuePackets), Origin: "variant " + v.Name + ": queue_packets"})
 	}
-	q := int64(spec.variant.QueuePackets * payload)
-	return ideal.New("Ideal", engine, ideal.Config{
-		Ports: s.Hosts, PortGbps: s.Link.Gbps, DataQueueB: q, HeaderQueueB: 2 * q, HeaderBytes: w.Ctrl,
-		IsHeader:     hosts.IsHeader,
-		Trim:         func(pkt *packet.Packet) { hosts.Trim(pkt, w.Ctrl) },
-		PortOfPacket: func(pkt *packet.Packet) int { return hosts.DstHost(pkt) },
-		Seed:         spec.seed,
-	})
+	target, err := job.Load(v.chipOf(), o)
+	if err != nil {
+		return nil, nil, -1, fmt.Errorf("variant %s: %v", v.Name, err)
+	}
+	var prog *programs.Program
+	if v.Program != "" {
+		if prog, err = programs.Resolve(v.Program, spec.params); err != nil {
+			return nil, nil, -1, err
+		}
+	}
+	c, err := target.Compile(prog)
+	if err != nil {
+		return nil, nil, -1, fmt.Errorf("variant %s: %v", v.Name, err)
+	}
+	if !c.Fits {
+		return nil, nil, -1, fmt.Errorf("variant %s: %v", v.Name, c.Err)
+	}
+	w := s.Workload
+	sw, err := target.Build(arch.BuildSpec{Engine: engine, Compiled: c, Seed: spec.seed, Net: &arch.Net{
+		Hosts: s.Hosts, LinkGbps: s.Link.Gbps, MSS: w.MSS, HeaderBytes: w.Ctrl,
+		IsHeader: hosts.IsHeader, Trim: func(pkt *packet.Packet) { hosts.Trim(pkt, w.Ctrl) }, DstHost: hosts.DstHost,
+	}})
+	if err != nil {
+		return nil, nil, -1, fmt.Errorf("variant %s: %v", v.Name, err)
+	}
+	sw.SetDeadline(deadline)
+	name := spec.sonicConfig()
+	if name == "" {
+		return sw, nil, -1, nil
+	}
+	chip, ok := orch.ChipOf(target)
+	if !ok {
+		return nil, nil, -1, fmt.Errorf("variant %s: a SONiC configuration programs a Tofino switch, not %s", v.Name, target.Name())
+	}
+	cfg, err := orch.LoadConfig(name, chip)
+	if err != nil {
+		return nil, nil, -1, fmt.Errorf("variant %s: %v", v.Name, err)
+	}
+	agent, err := orch.Attach(sw)
+	if err != nil {
+		return nil, nil, -1, fmt.Errorf("variant %s: %v", v.Name, err)
+	}
+	if err := agent.Program(cfg, 0); err != nil {
+		return nil, nil, -1, fmt.Errorf("variant %s: %s: %v", v.Name, name, err)
+	}
+	trimQueue := -1
+	if t := cfg.Trimming; t != nil && t.QueueMode == sonic.QueueStatic {
+		trimQueue = t.Queue
+	}
+	return sw, agent, trimQueue, nil
 }
 
 // specs expands the scenario into runs: variants x sweep values.
@@ -457,8 +444,8 @@ func (s *Scenario) specs(seed int64) ([]runSpec, error) {
 	paramSweep := s.Sweep != nil && s.Sweep.Var != "senders"
 	for vi, val := range values {
 		for _, v := range s.Variants {
-			if paramSweep && v.Switch == "ideal" {
-				// The ideal switch has no program constants: run it once.
+			if paramSweep && v.Program == "" {
+				// A switch without a program has no constants: run it once.
 				if vi > 0 {
 					continue
 				}
@@ -472,7 +459,7 @@ func (s *Scenario) specs(seed int64) ([]runSpec, error) {
 			if s.Sweep != nil {
 				if s.Sweep.Var == "senders" {
 					spec.senders, _ = strconv.Atoi(val)
-				} else if v.Switch == "tofino" {
+				} else if v.Program != "" {
 					spec.params[s.Sweep.Var] = val
 					for _, k := range sortedKeys(s.Sweep.Derived) {
 						spec.params[k] = strings.ReplaceAll(s.Sweep.Derived[k], "x", "("+val+")")

@@ -15,6 +15,8 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"archsim/arch"
+	_ "archsim/arch/chips" // the chips variants name
 	"archsim/configs"
 )
 
@@ -79,7 +81,8 @@ type Sweep struct {
 // Variant is one switch setup compared in the scenario.
 type Variant struct {
 	Name         string            `yaml:"name"`
-	Switch       string            `yaml:"switch"` // tofino or ideal
+	Chip         string            `yaml:"chip"`   // a registered chip (archsim list)
+	Switch       string            `yaml:"switch"` // older form: tofino (with arch) or ideal
 	Arch         string            `yaml:"arch"`
 	Program      string            `yaml:"program"`
 	Params       map[string]string `yaml:"params"`
@@ -172,20 +175,29 @@ func (s *Scenario) validate() error {
 			return fmt.Errorf("variants[%d]: missing or duplicate name %q", i, v.Name)
 		}
 		names[v.Name] = true
-		switch v.Switch {
-		case "tofino":
+		switch {
+		case v.Chip != "" && (v.Switch != "" || v.Arch != ""):
+			return fmt.Errorf("variant %s: give chip, or the older switch/arch, not both", v.Name)
+		case v.Chip != "":
+		case v.Switch == "tofino":
 			if v.Program == "" {
 				return fmt.Errorf("variant %s: a tofino variant needs a program", v.Name)
 			}
-			if (v.Program == "sonic-l3") != (v.SonicConfig != "") {
-				return fmt.Errorf("variant %s: the sonic-l3 program and sonic_config go together", v.Name)
-			}
-		case "ideal":
+		case v.Switch == "ideal":
 			if v.QueuePackets < 1 {
 				return fmt.Errorf("variant %s: queue_packets must be ≥ 1", v.Name)
 			}
 		default:
-			return fmt.Errorf("variant %s: switch must be tofino or ideal, got %q", v.Name, v.Switch)
+			return fmt.Errorf("variant %s: switch must be tofino or ideal, got %q (or give chip: one of %s)", v.Name, v.Switch, arch.Names())
+		}
+		if _, err := arch.Lookup(v.chipOf()); err != nil {
+			return fmt.Errorf("variant %s: %v", v.Name, err)
+		}
+		if v.QueuePackets < 0 {
+			return fmt.Errorf("variant %s: queue_packets must be ≥ 1", v.Name)
+		}
+		if (v.Program == "sonic-l3") != (v.SonicConfig != "") {
+			return fmt.Errorf("variant %s: the sonic-l3 program and sonic_config go together", v.Name)
 		}
 	}
 	if s.Sweep != nil {

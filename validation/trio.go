@@ -1,6 +1,8 @@
 package validation
 
 import (
+	"archsim/harness"
+	"archsim/job"
 	"errors"
 	"fmt"
 	"math"
@@ -339,18 +341,14 @@ type trioRun struct {
 // runOnTrio lowers a built-in program for the Trio 5 PFE and simulates its
 // traffic section.
 func runOnTrio(name string, params map[string]string) (*trioRun, error) {
-	cfg, err := trio.LoadArch("trio")
+	o, err := job.Run(job.Spec{Arch: "trio", Program: name, Params: params, Seed: 1, Sim: &harness.Sim{Packets: 400, Load: 0.5}})
 	if err != nil {
 		return nil, err
 	}
-	mc, err := trio.LowerBuiltin(cfg, name, params)
-	if err != nil {
-		return nil, err
+	if !o.Compiled.Fits {
+		return nil, o.Compiled.Err
 	}
-	r, err := trio.Measure(cfg, mc, trio.RunOptions{Packets: 400, Load: 0.5, Seed: 1})
-	if err != nil {
-		return nil, err
-	}
+	r := trio.RunResultOf(o.Measurement)
 	out := &trioRun{Delivered: r.Delivered, Instr: r.Ingress.Instructions.Mean, SimUs: r.SimulatedNs / 1000}
 	for _, d := range r.Drops {
 		out.Dropped += d.Packets

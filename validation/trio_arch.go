@@ -1,6 +1,8 @@
 package validation
 
 import (
+	"archsim/harness"
+	"archsim/job"
 	"errors"
 	"fmt"
 	"strings"
@@ -47,14 +49,14 @@ func trio5(sets ...string) (*trio.Config, error) { return trio.LoadArch("trio", 
 
 // probeThreadNs is the mean time a packet holds its thread.
 func probeThreadNs(c *trio.Config, p *programs.Program) (float64, *trio.RunResult, error) {
-	mc, err := trio.Lower(c, p)
+	o, err := job.RunProgram(trio.NewTarget(trio.Trio, c), p, 1, &harness.Sim{Packets: 20, Load: 0.01})
 	if err != nil {
 		return 0, nil, err
 	}
-	r, err := trio.Measure(c, mc, trio.RunOptions{Packets: 20, Load: 0.01, Seed: 1})
-	if err != nil {
-		return 0, nil, err
+	if !o.Compiled.Fits {
+		return 0, nil, o.Compiled.Err
 	}
+	r := trio.RunResultOf(o.Measurement)
 	return r.Ingress.ThreadNs, r, nil
 }
 

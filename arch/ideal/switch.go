@@ -11,6 +11,7 @@ import (
 
 	"github.com/sarchlab/akita/v3/sim"
 
+	"archsim/arch"
 	"archsim/components/packet"
 )
 
@@ -41,6 +42,8 @@ type Switch struct {
 	Trims      int
 	HeaderDrop int
 	Delivered  int
+	drops      map[string]int
+	arch.NoControl
 }
 
 type attachment struct {
@@ -60,7 +63,7 @@ type port struct {
 // New builds the switch.
 func New(name string, engine sim.Engine, cfg Config) *Switch {
 	s := &Switch{ComponentBase: sim.NewComponentBase(name), engine: engine, cfg: cfg,
-		rng: rand.New(rand.NewSource(cfg.Seed)), ports: make([]*port, cfg.Ports), out: make([]attachment, cfg.Ports)}
+		rng: rand.New(rand.NewSource(cfg.Seed)), ports: make([]*port, cfg.Ports), out: make([]attachment, cfg.Ports), drops: map[string]int{}}
 	for i := range s.ports {
 		s.ports[i] = &port{}
 	}
@@ -81,6 +84,27 @@ func (s *Switch) Attach(p int, h sim.Handler, propPs int64) { s.out[p] = attachm
 
 // OnDrop sets a hook called for every packet the switch drops.
 func (s *Switch) OnDrop(f func(*packet.Packet, string)) { s.drop = f }
+
+// FrontPorts are the ports 0..ports-1 (one per host).
+func (s *Switch) FrontPorts() []int {
+	out := make([]int, len(s.ports))
+	for i := range out {
+		out[i] = i
+	}
+	return out
+}
+
+// IngressGbps is every port's rate.
+func (s *Switch) IngressGbps(int) (float64, error) { return s.cfg.PortGbps, nil }
+
+// SetDeadline is a no-op: the ideal switch drains its queues (its hosts stop
+// at the deadline).
+func (s *Switch) SetDeadline(int64) {}
+
+// Counters are the switch's deliveries, drops and trims.
+func (s *Switch) Counters() arch.Counters {
+	return arch.Counters{Delivered: s.Delivered, Drops: arch.SortedDrops(s.drops), QueueTrims: s.Trims}
+}
 
 // MaxDataQueue is the longest data queue seen on any port, in packets.
 func (s *Switch) MaxDataQueue() int {
@@ -115,7 +139,7 @@ func (s *Switch) Handle(e sim.Event) error {
 func (s *Switch) arrive(pkt *packet.Packet, now int64) {
 	pi := s.cfg.PortOfPacket(pkt)
 	if pi < 0 || pi >= len(s.ports) {
-		s.dropped(pkt, "no route")
+		s.dropped(pkt, "ideal switch: no route")
 		return
 	}
 	p := s.ports[pi]
@@ -151,7 +175,7 @@ func (s *Switch) trim(p *port, pkt *packet.Packet) {
 func (s *Switch) enqueueHeader(p *port, pkt *packet.Packet) {
 	if p.hdrB+int64(pkt.Len) > s.cfg.HeaderQueueB {
 		s.HeaderDrop++
-		s.dropped(pkt, "header queue full")
+		s.dropped(pkt, "ideal switch: header queue full")
 		return
 	}
 	p.hdr = append(p.hdr, pkt)
@@ -160,6 +184,7 @@ func (s *Switch) enqueueHeader(p *port, pkt *packet.Packet) {
 }
 
 func (s *Switch) dropped(pkt *packet.Packet, reason string) {
+	s.drops[reason]++
 	if s.drop != nil {
 		s.drop(pkt, reason)
 	}

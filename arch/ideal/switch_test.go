@@ -315,7 +315,7 @@ func TestHeaderQueueOverflowAndNoRoute(t *testing.T) {
 	}
 	h.inject(0, 9, 7, kindData)
 	h.run()
-	wantDrops := map[uint64]string{4: "header queue full", 5: "header queue full", 9: "no route"}
+	wantDrops := map[uint64]string{4: "ideal switch: header queue full", 5: "ideal switch: header queue full", 9: "ideal switch: no route"}
 	if !reflect.DeepEqual(h.drops, wantDrops) || h.sw.HeaderDrop != 2 {
 		t.Errorf("drops %v (header drops %d), want %v", h.drops, h.sw.HeaderDrop, wantDrops)
 	}

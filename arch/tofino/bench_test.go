@@ -23,7 +23,7 @@ func BenchmarkMeasureNDP(b *testing.B) {
 	var events int64
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		r, err := Measure(c, p, RunOptions{Packets: packets, Load: 0.5, Seed: int64(i)})
+		r, err := measure(c, p, runOptions{Packets: packets, Load: 0.5, Seed: int64(i)})
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -129,26 +129,6 @@ type Features struct {
 	EarlyReadLateWrite     bool `mapstructure:"early_read_late_write"`
 }
 
-// Arch describes one architecture name the CLI accepts.
-type Arch struct {
-	Name  string
-	Files []string
-	Doc   string
-}
-
-// Archs lists the Tofino-family architectures (each a config, one model).
-var Archs = []Arch{
-	{"tofino", []string{"tofino.yaml"}, "Intel Tofino 1: 4 pipes x 12 MAU stages, 16 x 100G per pipe"},
-	{"tofino2", []string{"tofino.yaml", "tofino2.yaml"}, "Intel Tofino 2: 20 stages, ghost thread (ingress queue visibility)"},
-}
-
-// FlagKeys maps the CLI's chip flags to config keys.
-var FlagKeys = map[string]string{
-	"tofino.mau.stages":     "stages",
-	"tofino.mau.meter_alus": "salus-per-stage",
-	"tofino.clock_mhz":      "clock-mhz",
-}
-
 // LoadConfig decodes and validates a Tofino config.
 func LoadConfig(l *configs.Loaded) (*Config, error) {
 	c := &Config{}

@@ -1,6 +1,9 @@
 package tofino
 
 import (
+	"fmt"
+
+	"archsim/arch"
 	"archsim/components/stats"
 )
 
@@ -25,7 +28,11 @@ type Report struct {
 	Simulation  *RunResult     `json:"simulation,omitempty"`
 	ClockMHz    float64        `json:"clock_mhz"`
 	Seed        int64          `json:"seed"`
+	place       *Placement
 }
+
+// JSON is the object --json prints.
+func (r *Report) JSON() any { return r }
 
 // ThreadCycles is a per-thread cycle count.
 type ThreadCycles struct {
@@ -90,7 +97,7 @@ func NewReport(arch string, p *Placement, r *RunResult, seed int64) *Report {
 			HashDist: c.MAU.HashDistUnits, Gateways: c.MAU.Gateways, LogicalIDs: c.MAU.LogicalTables,
 			TernaryTables: c.MAU.TernaryTables, VLIW: c.MAU.VLIWRows, MeterALU: c.MAU.MeterALUs, StatsALU: c.MAU.StatsALUs},
 		MAUCycles: ThreadCycles{Ingress: p.MAUCycles[Ingress], Egress: p.MAUCycles[Egress]},
-		ClockMHz:  c.ClockMHz, Seed: seed,
+		ClockMHz:  c.ClockMHz, Seed: seed, place: p,
 	}
 	for _, st := range p.Stages {
 		sr := StageReport{Stage: st.Index, Objects: append([]string{}, st.Objects...), Resources: st.Res,
@@ -131,4 +138,78 @@ func FailedReport(arch string, c *Config, progName, file string, err error) *Rep
 		rep.Rule = string(pe.Rule)
 	}
 	return rep
+}
+
+// Report is the main job's report of a compiled program and its
+// measurement (nil: placement only).
+func (t *Target) Report(c *arch.Compiled, m *arch.Measurement, seed int64) arch.Report {
+	if !c.Fits {
+		return FailedReport(t.chip.name, t.cfg, c.Program.Name, c.Program.File, c.Err)
+	}
+	return NewReport(t.chip.name, Placed(c), RunResultOf(m), seed)
+}
+
+// RunResultOf is the latency run's outcome, from the switch's statistics
+// (nil without a measurement).
+func RunResultOf(m *arch.Measurement) *RunResult {
+	if m == nil || m.Latency == nil {
+		return nil
+	}
+	run := m.Latency
+	sw := run.Switch.(*Switch)
+	r := &RunResult{Offered: run.Offered, Copies: sw.Copies, Delivered: sw.Delivered, Replicated: sw.Replicated, Events: run.Events,
+		SimulatedNs: run.SimulatedNs}
+	for g, ts := range []*ThreadSummary{&r.Ingress, &r.Egress} {
+		var lat, wait stats.Samples
+		for _, u := range sw.pipes {
+			th := u.ingress
+			if g == 1 {
+				th = u.egress
+			}
+			ts.Packets += th.Stats.Packets
+			ts.ParserDrops += th.Stats.ParserDrops
+			ts.ProgramDrops += th.Stats.ProgramDrops
+			lat.Merge(&th.Stats.Latency)
+			wait.Merge(&th.Stats.WaitPs)
+		}
+		ts.LatencyNs = lat.Summarize(1000)
+		ts.LatencyCycles = lat.Summarize(sw.cfg.CyclePs())
+		ts.WaitNs = wait.Summarize(1000)
+	}
+	r.EndToEndNs = sw.E2E.Summarize(1000)
+	r.Drops = sw.Drops()
+	r.TM = sw.tm.Stats
+	return r
+}
+
+// Summary is the chip-neutral view compare prints: a pipeline accepts
+// packets_per_cycle packets per cycle per pipe, whatever the program does
+// (if it fits); a program that recirculates spends that many passes per
+// packet (measured: ingress passes per offered packet).
+func (t *Target) Summary(c *arch.Compiled, m *arch.Measurement) arch.Summary {
+	cfg := t.cfg
+	r := arch.Summary{Arch: t.chip.name, Chip: cfg.Name, Structure: c.Structure,
+		StatefulNote: "registers are stage-local: one access per pass",
+		Timers:       "none in the data plane (the packet generator injects packets; timeouts need the control plane)"}
+	if !c.Fits {
+		r.Why = oneLine(c.Err.Error())
+		return r
+	}
+	place := Placed(c)
+	r.Fits = true
+	r.StagesUsed, r.StagesTotal = place.StagesUsed, cfg.MAU.Stages
+	r.RateMpps = float64(cfg.Pipes*cfg.PacketsPerCycle) * cfg.ClockMHz
+	r.RateNote = "pipelines: one packet per cycle per pipe, any program that fits"
+	run := RunResultOf(m)
+	if run == nil {
+		return r
+	}
+	r.LatencyMeanNs = run.Ingress.LatencyNs.Mean + run.Egress.LatencyNs.Mean
+	r.LatencyP99Ns = run.Ingress.LatencyNs.P99 + run.Egress.LatencyNs.P99
+	if passes := float64(run.Ingress.Packets) / float64(max(1, run.Offered)); passes > 1.001 {
+		r.Recirculates = true
+		r.RateMpps /= passes
+		r.RateNote = fmt.Sprintf("one pass per cycle per pipe over %.2f measured passes per packet (recirculation); the %g Gb/s recirculation ports may bind lower", passes, cfg.RecircGbps)
+	}
+	return r
 }

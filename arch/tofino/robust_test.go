@@ -40,7 +40,7 @@ func TestMutatedProgramsPlaceAndRun(t *testing.T) {
 				return
 			}
 			placed++
-			if _, err := Measure(c, p, RunOptions{Packets: 40, Load: 0.5, Seed: int64(i)}); err != nil && strings.Contains(err.Error(), "\n") {
+			if _, err := measure(c, p, runOptions{Packets: 40, Load: 0.5, Seed: int64(i)}); err != nil && strings.Contains(err.Error(), "\n") {
 				t.Fatalf("multi-line error %q", err)
 			}
 		}()

@@ -39,7 +39,7 @@ func TestMeasuredLatencyIsDerived(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := Measure(c, p, RunOptions{Packets: 200, Load: 0.1, Seed: 3})
+	r, err := measure(c, p, runOptions{Packets: 200, Load: 0.1, Seed: 3})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,7 +72,7 @@ func TestLatencyTracksPlacementAndClock(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		r, err := Measure(c, p, RunOptions{Packets: 100, Load: 0.1, Seed: 1})
+		r, err := measure(c, p, runOptions{Packets: 100, Load: 0.1, Seed: 1})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -101,7 +101,7 @@ func TestIssueSlotContention(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		r, err := Measure(c, p, RunOptions{Packets: 3200, Load: 1, Seed: 1})
+		r, err := measure(c, p, runOptions{Packets: 3200, Load: 1, Seed: 1})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -131,7 +131,7 @@ func TestConservation(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		r, err := Measure(c, p, RunOptions{Packets: 1000, Load: 0.5, Seed: 7})
+		r, err := measure(c, p, runOptions{Packets: 1000, Load: 0.5, Seed: 7})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -157,7 +157,7 @@ func TestMeasureDeterministic(t *testing.T) {
 	}
 	var out []string
 	for i := 0; i < 2; i++ {
-		r, err := Measure(c, p, RunOptions{Packets: 500, Load: 0.9, Seed: 11})
+		r, err := measure(c, p, runOptions{Packets: 500, Load: 0.9, Seed: 11})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/sarchlab/akita/v3/sim"
 
+	"archsim/arch"
 	"archsim/components/packet"
 	"archsim/components/stats"
 	"archsim/programs"
@@ -38,9 +39,10 @@ type Switch struct {
 	dropHook func(*packet.Packet, string)
 	// deadlinePs ends the run: packets still circulating (recirculation
 	// loops) after it are counted, not processed, so every run terminates.
-	deadlinePs    int64
-	lastArrivalPs int64
-	E2E           stats.Samples
+	deadlinePs int64
+	E2E        stats.Samples
+	name       string
+	*arch.StateControl
 }
 
 type pipeUnits struct {
@@ -73,11 +75,11 @@ func (b Builder) WithPlacement(p *Placement) Builder { b.place = p; return b }
 func (b Builder) WithSeed(s int64) Builder { b.seed = s; return b }
 
 // Build constructs the switch.
-func (b Builder) Build() *Switch {
+func (b Builder) Build(name string) *Switch {
 	if b.engine == nil || b.cfg == nil || b.place == nil {
 		panic("tofino.Builder: engine, config and placement are required")
 	}
-	sw := &Switch{engine: b.engine, cfg: b.cfg, prog: b.place.Prog, place: b.place, drops: map[string]int{}}
+	sw := &Switch{engine: b.engine, cfg: b.cfg, prog: b.place.Prog, place: b.place, drops: map[string]int{}, name: name}
 	sw.tm = newTrafficManager(sw)
 	sw.ports = &Ports{ComponentBase: sim.NewComponentBase("Tofino.Ports"), sw: sw,
 		busyUntil: make([]int64, sw.cfg.Pipes*sw.cfg.DevPortPipeStride)}
@@ -90,6 +92,10 @@ func (b Builder) Build() *Switch {
 		u.ingress.next = sw.tm
 		u.egress.next = sw.ports
 		sw.pipes = append(sw.pipes, u)
+	}
+	sw.StateControl = &arch.StateControl{Prog: sw.prog}
+	for _, u := range sw.pipes {
+		sw.StateControl.States = append(sw.StateControl.States, u.state)
 	}
 	return sw
 }
@@ -224,6 +230,60 @@ func (p *Ports) Handle(e sim.Event) error {
 	return nil
 }
 
+// Name is the switch's name.
+func (sw *Switch) Name() string { return sw.name }
+
+// FrontPorts are the front-panel ports, pipe by pipe.
+func (sw *Switch) FrontPorts() []int {
+	c := sw.cfg
+	out := make([]int, 0, c.Pipes*c.FrontPortsPerPipe)
+	for pipe := 0; pipe < c.Pipes; pipe++ {
+		for local := 0; local < c.FrontPortsPerPipe; local++ {
+			out = append(out, c.DevPort(pipe, local))
+		}
+	}
+	return out
+}
+
+// IngressGbps is a port's rate: front-panel ports run at the port speed,
+// the recirculation and packet-generator ports at the recirculation rate.
+func (sw *Switch) IngressGbps(port int) (float64, error) {
+	c := sw.cfg
+	if !c.isIngressPort(port) {
+		return 0, fmt.Errorf("port %d is not an ingress port of %s (device port = pipe*%d + local; local 0..%d front panel, %d recirculation/packet generator)",
+			port, c.Name, c.DevPortPipeStride, c.FrontPortsPerPipe-1, c.RecircLocalPort)
+	}
+	if port%c.DevPortPipeStride >= c.FrontPortsPerPipe {
+		return c.RecircGbps, nil
+	}
+	return c.PortGbps, nil
+}
+
+// Counters are the switch's observations: deliveries, drops and the
+// traffic manager's trims, deflections and mirror copies.
+func (sw *Switch) Counters() arch.Counters {
+	st := sw.tm.Stats
+	return arch.Counters{Delivered: sw.Delivered, Drops: sw.Drops(), Copies: sw.Copies, IngressMirrors: st.IngressMirrors,
+		Deflected: st.Deflected, DropMirrors: st.DropMirrors, TMTrims: st.Trims, MaxDeflectQueue: sw.MaxDeflectQueue()}
+}
+
+// TraceQueue records a queue's depth after every change.
+func (sw *Switch) TraceQueue(port, qid int, f func(now int64, packets int)) {
+	sw.tm.TraceQueue(port, qid, f)
+}
+
+// TraceDeflectQueue records a pipe's deflect-on-drop queue depth.
+func (sw *Switch) TraceDeflectQueue(pipe int, f func(now int64, packets int)) error {
+	if pipe < 0 || pipe >= sw.cfg.Pipes {
+		return fmt.Errorf("pipe %d, the chip has %d", pipe, sw.cfg.Pipes)
+	}
+	sw.tm.TraceDeflectQueue(pipe, f)
+	return nil
+}
+
+// OnDeflect calls f for every packet deflected (or mirrored) on drop.
+func (sw *Switch) OnDeflect(f func(now int64, pkt *packet.Packet)) { sw.tm.OnDeflect(f) }
+
 // isIngressPort reports whether a device port can inject packets: a
 // front-panel port, or the recirculation/packet-generator port of a pipe.
 func (c *Config) isIngressPort(dp int) bool {
@@ -237,19 +297,6 @@ func (c *Config) isIngressPort(dp int) bool {
 	return local < c.FrontPortsPerPipe || local == c.RecircLocalPort || local == c.PktgenLocalPort
 }
 
-// drainPs is how long a run continues after the last injected packet.
-const drainPs = 1_000_000_000 // 1 ms
-
-// RunOptions sets up the packets a latency measurement pushes through.
-type RunOptions struct {
-	Packets int     // total packets offered
-	Load    float64 // per ingress port, fraction of line rate
-	Seed    int64
-	// Setup, if set, programs the switch (a control plane) before any
-	// packet arrives.
-	Setup func(sw *Switch) error
-}
-
 // ThreadSummary is what one thread kind (all pipes) measured.
 type ThreadSummary struct {
 	Packets       int           `json:"packets"`
@@ -261,10 +308,7 @@ type ThreadSummary struct {
 }
 
 // DropCount is packets dropped for one reason.
-type DropCount struct {
-	Reason  string `json:"reason"`
-	Packets int    `json:"packets"`
-}
+type DropCount = arch.DropCount
 
 // RunResult is a latency measurement's outcome.
 type RunResult struct {
@@ -279,140 +323,4 @@ type RunResult struct {
 	Events      int64         `json:"events"`
 	SimulatedNs float64       `json:"simulated_ns"`
 	TM          TMStats       `json:"traffic_manager"`
-}
-
-// Measure simulates the program's traffic templates through the switch on
-// a serial Akita engine and returns the measured per-thread latencies.
-func Measure(cfg *Config, place *Placement, opt RunOptions) (*RunResult, error) {
-	prog := place.Prog
-	if len(prog.Traffic) == 0 {
-		return nil, fmt.Errorf("%s: program %s has no traffic section, so there are no packets to measure latency with", prog.File, prog.Name)
-	}
-	engine := &packet.CountingEngine{Engine: sim.NewSerialEngine()}
-	sw := MakeBuilder().WithEngine(engine).WithConfig(cfg).WithPlacement(place).WithSeed(opt.Seed).Build()
-	if opt.Setup != nil {
-		if err := opt.Setup(sw); err != nil {
-			return nil, err
-		}
-	}
-	offered, err := sw.inject(opt)
-	if err != nil {
-		return nil, err
-	}
-	sw.deadlinePs = sw.lastArrivalPs + drainPs
-	if err := engine.Run(); err != nil {
-		return nil, err
-	}
-	r := &RunResult{Offered: offered, Copies: sw.Copies, Delivered: sw.Delivered, Replicated: sw.Replicated, Events: engine.N,
-		SimulatedNs: float64(packet.SecToPs(engine.CurrentTime())) / 1000}
-	for g, ts := range []*ThreadSummary{&r.Ingress, &r.Egress} {
-		var lat, wait stats.Samples
-		for _, u := range sw.pipes {
-			th := u.ingress
-			if g == 1 {
-				th = u.egress
-			}
-			ts.Packets += th.Stats.Packets
-			ts.ParserDrops += th.Stats.ParserDrops
-			ts.ProgramDrops += th.Stats.ProgramDrops
-			lat.Merge(&th.Stats.Latency)
-			wait.Merge(&th.Stats.WaitPs)
-		}
-		ts.LatencyNs = lat.Summarize(1000)
-		ts.LatencyCycles = lat.Summarize(cfg.CyclePs())
-		ts.WaitNs = wait.Summarize(1000)
-	}
-	r.EndToEndNs = sw.E2E.Summarize(1000)
-	r.Drops = sw.Drops()
-	r.TM = sw.tm.Stats
-	return r, nil
-}
-
-// inject schedules the program's test traffic: per ingress port, packets
-// back to back at Load of line rate (or every interval_ns for periodic
-// flows), sizes cycling through each flow's size classes so every class is
-// simulated, flows chosen by weight with a seeded generator.
-func (sw *Switch) inject(opt RunOptions) (int, error) {
-	c := sw.cfg
-	prog := sw.prog
-	type portFlows struct {
-		port  int
-		flows []int
-	}
-	var ports []*portFlows
-	byPort := map[int]*portFlows{}
-	for fi, ft := range prog.Traffic {
-		for _, dp := range ft.Ports {
-			if !c.isIngressPort(dp) {
-				return 0, fmt.Errorf("%s: traffic %q: port %d is not an ingress port of %s (device port = pipe*%d + local; local 0..%d front panel, %d recirculation/packet generator)",
-					ft.Pos, ft.Name, dp, c.Name, c.DevPortPipeStride, c.FrontPortsPerPipe-1, c.RecircLocalPort)
-			}
-			pf, ok := byPort[dp]
-			if !ok {
-				pf = &portFlows{port: dp}
-				byPort[dp] = pf
-				ports = append(ports, pf)
-			}
-			pf.flows = append(pf.flows, fi)
-		}
-	}
-	sort.Slice(ports, func(i, j int) bool { return ports[i].port < ports[j].port })
-	if opt.Packets < len(ports) {
-		return 0, fmt.Errorf("--packets %d: need at least one packet per ingress port (%d ports)", opt.Packets, len(ports))
-	}
-	if opt.Load <= 0 || opt.Load > 1 {
-		return 0, fmt.Errorf("--load %g: must be in (0, 1]", opt.Load)
-	}
-	rng := rand.New(rand.NewSource(opt.Seed))
-	var id uint64
-	total := 0
-	for pi, pf := range ports {
-		n := opt.Packets / len(ports)
-		if pi < opt.Packets%len(ports) {
-			n++
-		}
-		gbps := c.PortGbps
-		if pf.port%c.DevPortPipeStride >= c.FrontPortsPerPipe {
-			gbps = c.RecircGbps
-		}
-		weights := 0
-		for _, fi := range pf.flows {
-			weights += prog.Traffic[fi].Weight
-		}
-		var t int64
-		seq := make([]int, len(prog.Traffic))
-		for k := 0; k < n; k++ {
-			pick := rng.Intn(weights)
-			fi := pf.flows[0]
-			for _, f := range pf.flows {
-				if pick < prog.Traffic[f].Weight {
-					fi = f
-					break
-				}
-				pick -= prog.Traffic[f].Weight
-			}
-			ft := prog.Traffic[fi]
-			size := ft.Sizes[seq[fi]%len(ft.Sizes)]
-			head := ft.BuildPacket(seq[fi], size)
-			seq[fi]++
-			if size < len(head) {
-				size = len(head)
-			}
-			gap := int64(float64(packet.SerializationPs(size, gbps)) / opt.Load)
-			if ft.IntervalNs > 0 {
-				gap = ft.IntervalNs * 1000
-			}
-			if k == 0 {
-				t = rng.Int63n(max(gap, 1))
-			}
-			id++
-			pkt := &packet.Packet{ID: id, Flow: fi, Head: head, Len: size, InPort: pf.port, BornPs: t, Passes: 1}
-			pipe := c.PipeOf(pf.port)
-			packet.Schedule(sw.engine, sw.pipes[pipe].ingress, t, packet.KindArrive, pkt, 0)
-			sw.lastArrivalPs = max(sw.lastArrivalPs, t)
-			total++
-			t += gap
-		}
-	}
-	return total, nil
 }

@@ -163,7 +163,7 @@ func newTMRigProg(t *testing.T, prog *programs.Program, sets ...string) *tmRig {
 		t.Fatal(err)
 	}
 	r := &tmRig{t: t, cfg: c, place: place, eng: sim.NewSerialEngine()}
-	r.sw = MakeBuilder().WithEngine(r.eng).WithConfig(c).WithPlacement(place).WithSeed(1).Build()
+	r.sw = MakeBuilder().WithEngine(r.eng).WithConfig(c).WithPlacement(place).WithSeed(1).Build("Tofino")
 	// 100 us: far beyond every test's traffic (a few us), short enough that
 	// a packet looping through recirculation stops soon.
 	r.sw.SetDeadline(100_000_000)

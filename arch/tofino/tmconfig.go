@@ -3,8 +3,6 @@ package tofino
 import (
 	"fmt"
 	"sort"
-
-	"archsim/programs"
 )
 
 // The traffic manager's run-time configuration, as a control plane (SAI)
@@ -209,40 +207,6 @@ func (t *TrafficManager) Counters(port, qid int) QueueCounters {
 
 // QueuesPerPort is the number of queues each port has.
 func (t *TrafficManager) QueuesPerPort() int { return t.cfg.TM.QueuesPerPort }
-
-// WriteTable installs a table's whole contents in every pipe (the control
-// plane's table writes; Tofino tables are per pipe, and a SONiC-style
-// control plane programs all pipes alike).
-func (sw *Switch) WriteTable(name string, es []*programs.Entry) error {
-	t := sw.prog.Table(name)
-	if t == nil {
-		return fmt.Errorf("program %s has no table %s", sw.prog.Name, name)
-	}
-	for _, u := range sw.pipes {
-		if err := u.state.SetEntries(t, es); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// CounterValue sums a program counter's packets at one index over all pipes.
-func (sw *Switch) CounterValue(name string, index int) int64 {
-	for _, c := range sw.prog.Counters {
-		if c.Name != name || index < 0 || index >= c.Size {
-			continue
-		}
-		var n int64
-		for _, u := range sw.pipes {
-			n += u.state.Counters[c.Index][index][0]
-		}
-		return n
-	}
-	return 0
-}
-
-// Program is the program the switch runs.
-func (sw *Switch) Program() *programs.Program { return sw.prog }
 
 // Config is the chip the switch models.
 func (sw *Switch) Config() *Config { return sw.cfg }

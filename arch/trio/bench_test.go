@@ -23,7 +23,7 @@ func BenchmarkPFENDP(b *testing.B) {
 	var events int64
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		r, err := Measure(c, m, RunOptions{Packets: packets, Load: 0.5, Seed: int64(i)})
+		r, err := measure(c, m, runOptions{Packets: packets, Load: 0.5, Seed: int64(i)})
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -77,25 +77,6 @@ type Lookup struct {
 	FilterLatencyNs float64 `mapstructure:"filter_latency_ns"`
 }
 
-// Arch describes one architecture name the CLI accepts.
-type Arch struct {
-	Name  string
-	Files []string
-	Doc   string
-}
-
-// Archs lists the Trio generations (each a config, one model).
-var Archs = []Arch{
-	{"trio", []string{"trio5.yaml"}, "Juniper Trio 5 PFE (the Trio paper's MX480 testbed): run-to-completion PPE threads, shared memory with RMW engines"},
-	{"trio5", []string{"trio5.yaml"}, "same as trio"},
-	{"trio6", []string{"trio5.yaml", "trio6.yaml"}, "Juniper Trio 6 slice: 1.2 GHz, 80 PPEs x 20 threads, 800 Gb/s"},
-}
-
-// FlagKeys maps CLI flags to config keys.
-var FlagKeys = map[string]string{
-	"trio.clock_mhz": "clock-mhz",
-}
-
 // LoadConfig decodes and validates a Trio config.
 func LoadConfig(l *configs.Loaded) (*Config, error) {
 	c := &Config{}
@@ -160,21 +141,6 @@ func (c *Config) CyclesToPs(n int64) int64 { return int64(float64(n)*c.CyclePs()
 
 // NsToPs converts nanoseconds to picoseconds.
 func NsToPs(ns float64) int64 { return int64(ns*1000 + 0.5) }
-
-// LoadArch loads an architecture's config files (Archs) with key=value
-// overrides: LoadArch("trio") is the Trio 5 PFE.
-func LoadArch(name string, sets ...string) (*Config, error) {
-	for _, a := range Archs {
-		if a.Name == name {
-			l, err := configs.Load(configs.Source{Base: a.Files, Sets: sets})
-			if err != nil {
-				return nil, err
-			}
-			return LoadConfig(l)
-		}
-	}
-	return nil, fmt.Errorf("unknown Trio architecture %q", name)
-}
 
 // LowerBuiltin lowers a built-in program (or program file) with constant
 // overrides for a PFE.

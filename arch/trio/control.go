@@ -1,5 +1,61 @@
 package trio
 
+import (
+	"sort"
+
+	"archsim/arch"
+	"archsim/components/packet"
+	"archsim/programs"
+)
+
+// The PFE as experiments see it (arch.Switch) and its control-plane hooks.
+
+// Name is the PFE's component name.
+func (p *PFE) Name() string { return p.ComponentBase.Name() }
+
+// FrontPorts are the PFE's ports 0..ports-1.
+func (p *PFE) FrontPorts() []int {
+	out := make([]int, p.cfg.Ports)
+	for i := range out {
+		out[i] = i
+	}
+	return out
+}
+
+// IngressGbps is the rate of any port.
+func (p *PFE) IngressGbps(int) (float64, error) { return p.cfg.PortGbps, nil }
+
+// OnDrop sets a hook called for every packet the PFE drops.
+func (p *PFE) OnDrop(f func(*packet.Packet, string)) { p.dropHook = f }
+
+func (p *PFE) dropped(pkt *packet.Packet, reason string) {
+	p.drops[reason]++
+	if p.dropHook != nil {
+		p.dropHook(pkt, reason)
+	}
+}
+
+// Counters are the PFE's deliveries and drops (it trims nothing).
+func (p *PFE) Counters() arch.Counters {
+	return arch.Counters{Delivered: p.Stats.Delivered, Drops: p.dropList(), Copies: p.Stats.Copies, Created: p.Stats.Emitted,
+		InstrPerPacket: p.Stats.Instr[0].Summarize(1).Mean}
+}
+
+// Offer schedules offered packets in time order: the dispatcher sees heads
+// in the order they arrive.
+func (p *PFE) Offer(as []arch.Arrival) {
+	as = append([]arch.Arrival(nil), as...)
+	sort.SliceStable(as, func(i, j int) bool { return as[i].AtPs < as[j].AtPs })
+	for _, a := range as {
+		p.Inject(a.Pkt, a.AtPs)
+	}
+}
+
+// TraceRegister calls f whenever a register action runs.
+func (p *PFE) TraceRegister(f func(unit int, ra *programs.RegisterAction, index int64, nowPs int64)) {
+	p.exec.OnRegister = func(ra *programs.RegisterAction, index int64, now int64) { f(0, ra, index, now) }
+}
+
 // StopTimers ends the timer threads: none starts after ps (an experiment
 // calls it when its workload is over, so the periodic threads do not keep
 // the simulation going).
@@ -20,3 +76,6 @@ func (p *PFE) EngineBusy() (total, hottest int64) {
 
 // Config is the PFE configuration the program was lowered for.
 func (m *Microcode) Config() *Config { return m.cfg }
+
+// Config is the PFE's configuration.
+func (p *PFE) Config() *Config { return p.cfg }

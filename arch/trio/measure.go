@@ -1,23 +1,9 @@
 package trio
 
 import (
-	"fmt"
-	"math/rand"
-	"sort"
-
-	"github.com/sarchlab/akita/v3/sim"
-
-	"archsim/components/packet"
+	"archsim/arch"
 	"archsim/components/stats"
 )
-
-// RunOptions is what Measure simulates.
-type RunOptions struct {
-	Packets  int     // packets offered at Load of each port's line rate
-	Load     float64 // per ingress port, fraction of line rate
-	Seed     int64
-	Saturate int // packets offered at once to find the PFE's packet rate (0: skip)
-}
 
 // ThreadSummary is one gress's measurements.
 type ThreadSummary struct {
@@ -50,10 +36,7 @@ type Saturation struct {
 }
 
 // DropCount is packets dropped for one reason.
-type DropCount struct {
-	Reason  string `json:"reason"`
-	Packets int    `json:"packets"`
-}
+type DropCount = arch.DropCount
 
 // RunResult is what a latency run measured.
 type RunResult struct {
@@ -80,49 +63,27 @@ type TimerSummary struct {
 	Instructions stats.Summary `json:"instructions"`
 }
 
-// drainPs is how long a run continues after the last injected packet.
-const drainPs = 1_000_000_000 // 1 ms
-
-// Measure simulates the program's traffic templates through the PFE.
-func Measure(cfg *Config, mc *Microcode, opt RunOptions) (*RunResult, error) {
-	prog := mc.Prog
-	if len(prog.Traffic) == 0 {
-		return nil, fmt.Errorf("%s: program %s has no traffic section, so there are no packets to measure latency with", prog.File, prog.Name)
+// RunResultOf is the latency run's outcome, from the PFE's statistics,
+// with the rate probe's saturation figures if it ran (nil without a
+// measurement).
+func RunResultOf(m *arch.Measurement) *RunResult {
+	if m == nil || m.Latency == nil {
+		return nil
 	}
-	if opt.Load <= 0 || opt.Load > 1 {
-		return nil, fmt.Errorf("--load %g: must be in (0, 1]", opt.Load)
-	}
-	engine := &packet.CountingEngine{Engine: sim.NewSerialEngine()}
-	p := NewPFE(engine, cfg, mc, opt.Seed)
-	pkts, last, frame, err := traffic(cfg, mc, opt.Packets, opt.Load, opt.Seed)
-	if err != nil {
-		return nil, err
-	}
-	for _, a := range pkts {
-		p.Inject(a.pkt, a.at)
-	}
-	p.deadlinePs = last + drainPs
-	p.StartTimers(last)
-	if err := engine.Run(); err != nil {
-		return nil, err
-	}
-	r := &RunResult{Offered: len(pkts), Delivered: p.Stats.Delivered, Copies: p.Stats.Copies, Replicated: p.Stats.Replicated, Emitted: p.Stats.Emitted,
-		Events: engine.N, LastArrival: float64(last) / 1000,
-		SimulatedNs: float64(packet.SecToPs(engine.CurrentTime())) / 1000}
+	run := m.Latency
+	p := run.Switch.(*PFE)
+	r := &RunResult{Offered: run.Offered, Delivered: p.Stats.Delivered, Copies: p.Stats.Copies, Replicated: p.Stats.Replicated, Emitted: p.Stats.Emitted,
+		Events: run.Events, LastArrival: float64(run.LastArrivalPs) / 1000, SimulatedNs: run.SimulatedNs}
 	r.Ingress, r.Egress = summary(p, 0), summary(p, 1)
 	r.EndToEndNs = p.Stats.E2E.Summarize(1000)
 	r.Drops = p.dropList()
 	if p.Stats.TimerRuns > 0 {
 		r.Timers = &TimerSummary{Runs: p.Stats.TimerRuns, DurationNs: p.Stats.TimerNs.Summarize(1000), Instructions: p.Stats.TimerInstr.Summarize(1)}
 	}
-	if opt.Saturate > 0 {
-		s, err := saturate(cfg, mc, opt.Saturate, opt.Seed, frame, r.Ingress.ThreadNs+r.Egress.ThreadNs)
-		if err != nil {
-			return nil, err
-		}
-		r.Saturation = s
+	if m.Rate != nil {
+		r.Saturation = saturation(m.Rate, run.MeanFrameBytes, r.Ingress.ThreadNs+r.Egress.ThreadNs)
 	}
-	return r, nil
+	return r
 }
 
 func summary(p *PFE, g int) ThreadSummary {
@@ -140,108 +101,18 @@ func summary(p *PFE, g int) ThreadSummary {
 }
 
 func (p *PFE) dropList() []DropCount {
-	var out []DropCount
-	for r, n := range p.drops {
-		out = append(out, DropCount{r, n})
+	if len(p.drops) == 0 {
+		return nil
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Reason < out[j].Reason })
-	return out
+	return arch.SortedDrops(p.drops)
 }
 
-type arrival struct {
-	pkt *packet.Packet
-	at  int64
-}
-
-// traffic builds the offered packets: per template port, back to back at
-// load × line rate (or every interval_ns), sizes cycling through each
-// template's size classes, templates picked by weight (seeded). It returns
-// the packets, the last arrival and the mean frame size.
-func traffic(cfg *Config, mc *Microcode, packets int, load float64, seed int64) ([]arrival, int64, float64, error) {
-	prog := mc.Prog
-	byPort := map[int][]int{}
-	var ports []int
-	for fi, ft := range prog.Traffic {
-		for _, dp := range ft.Ports {
-			if _, ok := byPort[dp]; !ok {
-				ports = append(ports, dp)
-			}
-			byPort[dp] = append(byPort[dp], fi)
-		}
-	}
-	sort.Ints(ports)
-	if packets < len(ports) {
-		return nil, 0, 0, fmt.Errorf("--packets %d: need at least one packet per ingress port (%d ports)", packets, len(ports))
-	}
-	rng := rand.New(rand.NewSource(seed))
-	var out []arrival
-	var last int64
-	var bytes float64
-	var id uint64
-	for pi, port := range ports {
-		flows := byPort[port]
-		n := packets / len(ports)
-		if pi < packets%len(ports) {
-			n++
-		}
-		weights := 0
-		for _, fi := range flows {
-			weights += prog.Traffic[fi].Weight
-		}
-		seq := make([]int, len(prog.Traffic))
-		var t int64
-		for k := 0; k < n; k++ {
-			pick := rng.Intn(weights)
-			fi := flows[0]
-			for _, f := range flows {
-				if pick < prog.Traffic[f].Weight {
-					fi = f
-					break
-				}
-				pick -= prog.Traffic[f].Weight
-			}
-			ft := prog.Traffic[fi]
-			size := ft.Sizes[seq[fi]%len(ft.Sizes)]
-			head := ft.BuildPacket(seq[fi], size)
-			seq[fi]++
-			size = max(size, len(head))
-			gap := int64(float64(packet.SerializationPs(size, cfg.PortGbps)) / load)
-			if ft.IntervalNs > 0 {
-				gap = ft.IntervalNs * 1000
-			}
-			if k == 0 {
-				t = rng.Int63n(max(gap, 1))
-			}
-			id++
-			// One reorder flow per template and port.
-			out = append(out, arrival{&packet.Packet{ID: id, Flow: fi*4096 + port, Head: head, Len: size, InPort: port, BornPs: t, Passes: 1}, t})
-			bytes += float64(size)
-			last = max(last, t)
-			t += gap
-		}
-	}
-	sort.SliceStable(out, func(i, j int) bool { return out[i].at < out[j].at })
-	return out, last, bytes / float64(len(out)), nil
-}
-
-// saturate offers n packets at once and measures the rate at which
-// ingress threads finish, and the utilisation of PPE issue slots, threads
-// and RMW engines over that interval.
-func saturate(cfg *Config, mc *Microcode, n int, seed int64, frame, threadNs float64) (*Saturation, error) {
-	engine := &packet.CountingEngine{Engine: sim.NewSerialEngine()}
-	p := NewPFE(engine, cfg, mc, seed)
-	p.unpaced = true
-	pkts, _, _, err := traffic(cfg, mc, n, 1, seed)
-	if err != nil {
-		return nil, err
-	}
-	for _, a := range pkts {
-		a.pkt.BornPs = 0
-		p.Inject(a.pkt, 0)
-	}
-	if err := engine.Run(); err != nil {
-		return nil, err
-	}
+// saturation is the rate probe's outcome (n packets offered at once): the
+// rate at which ingress threads finish, and the utilisation of PPE issue
+// slots, threads and RMW engines over that interval.
+func saturation(probe *arch.Run, frame, threadNs float64) *Saturation {
+	p := probe.Switch.(*PFE)
+	cfg, n := p.cfg, probe.Offered
 	s := &Saturation{Packets: n, Available: cfg.PPEs * cfg.ThreadsPerPPE, MaxWaiting: p.Stats.MaxWaiting, AvgFrameB: frame,
 		MaxBankLag: float64(p.Stats.BankBusyMax) / 1000}
 	span := p.Stats.LastThreadEndPs // all arrived at 0
@@ -282,5 +153,5 @@ func saturate(cfg *Config, mc *Microcode, n int, seed int64, frame, threadNs flo
 	s.LineMpps = float64(cfg.Ports) * cfg.PortGbps * 1e9 / bitsPerPkt / 1e6
 	s.ThreadsFor = s.LineMpps * 1e6 * threadNs * 1e-9
 	s.Sustains = s.RateMpps >= s.LineMpps
-	return s, nil
+	return s
 }

@@ -25,7 +25,7 @@ func (p *PFE) released(pkt *packet.Packet, gress int, now int64) {
 	if pkt.McastGrp != 0 {
 		g := p.groups[pkt.McastGrp]
 		if g == nil {
-			p.drops[fmt.Sprintf("no multicast group %d", pkt.McastGrp)]++
+			p.dropped(pkt, fmt.Sprintf("no multicast group %d", pkt.McastGrp))
 			return
 		}
 		for _, port := range g.Ports {
@@ -40,7 +40,7 @@ func (p *PFE) released(pkt *packet.Packet, gress int, now int64) {
 		}
 	}
 	if pkt.OutPort == NoPort {
-		p.drops["no destination port"]++
+		p.dropped(pkt, "no destination port")
 		return
 	}
 	p.output(pkt, now)

@@ -5,6 +5,7 @@ import (
 
 	"github.com/sarchlab/akita/v3/sim"
 
+	"archsim/arch"
 	"archsim/components/packet"
 	"archsim/components/stats"
 	"archsim/programs"
@@ -132,8 +133,10 @@ type PFE struct {
 	groups    map[int]*programs.MulticastGroup
 	attached  map[int]attachment
 	// Stats.
-	Stats PFEStats
-	drops map[string]int
+	Stats    PFEStats
+	drops    map[string]int
+	dropHook func(*packet.Packet, string)
+	*arch.StateControl
 }
 
 // PFEStats are what a run measured.
@@ -178,6 +181,7 @@ func NewPFE(engine sim.Engine, cfg *Config, mc *Microcode, seed int64) *PFE {
 	p := &PFE{ComponentBase: sim.NewComponentBase("Trio.PFE"), cfg: cfg, mc: mc, prog: mc.Prog, engine: engine,
 		order: map[int64]*flowOrder{}, out: map[int]*outQueue{}, drops: map[string]int{}}
 	p.state = programs.NewState(p.prog)
+	p.StateControl = &arch.StateControl{Prog: p.prog, States: []*programs.State{p.state}}
 	p.exec = programs.NewExec(p.state, rand.New(rand.NewSource(seed)))
 	p.phv = make([]int64, len(p.prog.Fields))
 	p.tr.p = p
@@ -374,7 +378,7 @@ func (p *PFE) run(th *thread) {
 	th.add(step{kind: stepInstr, n: res.States})
 	if res.Rejected {
 		th.drop = true
-		p.drops["parser reject"]++
+		p.dropped(pkt, "parser reject")
 		return
 	}
 	// Headers beyond the head are fetched from the tail in chunks.
@@ -404,7 +408,7 @@ func (p *PFE) run(th *thread) {
 	pkt.Head, pkt.Len = head, length
 	if phv[prog.Std[programs.StdDrop].Slot] != 0 {
 		th.drop = true
-		p.drops[map[bool]string{false: "ingress program drop", true: "egress program drop"}[egress]]++
+		p.dropped(pkt, map[bool]string{false: "ingress program drop", true: "egress program drop"}[egress])
 	}
 	if !egress {
 		pkt.OutPort = int(phv[prog.Std[programs.StdEgressPort].Slot])

@@ -30,6 +30,9 @@ type Report struct {
 	Seed         int64             `json:"seed"`
 }
 
+// JSON is the object --json prints.
+func (r *Report) JSON() any { return r }
+
 // XTXNPP is the mean transactions per packet by kind, per gress.
 type XTXNPP = map[string]float64
 

@@ -93,7 +93,7 @@ func TestTableScanCosts(t *testing.T) {
 	if m.XTXNSites["rmw"] != 1 || m.XTXNSites["read"] != 1 || m.XTXNSites["write"] != 1 {
 		t.Fatalf("transaction sites %v, want rmw, read and write 1 each", m.XTXNSites)
 	}
-	r, err := Measure(c, m, RunOptions{Packets: 100, Load: 0.0005, Seed: 1})
+	r, err := measure(c, m, runOptions{Packets: 100, Load: 0.0005, Seed: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -117,7 +117,7 @@ func TestTableUpdateDeterministic(t *testing.T) {
 	var out [2][]byte
 	for i := range out {
 		p := prog(t, scanTables, "std.egress_port = 1\nmeta.m3 = ip.dst\nif flows.apply().miss {\n  flows.insert(keep)\n}")
-		r, err := Measure(c, lower(t, c, p), RunOptions{Packets: 200, Load: 0.3, Seed: 7})
+		r, err := measure(c, lower(t, c, p), runOptions{Packets: 200, Load: 0.3, Seed: 7})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -211,7 +211,7 @@ ingress: "meta.w0 = 1"
 // run measures one program with a few packets.
 func run(t testing.TB, c *Config, p *programs.Program, n int, load float64) *RunResult {
 	t.Helper()
-	r, err := Measure(c, lower(t, c, p), RunOptions{Packets: n, Load: load, Seed: 1})
+	r, err := measure(c, lower(t, c, p), runOptions{Packets: n, Load: load, Seed: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -380,7 +380,7 @@ func TestBuiltinsRunOnTrio(t *testing.T) {
 			t.Errorf("%s: %v", name, err)
 			continue
 		}
-		r, err := Measure(c, m, RunOptions{Packets: 600, Load: 0.5, Seed: 3})
+		r, err := measure(c, m, runOptions{Packets: 600, Load: 0.5, Seed: 3})
 		if err != nil {
 			t.Errorf("%s: %v", name, err)
 			continue
@@ -391,7 +391,7 @@ func TestBuiltinsRunOnTrio(t *testing.T) {
 		if m.StaticInstr <= 0 || r.Ingress.Instructions.Mean <= 0 {
 			t.Errorf("%s: %d static, %.1f per packet", name, m.StaticInstr, r.Ingress.Instructions.Mean)
 		}
-		r2, _ := Measure(c, lower(t, c, mustResolve(t, name)), RunOptions{Packets: 600, Load: 0.5, Seed: 3})
+		r2, _ := measure(c, lower(t, c, mustResolve(t, name)), runOptions{Packets: 600, Load: 0.5, Seed: 3})
 		if fmt.Sprint(r.Ingress, r.Egress, r.Drops) != fmt.Sprint(r2.Ingress, r2.Egress, r2.Drops) {
 			t.Errorf("%s: two runs with the same seed differ", name)
 		}
@@ -443,7 +443,7 @@ timers:
 		t.Errorf("no timer block in %v", m.Blocks)
 	}
 	// Packets over 100 us: the timer starts 4 threads every 10 us.
-	r, err := Measure(c, m, RunOptions{Packets: 100, Load: 0.0005, Seed: 1})
+	r, err := measure(c, m, runOptions{Packets: 100, Load: 0.0005, Seed: 1})
 	if err != nil {
 		t.Fatal(err)
 	}

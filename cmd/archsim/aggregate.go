@@ -1,6 +1,7 @@
 package main
 
 import (
+	"archsim/internal/tables"
 	"bytes"
 	"fmt"
 	"io"
@@ -91,8 +92,8 @@ training and straggler parameters come from configs/aggregation.yaml
 			}
 			var buf bytes.Buffer
 			fmt.Fprintf(&buf, "%s on %s: %d workers, %d gradients per packet, window %d, %d iterations\n\n", r.Program, r.Switch, r.Workers, r.GradsPerPacket, r.Window, r.Iterations)
-			t := newTable(&buf, "Measure", "Value")
-			row := func(k, v string) { appendRow(t, k, v) }
+			t := tables.New(&buf, "Measure", "Value")
+			row := func(k, v string) { t.Row(k, v) }
 			row("Finished", fmt.Sprint(r.Done))
 			row("Mean iteration (ms)", fmt.Sprintf("%.3f", r.MeanIterationMs))
 			row("Block latency, send to result (µs)", fmt.Sprintf("%.1f", r.BlockLatencyUs))
@@ -103,7 +104,7 @@ training and straggler parameters come from configs/aggregation.yaml
 			row("Sleeps injected", fmt.Sprint(r.Sleeps))
 			row("Switch: consumed / created / copies / delivered / other drops", fmt.Sprintf("%d / %d / %d / %d / %d", r.Consumed, r.Created, r.Copies, r.Delivered, r.SwitchDrops))
 			row("Simulated (ms) / events", fmt.Sprintf("%.1f / %d", r.SimulatedMs, r.Events))
-			_ = t.Render()
+			t.Render()
 			_, err = out.Write(buf.Bytes())
 			return err
 		},
@@ -162,12 +163,12 @@ func aggregateCompare(out io.Writer, cmd *cobra.Command, o *aggregateOptions, p 
 	}
 	var buf bytes.Buffer
 	fmt.Fprintf(&buf, "Trio-ML vs SwitchML-256: %d workers, %d iterations, typical iteration %.1f ms (Trio-ML without stragglers)\n\n", t.Workers, t.Iterations, pts[0].TypicalMs)
-	tb := newTable(&buf, "p", "Trio-ML ms", "SwitchML-256 ms", "Speed-up", "Sleeps", "Degraded results")
+	tb := tables.New(&buf, "p", "Trio-ML ms", "SwitchML-256 ms", "Speed-up", "Sleeps", "Degraded results")
 	for _, pt := range pts {
-		appendRow(tb, fmt.Sprintf("%.2f", pt.Probability), fmt.Sprintf("%.1f", pt.TrioMs), fmt.Sprintf("%.1f", pt.SwitchMLMs),
+		tb.Row(fmt.Sprintf("%.2f", pt.Probability), fmt.Sprintf("%.1f", pt.TrioMs), fmt.Sprintf("%.1f", pt.SwitchMLMs),
 			fmt.Sprintf("%.2f", pt.Ratio), fmt.Sprint(pt.Sleeps), fmt.Sprint(pt.Degraded))
 	}
-	_ = tb.Render()
+	tb.Render()
 	_, err = out.Write(buf.Bytes())
 	return err
 }

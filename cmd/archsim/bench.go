@@ -1,6 +1,7 @@
 package main
 
 import (
+	"archsim/internal/tables"
 	"bytes"
 	"fmt"
 	"io"
@@ -9,11 +10,11 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"archsim/arch/tofino"
-	"archsim/arch/trio"
+	"archsim/arch"
 	"archsim/experiments"
 	"archsim/experiments/aggregation"
-	"archsim/programs"
+	"archsim/harness"
+	"archsim/job"
 )
 
 // benchRow is one timed workload. Wall times vary from machine to machine;
@@ -47,12 +48,12 @@ func newBenchCmd(out io.Writer) *cobra.Command {
 				}
 				rows = append(rows, row)
 			}
-			row, err := benchPipeline(packets)
+			row, err := benchPipeline("tofino", "ndp pipeline latency, load 0.5", packets)
 			if err != nil {
 				return &exitError{code: 1, msg: oneLine(err.Error())}
 			}
 			rows = append(rows, row)
-			row, err = benchTrio(packets)
+			row, err = benchPipeline("trio", "ndp on a Trio 5 PFE, load 0.5", packets)
 			if err != nil {
 				return &exitError{code: 1, msg: oneLine(err.Error())}
 			}
@@ -67,12 +68,12 @@ func newBenchCmd(out io.Writer) *cobra.Command {
 			}
 			var buf bytes.Buffer
 			fmt.Fprintf(&buf, "%s/%s, %d cores, %s\n\n", runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), runtime.Version())
-			t := newTable(&buf, "Workload", "Wall s", "Simulated us", "Packets", "Events", "Events/packet", "Packets/s (wall)")
+			t := tables.New(&buf, "Workload", "Wall s", "Simulated us", "Packets", "Events", "Events/packet", "Packets/s (wall)")
 			for _, r := range rows {
-				appendRow(t, r.Workload, fmt.Sprintf("%.2f", r.WallS), fmt.Sprintf("%.0f", r.SimulatedUs), fmt.Sprint(r.Packets),
+				t.Row(r.Workload, fmt.Sprintf("%.2f", r.WallS), fmt.Sprintf("%.0f", r.SimulatedUs), fmt.Sprint(r.Packets),
 					fmt.Sprint(r.Events), fmt.Sprintf("%.1f", r.EventsPerPacket), fmt.Sprintf("%.0f", r.PacketsPerSec))
 			}
-			_ = t.Render()
+			t.Render()
 			_, err = out.Write(buf.Bytes())
 			return err
 		},
@@ -108,55 +109,24 @@ func benchFig6(variant string) (benchRow, error) {
 		Events: r.Events, EventsPerPacket: r.EventsPerPacket, PacketsPerSec: float64(r.DataSent) / wall}, nil
 }
 
-// benchPipeline times the main job's latency simulation of ndp.
-func benchPipeline(packets int) (benchRow, error) {
-	arch, err := findArch("tofino")
+// benchPipeline times the main job's latency simulation of ndp on a chip.
+func benchPipeline(chip, workload string, packets int) (benchRow, error) {
+	t, err := job.Load(chip, arch.Overrides{})
 	if err != nil {
 		return benchRow{}, err
 	}
-	chip, err := loadChip(nil, arch, "", nil)
-	if err != nil {
-		return benchRow{}, err
-	}
-	prog, err := programs.Resolve("ndp", nil)
-	if err != nil {
-		return benchRow{}, err
-	}
-	place, err := tofino.Place(chip, prog)
+	c, err := job.Compile(t, "ndp", nil)
 	if err != nil {
 		return benchRow{}, err
 	}
 	start := time.Now()
-	run, err := tofino.Measure(chip, place, tofino.RunOptions{Packets: packets, Load: 0.5, Seed: 1})
+	m, err := harness.Measure(t, c, 1, harness.Sim{Packets: packets, Load: 0.5})
 	if err != nil {
 		return benchRow{}, err
 	}
 	wall := time.Since(start).Seconds()
-	return benchRow{Workload: "ndp pipeline latency, load 0.5", WallS: wall, SimulatedUs: run.SimulatedNs / 1000, Packets: run.Offered,
-		Events: run.Events, EventsPerPacket: float64(run.Events) / float64(run.Offered), PacketsPerSec: float64(run.Offered) / wall}, nil
-}
-
-// benchTrio times the Trio PFE simulation of ndp.
-func benchTrio(packets int) (benchRow, error) {
-	chip, err := loadTrioChip(nil, findTrioArch("trio"), "", nil)
-	if err != nil {
-		return benchRow{}, err
-	}
-	prog, err := programs.Resolve("ndp", nil)
-	if err != nil {
-		return benchRow{}, err
-	}
-	mc, err := trio.Lower(chip, prog)
-	if err != nil {
-		return benchRow{}, err
-	}
-	start := time.Now()
-	run, err := trio.Measure(chip, mc, trio.RunOptions{Packets: packets, Load: 0.5, Seed: 1})
-	if err != nil {
-		return benchRow{}, err
-	}
-	wall := time.Since(start).Seconds()
-	return benchRow{Workload: "ndp on a Trio 5 PFE, load 0.5", WallS: wall, SimulatedUs: run.SimulatedNs / 1000, Packets: run.Offered,
+	run := m.Latency
+	return benchRow{Workload: workload, WallS: wall, SimulatedUs: run.SimulatedNs / 1000, Packets: run.Offered,
 		Events: run.Events, EventsPerPacket: float64(run.Events) / float64(run.Offered), PacketsPerSec: float64(run.Offered) / wall}, nil
 }
 

@@ -8,10 +8,10 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"archsim/arch/tofino"
-	"archsim/arch/trio"
+	"archsim/arch"
 	"archsim/configs"
 	"archsim/experiments"
+	"archsim/internal/tables"
 	"archsim/programs"
 )
 
@@ -32,11 +32,8 @@ func newListCmd(out io.Writer) *cobra.Command {
 				Doc     string   `json:"doc"`
 			}
 			var archs []archInfo
-			for _, a := range tofino.Archs {
-				archs = append(archs, archInfo{a.Name, a.Files, a.Doc})
-			}
-			for _, a := range trio.Archs {
-				archs = append(archs, archInfo{a.Name, a.Files, a.Doc})
+			for _, c := range arch.Chips() {
+				archs = append(archs, archInfo{c.Name(), c.Files(), c.Doc()})
 			}
 			var progs []progInfo
 			for _, name := range programs.Builtins() {
@@ -62,23 +59,23 @@ func newListCmd(out io.Writer) *cobra.Command {
 				return writeJSON(out, map[string]any{"architectures": archs, "programs": progs, "scenarios": scen, "sonic_configs": configs.SONiCConfigs()})
 			}
 			var buf bytes.Buffer
-			t := newTable(&buf, "Architecture", "Config files", "Description")
+			t := tables.New(&buf, "Architecture", "Config files", "Description")
 			for _, a := range archs {
-				appendRow(t, a.Name, fmt.Sprint(a.Configs), a.Doc)
+				t.Row(a.Name, fmt.Sprint(a.Configs), a.Doc)
 			}
-			_ = t.Render()
+			t.Render()
 			fmt.Fprintln(&buf)
-			t = newTable(&buf, "Program", "Source")
+			t = tables.New(&buf, "Program", "Source")
 			for _, p := range progs {
-				appendRow(t, p.Name, p.Source)
+				t.Row(p.Name, p.Source)
 			}
-			_ = t.Render()
+			t.Render()
 			fmt.Fprintln(&buf)
-			t = newTable(&buf, "Scenario", "Source")
+			t = tables.New(&buf, "Scenario", "Source")
 			for _, s := range scen {
-				appendRow(t, s.Name, s.Source)
+				t.Row(s.Name, s.Source)
 			}
-			_ = t.Render()
+			t.Render()
 			fmt.Fprintf(&buf, "\nSONiC configurations (--sonic-config NAME, configs/sonic): %s\n", strings.Join(configs.SONiCConfigs(), ", "))
 			_, err := out.Write(buf.Bytes())
 			return err

@@ -405,7 +405,7 @@ func TestTrioMainJob(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"--arch", "trio", "--program", "ndp", "--stages", "10"}, "--stages is a Tofino knob"},
+		{[]string{"--arch", "trio", "--program", "ndp", "--stages", "10"}, "--stages: --arch trio has no stages knob"},
 		{[]string{"--arch", "trio", "--program", "ndp", "--set", "trio.ppes=0"}, "trio.ppes = 0 is out of range"},
 		{[]string{"--arch", "trio", "--program", "ndp", "--set", "trio.nope=1"}, "unknown config key"},
 	} {

@@ -9,9 +9,9 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"archsim/arch/tofino"
-	"archsim/arch/trio"
-	"archsim/configs"
+	"archsim/arch"
+	"archsim/harness"
+	"archsim/job"
 	"archsim/programs"
 	"archsim/sonic"
 	"archsim/sonic/orch"
@@ -59,7 +59,7 @@ measures per-packet pipeline latency by simulating packets on the Akita engine.
 		},
 	}
 	f := root.Flags()
-	f.StringVar(&o.arch, "arch", "tofino", "architecture: "+archNames())
+	f.StringVar(&o.arch, "arch", "tofino", "architecture: "+arch.Names())
 	f.StringVar(&o.program, "program", "", "built-in program name or a program .yaml file")
 	f.BoolVar(&o.json, "json", false, "print one JSON object instead of tables")
 	f.StringVar(&o.config, "config", "", "YAML file overriding chip parameters (same keys as configs/<arch>.yaml)")
@@ -77,42 +77,38 @@ measures per-packet pipeline latency by simulating packets on the Akita engine.
 	return root
 }
 
-func archNames() string {
-	var names []string
-	for _, a := range tofino.Archs {
-		names = append(names, a.Name)
-	}
-	for _, a := range trio.Archs {
-		names = append(names, a.Name)
-	}
-	return strings.Join(names, ", ")
+// knobFlags are the main job's shortcut flags and the chip knob each sets.
+var knobFlags = []struct{ flag, knob string }{
+	{"stages", arch.KnobStages},
+	{"salus-per-stage", arch.KnobSALUsPerStage},
+	{"clock-mhz", arch.KnobClockMHz},
 }
 
-func findArch(name string) (*tofino.Arch, error) {
-	for i := range tofino.Archs {
-		if tofino.Archs[i].Name == name {
-			return &tofino.Archs[i], nil
+// overrides collects --config, the knob flags a user set and --set.
+func overrides(cmd *cobra.Command, userFile string, sets []string) arch.Overrides {
+	o := arch.Overrides{File: userFile, Sets: sets}
+	if cmd == nil {
+		return o
+	}
+	for _, kf := range knobFlags {
+		if f := cmd.Flags().Lookup(kf.flag); f != nil && f.Changed {
+			o.Knobs = append(o.Knobs, arch.KnobValue{Knob: kf.knob, Value: f.Value.String(), Origin: "--" + kf.flag})
 		}
 	}
-	return nil, &exitError{code: 2, msg: fmt.Sprintf("--arch %q: unknown architecture (available: %s)", name, archNames())}
+	return o
 }
 
-// loadChip merges the arch's config files with --config, --set and flags.
-func loadChip(cmd *cobra.Command, arch *tofino.Arch, userFile string, sets []string) (*tofino.Config, error) {
-	src := configs.Source{Base: arch.Files, UserFile: userFile, Sets: sets}
-	if cmd != nil {
-		src.FlagSet = cmd.Flags()
-		src.Flags = tofino.FlagKeys
+// loadTarget loads a registered chip with the user's overrides.
+func loadTarget(cmd *cobra.Command, name, userFile string, sets []string) (arch.Target, error) {
+	chip, err := arch.Lookup(name)
+	if err != nil {
+		return nil, &exitError{code: 2, msg: fmt.Sprintf("--arch %q: unknown architecture (available: %s)", name, arch.Names())}
 	}
-	l, err := configs.Load(src)
+	t, err := chip.Load(overrides(cmd, userFile, sets))
 	if err != nil {
 		return nil, &exitError{code: 2, msg: oneLine(err.Error())}
 	}
-	c, err := tofino.LoadConfig(l)
-	if err != nil {
-		return nil, &exitError{code: 2, msg: oneLine(err.Error())}
-	}
-	return c, nil
+	return t, nil
 }
 
 func parseParams(params []string) (map[string]string, error) {
@@ -127,15 +123,23 @@ func parseParams(params []string) (map[string]string, error) {
 	return m, nil
 }
 
+// checkSim checks the latency simulation's flags.
+func checkSim(packets int, load float64) error {
+	if packets < 1 {
+		return &exitError{code: 2, msg: fmt.Sprintf("--packets %d: must be ≥ 1", packets)}
+	}
+	if load <= 0 || load > 1 {
+		return &exitError{code: 2, msg: fmt.Sprintf("--load %g: must be in (0, 1]", load)}
+	}
+	return nil
+}
+
+// saturatePackets is the size of the rate probe that finds a chip's packet
+// rate (chips that measure it so).
+const saturatePackets = 4000
+
 func runMain(cmd *cobra.Command, o *options, out io.Writer) error {
-	if ta := findTrioArch(o.arch); ta != nil {
-		return runTrio(cmd, o, out, ta)
-	}
-	arch, err := findArch(o.arch)
-	if err != nil {
-		return err
-	}
-	chip, err := loadChip(cmd, arch, o.config, o.sets)
+	target, err := loadTarget(cmd, o.arch, o.config, o.sets)
 	if err != nil {
 		return err
 	}
@@ -147,63 +151,59 @@ func runMain(cmd *cobra.Command, o *options, out io.Writer) error {
 	if err != nil {
 		return &exitError{code: 2, msg: oneLine(err.Error())}
 	}
-	if o.packets < 1 {
-		return &exitError{code: 2, msg: fmt.Sprintf("--packets %d: must be ≥ 1", o.packets)}
-	}
-	if o.load <= 0 || o.load > 1 {
-		return &exitError{code: 2, msg: fmt.Sprintf("--load %g: must be in (0, 1]", o.load)}
+	if err := checkSim(o.packets, o.load); err != nil {
+		return err
 	}
 	var sonicCfg *sonic.Config
+	var agent *orch.Agent
+	sim := &harness.Sim{Packets: o.packets, Load: o.load, RateProbe: saturatePackets}
 	if o.sonic != "" {
+		chip, ok := orch.ChipOf(target)
+		if !ok {
+			return &exitError{code: 2, msg: "--sonic-config programs a Tofino switch; use --arch tofino"}
+		}
 		if prog.Name != orch.Program {
 			return &exitError{code: 2, msg: fmt.Sprintf("--sonic-config programs the %s program, not %s", orch.Program, prog.Name)}
 		}
 		if sonicCfg, err = orch.LoadConfig(o.sonic, chip); err != nil {
 			return &exitError{code: 2, msg: oneLine(err.Error())}
 		}
+		sim.Setup = func(sw arch.Switch) error {
+			var err error
+			if agent, err = orch.Attach(sw); err != nil {
+				return err
+			}
+			return agent.Program(sonicCfg, 0)
+		}
 	}
-	place, err := tofino.Place(chip, prog)
+	if o.noSim {
+		sim = nil
+	}
+	res, err := job.RunProgram(target, prog, o.seed, sim)
 	if err != nil {
-		rep := tofino.FailedReport(arch.Name, chip, prog.Name, prog.File, err)
+		return &exitError{code: 2, msg: oneLine(err.Error())}
+	}
+	if !res.Compiled.Fits {
 		if o.json {
-			if werr := writeJSON(out, rep); werr != nil {
+			if werr := writeJSON(out, res.Report.JSON()); werr != nil {
 				return werr
 			}
 			return &exitError{code: 1}
 		}
-		return &exitError{code: 1, msg: fmt.Sprintf("%s does not fit %s: %s", prog.Name, chip.Name, oneLine(err.Error()))}
+		return &exitError{code: 1, msg: res.Compiled.Refusal}
 	}
-	var run *tofino.RunResult
-	var agent *orch.Agent
-	if !o.noSim {
-		opt := tofino.RunOptions{Packets: o.packets, Load: o.load, Seed: o.seed}
-		if sonicCfg != nil {
-			opt.Setup = func(sw *tofino.Switch) error {
-				var err error
-				if agent, err = orch.New(sw); err != nil {
-					return err
-				}
-				return agent.Program(sonicCfg, 0)
-			}
-		}
-		run, err = tofino.Measure(chip, place, opt)
-		if err != nil {
-			return &exitError{code: 2, msg: oneLine(err.Error())}
-		}
-	}
-	rep := tofino.NewReport(arch.Name, place, run, o.seed)
 	var sr *sonicReport
 	if sonicCfg != nil {
 		sr = newSonicReport(o.sonic, sonicCfg, agent)
 	}
 	if o.json {
-		return writeJSON(out, struct {
-			*tofino.Report
-			Sonic *sonicReport `json:"sonic,omitempty"`
-		}{rep, sr})
+		if sr == nil {
+			return writeJSON(out, res.Report.JSON())
+		}
+		return writeJSONWith(out, res.Report.JSON(), "sonic", sr)
 	}
 	var buf bytes.Buffer
-	renderReport(&buf, rep, place)
+	res.Report.WriteTables(&buf)
 	if sr != nil {
 		renderSonic(&buf, sr)
 	}
@@ -217,5 +217,31 @@ func writeJSON(out io.Writer, v any) error {
 		return err
 	}
 	_, err = out.Write(append(b, '\n'))
+	return err
+}
+
+// writeJSONWith writes a JSON object with one more key at its end (a
+// control plane's section next to the chip's report).
+func writeJSONWith(out io.Writer, v any, key string, extra any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	x, err := json.MarshalIndent(extra, "  ", "  ")
+	if err != nil {
+		return err
+	}
+	k, _ := json.Marshal(key)
+	if len(b) < 2 || b[len(b)-1] != '}' {
+		return fmt.Errorf("internal: the report is not a JSON object")
+	}
+	body := bytes.TrimSuffix(b[:len(b)-1], []byte("\n"))
+	var buf bytes.Buffer
+	buf.Write(body)
+	if len(bytes.TrimSpace(body)) > 1 {
+		buf.WriteString(",")
+	}
+	fmt.Fprintf(&buf, "\n  %s: %s\n}\n", k, x)
+	_, err = out.Write(buf.Bytes())
 	return err
 }

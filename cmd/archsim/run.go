@@ -1,6 +1,7 @@
 package main
 
 import (
+	"archsim/internal/tables"
 	"bytes"
 	"fmt"
 	"io"
@@ -34,14 +35,11 @@ func newRunCmd(out io.Writer) *cobra.Command {
 			opt := experiments.Options{Seed: seed, Jobs: jobs, SonicConfig: sonicCfg}
 			if sonicCfg != "" {
 				// Checked against the default chip before anything runs.
-				arch, err := findArch("tofino")
+				t, err := loadTarget(nil, "tofino", "", nil)
 				if err != nil {
 					return err
 				}
-				chip, err := loadChip(nil, arch, "", nil)
-				if err != nil {
-					return err
-				}
+				chip, _ := orch.ChipOf(t)
 				if _, err := orch.LoadConfig(sonicCfg, chip); err != nil {
 					return &exitError{code: 2, msg: oneLine(err.Error())}
 				}
@@ -112,36 +110,36 @@ func parseShard(s string) (int, int, bool) {
 
 func renderScenario(w io.Writer, res *experiments.Result, files []string) {
 	fmt.Fprintf(w, "%s (%s)\n\n", res.Name, res.Source)
-	t := newTable(w, "Variant", "Sweep", "Senders", "Data sent", "Delivered", "Trimmed", "Dropped", "In flight", "Trims ingress", "Trims DoD", "Trims queue", "Trims TM", "Max DoD queue", "Goodput Gb/s mean [min..max]", "Events/pkt", "Conserved")
+	t := tables.New(w, "Variant", "Sweep", "Senders", "Data sent", "Delivered", "Trimmed", "Dropped", "In flight", "Trims ingress", "Trims DoD", "Trims queue", "Trims TM", "Max DoD queue", "Goodput Gb/s mean [min..max]", "Events/pkt", "Conserved")
 	for _, r := range res.Runs {
 		sw := "-"
 		if r.Value != "" {
 			sw = r.Sweep + "=" + r.Value
 		}
-		appendRow(t, r.Variant, sw, fmt.Sprint(r.Senders), fmt.Sprint(r.DataSent), fmt.Sprint(r.DeliveredFull), fmt.Sprint(r.DeliveredTrimmed),
+		t.Row(r.Variant, sw, fmt.Sprint(r.Senders), fmt.Sprint(r.DataSent), fmt.Sprint(r.DeliveredFull), fmt.Sprint(r.DeliveredTrimmed),
 			fmt.Sprint(r.Dropped), fmt.Sprint(r.InFlight), fmt.Sprint(r.TrimsIngress), fmt.Sprint(r.TrimsDoD), fmt.Sprint(r.TrimsQueue), fmt.Sprint(r.TrimsTM),
 			fmt.Sprint(r.MaxDoDQueue), fmt.Sprintf("%.2f [%.2f..%.2f]", r.MeanGoodputGbps, r.MinGoodputGbps, r.MaxGoodputGbps),
 			fmt.Sprintf("%.1f", r.EventsPerPacket), fmt.Sprint(r.ConservationOK))
 	}
-	_ = t.Render()
+	t.Render()
 	sonicRows := false
 	for _, r := range res.Runs {
 		sonicRows = sonicRows || r.Sonic != nil
 	}
 	if sonicRows {
 		fmt.Fprintln(w, "\nSONiC trimming counters (queue drops include the trimmed originals):")
-		ts := newTable(w, "Variant", "Sweep", "Trim", "Trim sent", "Trim drop", "TX drops", "Non-trim-queue drops", "Trim-queue TX")
+		ts := tables.New(w, "Variant", "Sweep", "Trim", "Trim sent", "Trim drop", "TX drops", "Non-trim-queue drops", "Trim-queue TX")
 		for _, r := range res.Runs {
 			if s := r.Sonic; s != nil {
 				sw := "-"
 				if r.Value != "" {
 					sw = r.Sweep + "=" + r.Value
 				}
-				appendRow(ts, r.Variant, sw, fmt.Sprint(s.Trim), fmt.Sprint(s.TrimSent), fmt.Sprint(s.TrimDrop), fmt.Sprint(s.TxDrops),
+				ts.Row(r.Variant, sw, fmt.Sprint(s.Trim), fmt.Sprint(s.TrimSent), fmt.Sprint(s.TrimDrop), fmt.Sprint(s.TxDrops),
 					fmt.Sprint(s.NonTrimQueueDrops), fmt.Sprint(s.TrimQueueTx))
 			}
 		}
-		_ = ts.Render()
+		ts.Render()
 	}
 	if len(files) > 0 {
 		fmt.Fprintf(w, "\nWrote %s\n", strings.Join(files, ", "))

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"archsim/internal/tables"
 	"fmt"
 	"io"
 
@@ -38,9 +39,9 @@ func renderSonic(w io.Writer, r *sonicReport) {
 		if t.QueueMode == sonic.QueueDyn {
 			queue = "dynamic"
 		}
-		tb := newTable(w, "Trimming size", "DSCP", "Queue")
-		appendRow(tb, fmt.Sprint(t.Size), dscp, queue)
-		_ = tb.Render()
+		tb := tables.New(w, "Trimming size", "DSCP", "Queue")
+		tb.Row(fmt.Sprint(t.Size), dscp, queue)
+		tb.Render()
 	} else {
 		fmt.Fprintln(w, "Trimming: not configured")
 	}
@@ -49,17 +50,17 @@ func renderSonic(w io.Writer, r *sonicReport) {
 	}
 	c := r.Counters
 	fmt.Fprintln(w, "\nQueue counters (ports with traffic):")
-	tq := newTable(w, "Port", "TxQ", "Counter/pkts", "Counter/bytes", "Drop/pkts", "Drop/bytes", "Trim/pkts", "TrimSent/pkts", "TrimDrop/pkts")
+	tq := tables.New(w, "Port", "TxQ", "Counter/pkts", "Counter/bytes", "Drop/pkts", "Drop/bytes", "Trim/pkts", "TrimSent/pkts", "TrimDrop/pkts")
 	for _, q := range c.Queues {
-		appendRow(tq, q.Port, q.Queue, fmt.Sprint(q.TxPackets), fmt.Sprint(q.TxBytes), fmt.Sprint(q.DropPackets), fmt.Sprint(q.DropBytes),
+		tq.Row(q.Port, q.Queue, fmt.Sprint(q.TxPackets), fmt.Sprint(q.TxBytes), fmt.Sprint(q.DropPackets), fmt.Sprint(q.DropBytes),
 			fmt.Sprint(q.Trim), fmt.Sprint(q.TrimSent), fmt.Sprint(q.TrimDrop))
 	}
-	_ = tq.Render()
+	tq.Render()
 	fmt.Fprintln(w, "\nPort trimming counters:")
-	tp := newTable(w, "Iface", "TRIM_PKTS", "TRIM_TX_PKTS", "TRIM_DRP_PKTS", "TX_DRP")
+	tp := tables.New(w, "Iface", "TRIM_PKTS", "TRIM_TX_PKTS", "TRIM_DRP_PKTS", "TX_DRP")
 	for _, p := range c.Ports {
-		appendRow(tp, p.Port, fmt.Sprint(p.Trim), fmt.Sprint(p.TrimTx), fmt.Sprint(p.TrimDrp), fmt.Sprint(p.TxDrp))
+		tp.Row(p.Port, fmt.Sprint(p.Trim), fmt.Sprint(p.TrimTx), fmt.Sprint(p.TrimDrp), fmt.Sprint(p.TxDrp))
 	}
-	_ = tp.Render()
+	tp.Render()
 	fmt.Fprintf(w, "\nSwitch: trim_sent %d, trim_drop %d\n", c.Switch.TrimSent, c.Switch.TrimDrop)
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"archsim/internal/tables"
 	"bytes"
 	"fmt"
 	"io"
@@ -39,7 +40,7 @@ func newValidateCmd(out io.Writer) *cobra.Command {
 				}
 			} else {
 				var buf bytes.Buffer
-				t := newTable(&buf, "ID", "Source", "Expected", "Measured", "Tolerance", "Result")
+				t := tables.New(&buf, "ID", "Source", "Expected", "Measured", "Tolerance", "Result")
 				for _, r := range results {
 					res := "pass"
 					if !r.Pass {
@@ -52,9 +53,9 @@ func newValidateCmd(out io.Writer) *cobra.Command {
 					if r.Err != "" {
 						measured = "error: " + r.Err
 					}
-					appendRow(t, r.ID, r.Source, r.Expected, measured, r.Tolerance, res)
+					t.Row(r.ID, r.Source, r.Expected, measured, r.Tolerance, res)
 				}
-				_ = t.Render()
+				t.Render()
 				fmt.Fprintf(&buf, "\n%d claims, %d pass, %d fail\n", len(results), len(results)-failedN, failedN)
 				if failedN > 0 {
 					fmt.Fprintln(&buf, "\nNotes on failing claims:")

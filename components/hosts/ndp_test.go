@@ -100,7 +100,7 @@ func newTestNet(p netParams) *testNet {
 		PortOfPacket: DstHost,
 		Seed:         p.seed,
 	})
-	n.sw.OnDrop(func(pkt *packet.Packet, reason string) { n.rec.Dropped(pkt.ID, "ideal switch: "+reason) })
+	n.sw.OnDrop(func(pkt *packet.Packet, reason string) { n.rec.Dropped(pkt.ID, reason) })
 	for h := 0; h < p.hosts; h++ {
 		up := &tap{host: h, log: &n.up, next: n.sw.IngressHandler(h)}
 		host := NewNDPHost(fmt.Sprintf("H%d", h), n.eng, h, h, cfg, up, n.rec, noDeadline)

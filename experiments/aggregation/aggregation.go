@@ -12,11 +12,11 @@ import (
 
 	"github.com/sarchlab/akita/v3/sim"
 
-	"archsim/arch/tofino"
-	"archsim/arch/trio"
+	"archsim/arch"
 	"archsim/components/packet"
 	"archsim/components/workers"
 	"archsim/configs"
+	"archsim/job"
 	"archsim/programs"
 )
 
@@ -183,24 +183,28 @@ func Run(s Setup) (*Result, error) {
 		}
 		for _, pfe := range h.all {
 			pfe.SetDeadline(deadline)
-			pfe.StartTimers(deadline)
+			if ts, ok := pfe.(arch.TimerSwitch); ok {
+				ts.StartTimers(deadline)
+			}
 		}
 		collect = func(r *Result) {
 			for i, pfe := range h.all {
-				st := pfe.Stats
+				c := pfe.Counters()
 				if i == 0 {
-					r.InstrPerPacket = st.Instr[0].Summarize(1).Mean
+					r.InstrPerPacket = c.InstrPerPacket
 				}
-				r.SwitchDrops += unexpectedDrops(pfe.Drops())
-				r.Consumed += programDrops(pfe.Drops())
-				r.Created += st.Emitted
-				r.Copies += st.Copies
-				r.Delivered += st.Delivered
+				r.SwitchDrops += unexpectedDrops(c.Drops)
+				r.Consumed += programDrops(c.Drops)
+				r.Created += c.Created
+				r.Copies += c.Copies
+				r.Delivered += c.Delivered
 			}
 		}
 		stopTimers = func(ps int64) {
 			for _, pfe := range h.all {
-				pfe.StopTimers(ps)
+				if ts, ok := pfe.(arch.TimerSwitch); ok {
+					ts.StopTimers(ps)
+				}
 			}
 		}
 	case "tofino":
@@ -211,10 +215,11 @@ func Run(s Setup) (*Result, error) {
 		}
 		r.Program = sp.name
 		params["NUM_WORKERS"] = fmt.Sprint(wc.Workers)
-		sw, prog, err := buildTofino(engine, sp.name, params, s.Seed)
+		sw, err := build(engine, "tofino", sp.name, params, s.Seed)
 		if err != nil {
 			return nil, err
 		}
+		prog := sw.Program()
 		pool := s.Pool
 		if pool <= 0 {
 			pool = wc.Window
@@ -238,16 +243,15 @@ func Run(s Setup) (*Result, error) {
 		// Every pass of a contribution or harvest through the pipe runs one
 		// action of the first processor register.
 		first := prog.Register("value00")
-		sw.TraceRegister(func(_ int, ra *programs.RegisterAction, _, _ int64) {
-			if ra.Register == first {
-				r.Passes++
-			}
-		})
+		if t, ok := sw.(arch.RegisterTracer); ok {
+			t.TraceRegister(func(_ int, ra *programs.RegisterAction, _, _ int64) {
+				if ra.Register == first {
+					r.Passes++
+				}
+			})
+		}
 		collect = func(r *Result) {
-			var drops []trio.DropCount
-			for _, d := range sw.Drops() {
-				drops = append(drops, trio.DropCount{Reason: d.Reason, Packets: d.Packets})
-			}
+			drops := sw.Counters().Drops
 			r.SwitchDrops = unexpectedDrops(drops)
 			r.Consumed = programDrops(drops)
 		}
@@ -315,11 +319,11 @@ func maxPs(v []int64) int64 {
 // hierarchy is the PFEs of a Trio-ML job: all[0] is the top level; with
 // first-level PFEs, all[1:] hold the servers.
 type hierarchy struct {
-	all     []*trio.PFE
+	all     []arch.Switch
 	perEdge int
 }
 
-func (h *hierarchy) edge(w int) *trio.PFE {
+func (h *hierarchy) edge(w int) arch.Switch {
 	if len(h.all) == 1 {
 		return h.all[0]
 	}
@@ -352,11 +356,11 @@ func buildHierarchy(engine sim.Engine, params map[string]string, servers, first 
 		return m
 	}
 	if first == 0 {
-		pfe, _, err := buildTrio(engine, with(map[string]string{"SOURCES": fmt.Sprint(servers), "GROUP": fmt.Sprint(servers)}), seed)
+		pfe, err := build(engine, "trio", "trio-ml", with(map[string]string{"SOURCES": fmt.Sprint(servers), "GROUP": fmt.Sprint(servers)}), seed)
 		if err != nil {
 			return nil, err
 		}
-		return &hierarchy{all: []*trio.PFE{pfe}}, nil
+		return &hierarchy{all: []arch.Switch{pfe}}, nil
 	}
 	if servers%first != 0 {
 		return nil, fmt.Errorf("%d servers do not split evenly among %d first-level PFEs", servers, first)
@@ -365,54 +369,41 @@ func buildHierarchy(engine sim.Engine, params map[string]string, servers, first 
 	// The top level scans with twice the period, so a first-level PFE's
 	// partial result (sent one to two periods after its last reference)
 	// reaches a live record.
-	top, _, err := buildTrio(engine, with(map[string]string{"SOURCES": fmt.Sprint(first), "GROUP": fmt.Sprint(first), "TIMEOUT_SCALE": "2"}), seed)
+	top, err := build(engine, "trio", "trio-ml", with(map[string]string{"SOURCES": fmt.Sprint(first), "GROUP": fmt.Sprint(first), "TIMEOUT_SCALE": "2"}), seed)
 	if err != nil {
 		return nil, err
 	}
-	h := &hierarchy{all: []*trio.PFE{top}, perEdge: per}
+	h := &hierarchy{all: []arch.Switch{top}, perEdge: per}
 	for i := 0; i < first; i++ {
-		pfe, _, err := buildTrio(engine, with(map[string]string{"SOURCES": fmt.Sprint(per), "GROUP": fmt.Sprint(per),
+		pfe, err := build(engine, "trio", "trio-ml", with(map[string]string{"SOURCES": fmt.Sprint(per), "GROUP": fmt.Sprint(per),
 			"UP_PORT": fmt.Sprint(per), "UP_SRC": fmt.Sprint(i)}), seed+int64(i)+1)
 		if err != nil {
 			return nil, err
 		}
-		pfe.Attach(per, top, fabricPs)
-		top.Attach(i, pfe, fabricPs)
+		// The fabric: the first-level PFE's uplink to the top level's
+		// port i and back (each a handler receiving on its ingress).
+		pfe.Attach(per, top.IngressHandler(i), fabricPs)
+		top.Attach(i, pfe.IngressHandler(per), fabricPs)
 		h.all = append(h.all, pfe)
 	}
 	return h, nil
 }
 
-func buildTrio(engine sim.Engine, params map[string]string, seed int64) (*trio.PFE, *trio.Microcode, error) {
-	cfg, err := trio.LoadArch("trio")
+// build loads a chip, compiles a built-in program with constant overrides
+// for it and builds the switch on the engine.
+func build(engine sim.Engine, chip, program string, params map[string]string, seed int64) (arch.Switch, error) {
+	t, err := job.Load(chip, arch.Overrides{})
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	mc, err := trio.LowerBuiltin(cfg, "trio-ml", params)
+	c, err := job.Compile(t, program, params)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	return trio.NewPFE(engine, cfg, mc, seed), mc, nil
-}
-
-func buildTofino(engine sim.Engine, program string, params map[string]string, seed int64) (*tofino.Switch, *programs.Program, error) {
-	l, err := configs.Load(configs.Source{Base: []string{"tofino.yaml"}})
-	if err != nil {
-		return nil, nil, err
+	if !c.Fits {
+		return nil, c.Err
 	}
-	chip, err := tofino.LoadConfig(l)
-	if err != nil {
-		return nil, nil, err
-	}
-	prog, err := programs.Resolve(program, params)
-	if err != nil {
-		return nil, nil, err
-	}
-	place, err := tofino.Place(chip, prog)
-	if err != nil {
-		return nil, nil, err
-	}
-	return tofino.MakeBuilder().WithEngine(engine).WithConfig(chip).WithPlacement(place).WithSeed(seed).Build(), prog, nil
+	return t.Build(arch.BuildSpec{Engine: engine, Compiled: c, Seed: seed})
 }
 
 // switchMLPrograms: the SwitchML program for a packet's gradient count,
@@ -434,7 +425,7 @@ func defaultDeadline(start int64, wc workers.Config) int64 {
 }
 
 // programDrops counts the drops the program made.
-func programDrops(ds []trio.DropCount) int {
+func programDrops(ds []arch.DropCount) int {
 	n := 0
 	for _, d := range ds {
 		if d.Reason == "ingress program drop" || d.Reason == "egress program drop" {
@@ -446,7 +437,7 @@ func programDrops(ds []trio.DropCount) int {
 
 // unexpectedDrops counts drops other than the programs' own (a consumed
 // contribution is dropped by design).
-func unexpectedDrops(ds []trio.DropCount) int {
+func unexpectedDrops(ds []arch.DropCount) int {
 	n := 0
 	for _, d := range ds {
 		if d.Reason != "ingress program drop" && d.Reason != "egress program drop" {

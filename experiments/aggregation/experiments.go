@@ -5,6 +5,7 @@ import (
 
 	"github.com/sarchlab/akita/v3/sim"
 
+	"archsim/arch/trio"
 	"archsim/components/packet"
 	"archsim/components/workers"
 )
@@ -107,11 +108,12 @@ type EngineSaturation struct {
 func SaturateEngines(sources, blocks, g int, seed int64) (*EngineSaturation, error) {
 	engine := &packet.CountingEngine{Engine: sim.NewSerialEngine()}
 	params := map[string]string{"SOURCES": fmt.Sprint(sources), "GRAD_MAX": fmt.Sprint((g + 15) / 16 * 16), "BLOCKS": fmt.Sprint(pow2(blocks))}
-	pfe, mc, err := buildTrio(engine, params, seed)
+	sw, err := build(engine, "trio", "trio-ml", params, seed)
 	if err != nil {
 		return nil, err
 	}
-	cfg := mc.Config()
+	pfe := sw.(*trio.PFE) // the experiment reads the PFE's own engine statistics
+	cfg := pfe.Config()
 	pfe.SetDeadline(1 << 62)
 	proto := workers.TrioML{Port: 12000, ResultPort: 12001, Job: 1}
 	grads := make([]int32, g)

@@ -1,6 +1,7 @@
 package aggregation
 
 import (
+	"archsim/arch/trio"
 	"testing"
 
 	"github.com/sarchlab/akita/v3/sim"
@@ -16,10 +17,11 @@ import (
 // PFE creates.
 func TestStaleRecordIsRemovedNotReported(t *testing.T) {
 	engine := sim.NewSerialEngine()
-	pfe, _, err := buildTrio(engine, map[string]string{"SOURCES": "4", "GROUP": "4", "GRAD_MAX": "16", "BLOCKS": "4", "TIMEOUT_NS": "1000000"}, 1)
+	sw, err := build(engine, "trio", "trio-ml", map[string]string{"SOURCES": "4", "GROUP": "4", "GRAD_MAX": "16", "BLOCKS": "4", "TIMEOUT_NS": "1000000"}, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
+	pfe := sw.(*trio.PFE)
 	pfe.SetDeadline(8e9)
 	pfe.StartTimers(8e9)
 	var created []*packet.Packet

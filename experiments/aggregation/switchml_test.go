@@ -1,6 +1,7 @@
 package aggregation
 
 import (
+	"archsim/arch/tofino"
 	"fmt"
 	"slices"
 	"testing"
@@ -39,10 +40,11 @@ func TestSwitchMLRetransmissions(t *testing.T) {
 	} {
 		t.Run(c.program, func(t *testing.T) {
 			engine := sim.NewSerialEngine()
-			sw, prog, err := buildTofino(engine, c.program, map[string]string{"NUM_WORKERS": "2"}, 1)
+			asw, err := build(engine, "tofino", c.program, map[string]string{"NUM_WORKERS": "2"}, 1)
 			if err != nil {
 				t.Fatal(err)
 			}
+			sw, prog := asw.(*tofino.Switch), asw.Program()
 			sw.SetDeadline(1 << 62)
 			passes := 0
 			first := prog.Register("value00")

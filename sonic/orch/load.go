@@ -5,6 +5,7 @@ import (
 	"os"
 	"strings"
 
+	"archsim/arch"
 	"archsim/arch/tofino"
 	"archsim/configs"
 	"archsim/sonic"
@@ -39,4 +40,24 @@ func LoadConfig(nameOrPath string, chip *tofino.Config) (*sonic.Config, error) {
 		return nil, fmt.Errorf("%s: %v", nameOrPath, err)
 	}
 	return cfg, nil
+}
+
+// ChipOf is the Tofino configuration of a target (SONiC programs Tofino
+// switches only: ok is false for any other chip).
+func ChipOf(t arch.Target) (*tofino.Config, bool) {
+	tt, ok := t.(*tofino.Target)
+	if !ok {
+		return nil, false
+	}
+	return tt.Config(), true
+}
+
+// Attach returns an agent for a switch built by a Tofino target running
+// the sonic-l3 program.
+func Attach(sw arch.Switch) (*Agent, error) {
+	ts, ok := sw.(*tofino.Switch)
+	if !ok {
+		return nil, fmt.Errorf("a SONiC configuration programs a Tofino switch; %s is not one", sw.Name())
+	}
+	return New(ts)
 }

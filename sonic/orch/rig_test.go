@@ -26,7 +26,6 @@ import (
 
 	"archsim/arch/tofino"
 	"archsim/components/packet"
-	"archsim/configs"
 	"archsim/programs"
 	"archsim/sonic"
 	"archsim/sonic/orch"
@@ -271,22 +270,8 @@ var (
 func defaultChip(t testing.TB) (*tofino.Config, *tofino.Placement) {
 	t.Helper()
 	chipOnce.Do(func() {
-		var arch *tofino.Arch
-		for i := range tofino.Archs {
-			if tofino.Archs[i].Name == "tofino" {
-				arch = &tofino.Archs[i]
-			}
-		}
-		if arch == nil {
-			chipErr = fmt.Errorf("no tofino arch")
-			return
-		}
-		l, err := configs.Load(configs.Source{Base: arch.Files})
-		if err != nil {
-			chipErr = err
-			return
-		}
-		if chipCfg, err = tofino.LoadConfig(l); err != nil {
+		var err error
+		if chipCfg, err = tofino.LoadArch("tofino"); err != nil {
 			chipErr = err
 			return
 		}
@@ -321,7 +306,7 @@ func (r *rig) boot() {
 	r.t.Helper()
 	c := r.chip
 	r.eng = sim.NewSerialEngine()
-	r.sw = tofino.MakeBuilder().WithEngine(r.eng).WithConfig(c).WithPlacement(r.place).WithSeed(1).Build()
+	r.sw = tofino.MakeBuilder().WithEngine(r.eng).WithConfig(c).WithPlacement(r.place).WithSeed(1).Build("Tofino")
 	r.sw.SetDeadline(deadlinePs)
 	s := &sink{r}
 	for pipe := 0; pipe < c.Pipes; pipe++ {

@@ -1,0 +1,370 @@
+// Package arch is the seam between archsim's chips and the code that uses
+// them. Every chip — Tofino 1 and 2, Trio 5 and 6, the ideal output-queued
+// switch, a test chip — implements the same four steps:
+//
+//	Chip.Load(overrides)        the chip's config files (viper layering) → a Target
+//	Target.Compile(program)     placement or lowering → a Compiled (fits, rule, resources, units)
+//	Target.Build(spec)          the simulated switch on an Akita engine → a Switch
+//	Target.Report(compiled, m)  the main job's report from the measurement
+//
+// and the Switch interface is all that experiments see of a chip: ports to
+// attach hosts and links to, the ingress handler, a deadline, drop and trim
+// observation, and a control plane's run-time access to tables, registers
+// and counters. The registry (Register, Lookup, Chips) maps names to chips;
+// adding a chip is a new package and one line in package chips.
+package arch
+
+import (
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+
+	"github.com/sarchlab/akita/v3/sim"
+
+	"archsim/components/packet"
+	"archsim/components/trafficgen"
+	"archsim/configs"
+	"archsim/programs"
+)
+
+// Chip is an architecture a user can name (--arch, a scenario's chip):
+// one family's model with its config files.
+type Chip interface {
+	Name() string
+	Doc() string
+	// Files are the embedded config files merged in order (configs/).
+	Files() []string
+	// Knobs are the what-ifs the chip offers under chip-neutral names.
+	Knobs() []Knob
+	// Load merges the chip's files with the overrides and checks every
+	// value (errors name the file, --set or knob that set it).
+	Load(o Overrides) (Target, error)
+}
+
+// Knob is a common what-if a chip exposes under a chip-neutral name (the
+// CLI's --stages, --clock-mhz shortcuts set knobs, not config keys).
+type Knob struct {
+	Name string // e.g. "stages", "clock_mhz"
+	Key  string // the config key it sets, e.g. "tofino.mau.stages"
+	Doc  string
+}
+
+// Knob names the CLI and scenarios use.
+const (
+	KnobStages        = "stages"
+	KnobSALUsPerStage = "salus_per_stage"
+	KnobClockMHz      = "clock_mhz"
+	KnobQueuePackets  = "queue_packets"
+)
+
+// Overrides layer a user's values over a chip's config files. Precedence,
+// lowest first: the chip's files, File, Knobs, Sets.
+type Overrides struct {
+	File  string      // a YAML file with the same keys as the chip's files
+	Knobs []KnobValue // knob values, with where they came from
+	Sets  []string    // key=value
+}
+
+// KnobValue sets a knob.
+type KnobValue struct {
+	Knob   string
+	Value  string
+	Origin string // for errors, e.g. "--stages"
+}
+
+// LoadConfig merges a chip's files with the overrides (the knobs mapped to
+// their keys); a knob the chip does not have is an error.
+func LoadConfig(c Chip, o Overrides) (*configs.Loaded, error) {
+	src := configs.Source{Base: c.Files(), UserFile: o.File, Sets: o.Sets}
+	for _, kv := range o.Knobs {
+		k, ok := FindKnob(c, kv.Knob)
+		if !ok {
+			return nil, fmt.Errorf("%s: --arch %s has no %s knob (its knobs: %s; use --set KEY=VALUE)", kv.Origin, c.Name(), kv.Knob, knobNames(c))
+		}
+		src.Values = append(src.Values, configs.Value{Key: k.Key, Value: kv.Value, Origin: kv.Origin})
+	}
+	return configs.Load(src)
+}
+
+// FindKnob returns a chip's knob by name.
+func FindKnob(c Chip, name string) (Knob, bool) {
+	for _, k := range c.Knobs() {
+		if k.Name == name {
+			return k, true
+		}
+	}
+	return Knob{}, false
+}
+
+func knobNames(c Chip) string {
+	var ns []string
+	for _, k := range c.Knobs() {
+		ns = append(ns, k.Name)
+	}
+	if len(ns) == 0 {
+		return "none"
+	}
+	return strings.Join(ns, ", ")
+}
+
+// Target is a chip loaded with its configuration: what programs are
+// compiled for and switches built from.
+type Target interface {
+	// Arch is the chip name it was loaded as ("tofino2"); Name the chip's
+	// own ("Tofino 2").
+	Arch() string
+	Name() string
+	ClockMHz() float64
+	// Compile places or lowers a program. A program that breaks one of the
+	// chip's rules is not an error: it compiles to Fits false with the
+	// rule. An error is bad input (e.g. a chip that needs a program got
+	// none).
+	Compile(prog *programs.Program) (*Compiled, error)
+	// Build assembles the simulated switch on an engine.
+	Build(spec BuildSpec) (Switch, error)
+	// Report is the main job's report: the compiled program and, if it
+	// was simulated, the measurement (m nil: placement or lowering only).
+	Report(c *Compiled, m *Measurement, seed int64) Report
+	// Summary is the chip-neutral line compare prints.
+	Summary(c *Compiled, m *Measurement) Summary
+}
+
+// Compiled is a program compiled for a target: placed on a pipeline or
+// lowered to run-to-completion code, or refused by a rule.
+type Compiled struct {
+	Arch    string
+	Chip    string
+	Program *programs.Program // nil for a chip that runs no program
+	Fits    bool
+	// Rule names the broken rule and Err carries it (file:line, the rule,
+	// what breaks it) when the program does not fit; Refusal is the
+	// one-line message the CLI prints.
+	Rule    string
+	Err     error
+	Refusal string
+	// Structure says in one line what the program became ("11 of 12 MAU
+	// stages", "94 micro-instructions").
+	Structure string
+	// Resources is the resource table: each resource the chip budgets,
+	// used against its capacity.
+	Resources []Resource
+	// Units lists what each unit (an MAU stage, a code block) holds.
+	Units []Unit
+	// Impl is the family's own result (a placement, microcode).
+	Impl any
+}
+
+// Resource is one budgeted resource.
+type Resource struct {
+	Name     string  `json:"name"`
+	Used     float64 `json:"used"`
+	Capacity float64 `json:"capacity"`
+	Unit     string  `json:"unit"` // blocks, bits, bytes, instructions, ...
+}
+
+// Pct is the share of the capacity used, in percent.
+func (r Resource) Pct() float64 {
+	if r.Capacity <= 0 {
+		return 0
+	}
+	return 100 * r.Used / r.Capacity
+}
+
+// Unit is one unit of the compiled program (an MAU stage, a code block)
+// and what it holds.
+type Unit struct {
+	Name  string   `json:"name"`
+	Items []string `json:"items"`
+}
+
+// BuildSpec is what Target.Build needs.
+type BuildSpec struct {
+	Engine   sim.Engine
+	Compiled *Compiled
+	// Name is the switch's component name ("" for the chip's default).
+	Name string
+	Seed int64
+	// Unpaced output ports pass packets on at once instead of at line
+	// rate: a rate probe measures the chip's processing alone.
+	Unpaced bool
+	// Net describes the network the switch sits in, for chips whose
+	// model depends on it (the ideal switch trims NDP packets).
+	Net *Net
+}
+
+// Net is what a switch may need to know of its network.
+type Net struct {
+	Hosts       int     // hosts attached, one per front-panel port
+	LinkGbps    float64 // their links' rate
+	MSS         int     // data frame bytes
+	HeaderBytes int     // control and trimmed-header frame bytes
+	// Packet format hooks (components/hosts): is a packet a header, trim
+	// a data packet to a header, the host a packet is for.
+	IsHeader func(*packet.Packet) bool
+	Trim     func(*packet.Packet)
+	DstHost  func(*packet.Packet) int
+}
+
+// Switch is a simulated switch as experiments see it.
+type Switch interface {
+	Name() string
+	// FrontPorts are the ports hosts and links attach to, in host order
+	// (host h sits on FrontPorts()[h]).
+	FrontPorts() []int
+	// IngressGbps is the rate a source on port sends at; an error says why
+	// the port cannot inject packets.
+	IngressGbps(port int) (float64, error)
+	// IngressHandler is the component a packet arriving on port is
+	// scheduled on (packet.Event, Kind Arrive, Port the ingress port).
+	IngressHandler(port int) sim.Handler
+	// Attach connects a port to h over a link of the given propagation:
+	// packets leaving the port arrive at h.
+	Attach(port int, h sim.Handler, propPs int64)
+	// SetDeadline ends the run: packets still in the switch after it are
+	// counted as in flight, not processed.
+	SetDeadline(ps int64)
+	// OnDrop sets a hook called for every packet the switch drops.
+	OnDrop(f func(pkt *packet.Packet, reason string))
+	// Counters are what the switch observed so far.
+	Counters() Counters
+	ControlPlane
+}
+
+// Counters are a switch's observations.
+type Counters struct {
+	Delivered int
+	Drops     []DropCount // sorted by reason
+	// Copies are packets the switch made (mirror and multicast copies);
+	// Created are packets the program created (emit()).
+	Copies  int
+	Created int
+	// InstrPerPacket is the mean instructions per ingress packet
+	// (run-to-completion chips).
+	InstrPerPacket float64
+	// Trimming by where it happened: program mirror copies at ingress
+	// (e.g. ndp's meter trims), deflect-on-drop and mirror-on-drop in the
+	// traffic manager, output-queue trims (the ideal switch) and
+	// traffic-manager trimming (SONiC).
+	IngressMirrors int
+	Deflected      int
+	DropMirrors    int
+	QueueTrims     int
+	TMTrims        int
+	// MaxDeflectQueue is the longest deflect-on-drop queue, in packets.
+	MaxDeflectQueue int
+}
+
+// DropCount is packets dropped for one reason.
+type DropCount struct {
+	Reason  string `json:"reason"`
+	Packets int    `json:"packets"`
+}
+
+// SortedDrops turns drop counts by reason into a list sorted by reason.
+func SortedDrops(m map[string]int) []DropCount {
+	out := make([]DropCount, 0, len(m))
+	for r, n := range m {
+		out = append(out, DropCount{r, n})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Reason < out[j].Reason })
+	return out
+}
+
+// ControlPlane is a control plane's run-time access to the program's
+// state: table entries, registers and counters (in every pipe of a chip
+// with several).
+type ControlPlane interface {
+	// Program is the program the switch runs (nil: none).
+	Program() *programs.Program
+	WriteTable(name string, entries []*programs.Entry) error
+	ReadRegister(name string, index int) (int64, error)
+	WriteRegister(name string, index int, v int64) error
+	// CounterValue sums a program counter's packets at an index.
+	CounterValue(name string, index int) int64
+}
+
+// Optional switch abilities, checked with a type assertion.
+
+// RegisterTracer calls f whenever a register action runs (unit: the pipe
+// or PFE that ran it).
+type RegisterTracer interface {
+	TraceRegister(f func(unit int, ra *programs.RegisterAction, index int64, nowPs int64))
+}
+
+// QueueTracer records queue depths and deflections (Tofino's traffic
+// manager).
+type QueueTracer interface {
+	TraceQueue(port, qid int, f func(nowPs int64, packets int))
+	// TraceDeflectQueue traces unit's deflect-on-drop queue.
+	TraceDeflectQueue(unit int, f func(nowPs int64, packets int)) error
+	OnDeflect(f func(nowPs int64, pkt *packet.Packet))
+}
+
+// TimerSwitch runs timer threads (Trio): they start periodically until
+// untilPs, or until StopTimers.
+type TimerSwitch interface {
+	StartTimers(untilPs int64)
+	StopTimers(ps int64)
+}
+
+// Offerer schedules offered traffic itself (the latency harness gives it
+// the arrivals in the generator's order, port by port).
+type Offerer interface {
+	Offer(arrivals []Arrival)
+}
+
+// Arrival is a packet offered to a switch port at a time.
+type Arrival = trafficgen.Arrival
+
+// Measurement is what the latency harness simulated: the latency run and,
+// if asked for, a rate probe (packets offered at once to unpaced ports).
+type Measurement struct {
+	Latency *Run
+	Rate    *Run
+}
+
+// Run is one simulation of offered traffic through one switch.
+type Run struct {
+	Switch         Switch // for the chip's own statistics
+	Offered        int
+	LastArrivalPs  int64
+	MeanFrameBytes float64
+	Events         int64
+	SimulatedNs    float64
+}
+
+// Report is the main job's result for one (chip, program): a JSON object
+// (each family's keys are a contract) and tables.
+type Report interface {
+	JSON() any
+	WriteTables(w io.Writer)
+}
+
+// Summary is the chip-neutral view of a (chip, program) result that
+// compare puts side by side (its JSON keys are a contract).
+type Summary struct {
+	Arch          string  `json:"arch"`
+	Chip          string  `json:"chip"`
+	Fits          bool    `json:"fits"`
+	Why           string  `json:"why,omitempty"` // the rule and message when it does not fit
+	Structure     string  `json:"structure"`     // stages used / instructions
+	StagesUsed    int     `json:"stages_used,omitempty"`
+	StagesTotal   int     `json:"stages_total,omitempty"`
+	StaticInstr   int     `json:"static_instructions,omitempty"`
+	InstrPerPkt   float64 `json:"instructions_per_packet,omitempty"`
+	LatencyMeanNs float64 `json:"latency_mean_ns"` // ingress + egress processing
+	LatencyP99Ns  float64 `json:"latency_p99_ns"`
+	RateMpps      float64 `json:"rate_mpps"`     // packets per second the chip processes
+	RateNote      string  `json:"rate_note"`     // how the rate was obtained
+	Timers        string  `json:"timers"`        // periodic processing without packets
+	StatefulNote  string  `json:"stateful_note"` // how state is reached
+	Recirculates  bool    `json:"recirculates,omitempty"`
+}
+
+// RateProber is a target whose packet rate is measured by a rate probe
+// (packets offered at once to unpaced ports). A pipeline's rate follows
+// from its clock and is not probed.
+type RateProber interface {
+	ProbesRate() bool
+}

@@ -1,0 +1,134 @@
+package ideal
+
+import (
+	"fmt"
+
+	"archsim/arch"
+	"archsim/programs"
+)
+
+// Params are configs/ideal.yaml's values.
+type Params struct {
+	Name              string  `mapstructure:"name"`
+	QueuePackets      int     `mapstructure:"queue_packets"`
+	HeaderQueueFactor int     `mapstructure:"header_queue_factor"`
+	LatencyNs         float64 `mapstructure:"latency_ns"`
+}
+
+// Chip is the ideal switch as a registered architecture.
+type Chip struct{}
+
+// TheChip is the ideal switch.
+var TheChip = &Chip{}
+
+// Name is the architecture name.
+func (*Chip) Name() string { return "ideal" }
+
+// Doc describes the chip.
+func (*Chip) Doc() string {
+	return "ideal output-queued NDP trimming switch (htsim CompositeQueue): no program; network scenarios only"
+}
+
+// Files are the config files.
+func (*Chip) Files() []string { return []string{"ideal.yaml"} }
+
+// Knobs: the data queue size.
+func (*Chip) Knobs() []arch.Knob {
+	return []arch.Knob{{Name: arch.KnobQueuePackets, Key: "ideal.queue_packets", Doc: "data queue, in payload-sized packets"}}
+}
+
+// Load reads the ideal switch's parameters.
+func (c *Chip) Load(o arch.Overrides) (arch.Target, error) {
+	l, err := arch.LoadConfig(c, o)
+	if err != nil {
+		return nil, err
+	}
+	p := &Params{}
+	if err := l.Decode("ideal", p); err != nil {
+		return nil, err
+	}
+	for _, ch := range []struct {
+		key    string
+		v, lo  float64
+		hi     float64
+		origin string
+	}{
+		{"queue_packets", float64(p.QueuePackets), 1, 1 << 20, ""},
+		{"header_queue_factor", float64(p.HeaderQueueFactor), 0, 1024, ""},
+		{"latency_ns", p.LatencyNs, 0, 1e9, ""},
+	} {
+		if ch.v < ch.lo || ch.v > ch.hi {
+			key := "ideal." + ch.key
+			return nil, fmt.Errorf("%s: %s = %v is out of range [%v, %v]", l.Origin(key), key, ch.v, ch.lo, ch.hi)
+		}
+	}
+	return &Target{p: p}, nil
+}
+
+// Target is the ideal switch with its parameters.
+type Target struct{ p *Params }
+
+// Arch is "ideal".
+func (t *Target) Arch() string { return "ideal" }
+
+// Name is the display name.
+func (t *Target) Name() string { return t.p.Name }
+
+// ClockMHz: the ideal switch has no clock.
+func (t *Target) ClockMHz() float64 { return 0 }
+
+// RuleNoProgram is why a program cannot run on the ideal switch.
+const RuleNoProgram = "no-program"
+
+// Compile: the ideal switch runs no program; without one it "fits".
+func (t *Target) Compile(prog *programs.Program) (*arch.Compiled, error) {
+	c := &arch.Compiled{Arch: "ideal", Chip: t.p.Name, Program: prog, Structure: "output-queued, no program"}
+	if prog == nil {
+		c.Fits = true
+		return c, nil
+	}
+	c.Rule = RuleNoProgram
+	c.Err = fmt.Errorf("rule %s: the ideal switch runs no data-plane program: it is an output-queued NDP trimming switch (htsim's CompositeQueue) for network scenarios", RuleNoProgram)
+	c.Refusal = fmt.Sprintf("%s does not run on %s: %v", prog.Name, t.p.Name, c.Err)
+	c.Structure = "-"
+	return c, nil
+}
+
+// Build assembles the switch for the network it sits in: one port per
+// host at the links' rate, a data queue of queue_packets payload-sized
+// packets (htsim counts the MSS without the header) and a header queue
+// header_queue_factor times that.
+func (t *Target) Build(s arch.BuildSpec) (arch.Switch, error) {
+	n := s.Net
+	if n == nil || n.Hosts < 1 || n.IsHeader == nil || n.Trim == nil || n.DstHost == nil {
+		return nil, fmt.Errorf("the ideal switch needs its network (hosts, link rate, packet format): use it in a scenario")
+	}
+	payload := n.MSS - n.HeaderBytes
+	if payload <= 0 {
+		payload = n.MSS
+	}
+	q := int64(t.p.QueuePackets * payload)
+	name := s.Name
+	if name == "" {
+		name = "Ideal"
+	}
+	return New(name, s.Engine, Config{
+		Ports: n.Hosts, PortGbps: n.LinkGbps, DataQueueB: q, HeaderQueueB: int64(t.p.HeaderQueueFactor) * q, HeaderBytes: n.HeaderBytes,
+		LatencyPs: int64(t.p.LatencyNs * 1000), IsHeader: n.IsHeader, Trim: n.Trim, PortOfPacket: n.DstHost, Seed: s.Seed,
+	}), nil
+}
+
+// Report is the main job's (refusal) report.
+func (t *Target) Report(c *arch.Compiled, _ *arch.Measurement, _ int64) arch.Report {
+	return &arch.CompiledReport{C: c}
+}
+
+// Summary: no program runs here.
+func (t *Target) Summary(c *arch.Compiled, _ *arch.Measurement) arch.Summary {
+	s := arch.Summary{Arch: "ideal", Chip: t.p.Name, Fits: c.Fits, Structure: c.Structure,
+		StatefulNote: "none: no program", Timers: "none"}
+	if c.Err != nil {
+		s.Why = c.Err.Error()
+	}
+	return s
+}

@@ -1,0 +1,108 @@
+// Package harness is archsim's one latency harness: it offers a program's
+// traffic templates (components/trafficgen) to a switch built by any chip
+// through the arch seam, runs a serial Akita engine and returns what was
+// simulated; the chip turns that into its report. A rate probe offers
+// packets at once to unpaced ports to measure a chip's packet rate.
+package harness
+
+import (
+	"github.com/sarchlab/akita/v3/sim"
+
+	"archsim/arch"
+	"archsim/components/packet"
+	"archsim/components/trafficgen"
+)
+
+// Sim is what the latency harness simulates.
+type Sim struct {
+	Packets int     // packets offered, spread over the program's traffic ports
+	Load    float64 // per ingress port, fraction of its line rate
+	// RateProbe, if > 0 and the chip measures its packet rate by probing
+	// (arch.RateProber), offers that many packets at once to a second
+	// switch whose output ports do not pace.
+	RateProbe int
+	// Setup, if set, programs the switch (a control plane) before any
+	// packet arrives.
+	Setup func(sw arch.Switch) error
+}
+
+// drainPs is how long a latency run continues after the last offered
+// packet: packets still in the switch then are counted as in flight.
+const drainPs = 1_000_000_000 // 1 ms
+
+// Measure runs the latency harness: the program's traffic templates
+// offered to a switch built from c on a serial Akita engine (and, if
+// asked, the rate probe).
+func Measure(t arch.Target, c *arch.Compiled, seed int64, s Sim) (*arch.Measurement, error) {
+	m := &arch.Measurement{}
+	var err error
+	if m.Latency, err = latencyRun(t, c, seed, s); err != nil {
+		return nil, err
+	}
+	if p, ok := t.(arch.RateProber); ok && p.ProbesRate() && s.RateProbe > 0 {
+		if m.Rate, err = RateProbe(t, c, seed, s.RateProbe); err != nil {
+			return nil, err
+		}
+	}
+	return m, nil
+}
+
+// latencyRun offers the traffic at the given load and runs until every
+// packet has left (or the drain time after the last arrival has passed);
+// timer threads run until the last arrival.
+func latencyRun(t arch.Target, c *arch.Compiled, seed int64, s Sim) (*arch.Run, error) {
+	engine := &packet.CountingEngine{Engine: sim.NewSerialEngine()}
+	sw, err := t.Build(arch.BuildSpec{Engine: engine, Compiled: c, Seed: seed})
+	if err != nil {
+		return nil, err
+	}
+	if s.Setup != nil {
+		if err := s.Setup(sw); err != nil {
+			return nil, err
+		}
+	}
+	off, err := trafficgen.Generate(c.Program, sw.IngressGbps, s.Packets, s.Load, seed)
+	if err != nil {
+		return nil, err
+	}
+	if o, ok := sw.(arch.Offerer); ok {
+		o.Offer(off.Arrivals)
+	} else {
+		for _, a := range off.Arrivals {
+			packet.Schedule(engine, sw.IngressHandler(a.Port), a.AtPs, packet.KindArrive, a.Pkt, a.Port)
+		}
+	}
+	sw.SetDeadline(off.LastArrivalPs + drainPs)
+	if ts, ok := sw.(arch.TimerSwitch); ok {
+		ts.StartTimers(off.LastArrivalPs)
+	}
+	if err := engine.Run(); err != nil {
+		return nil, err
+	}
+	return &arch.Run{Switch: sw, Offered: len(off.Arrivals), LastArrivalPs: off.LastArrivalPs, MeanFrameBytes: off.MeanFrameBytes,
+		Events: engine.N, SimulatedNs: float64(packet.SecToPs(engine.CurrentTime())) / 1000}, nil
+}
+
+// RateProbe offers n packets at once (at line-rate spacing order, all at
+// time 0) to a switch with unpaced output ports: how fast the chip itself
+// processes them.
+func RateProbe(t arch.Target, c *arch.Compiled, seed int64, n int) (*arch.Run, error) {
+	engine := &packet.CountingEngine{Engine: sim.NewSerialEngine()}
+	sw, err := t.Build(arch.BuildSpec{Engine: engine, Compiled: c, Seed: seed, Unpaced: true})
+	if err != nil {
+		return nil, err
+	}
+	off, err := trafficgen.Generate(c.Program, sw.IngressGbps, n, 1, seed)
+	if err != nil {
+		return nil, err
+	}
+	for _, a := range off.TimeOrdered() {
+		a.Pkt.BornPs = 0
+		packet.Schedule(engine, sw.IngressHandler(a.Port), 0, packet.KindArrive, a.Pkt, a.Port)
+	}
+	if err := engine.Run(); err != nil {
+		return nil, err
+	}
+	return &arch.Run{Switch: sw, Offered: len(off.Arrivals), MeanFrameBytes: off.MeanFrameBytes,
+		Events: engine.N, SimulatedNs: float64(packet.SecToPs(engine.CurrentTime())) / 1000}, nil
+}
