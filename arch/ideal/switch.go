@@ -29,6 +29,12 @@ type Config struct {
 	Seed         int64
 }
 
+// Event kinds of the switch's own wake-ups.
+const (
+	evForwarded = packet.KindLocal + iota // the forwarding latency has passed: the packet reaches its output queue
+	evDequeue                             // a port's transmitter is free (Port: the port)
+)
+
 // Switch is the ideal trimming switch.
 type Switch struct {
 	*sim.ComponentBase
@@ -124,13 +130,13 @@ func (s *Switch) Handle(e sim.Event) error {
 		if s.cfg.LatencyPs > 0 {
 			// The forwarding latency passes before the packet reaches its
 			// output queue.
-			packet.Schedule(s.engine, s, now+s.cfg.LatencyPs, packet.KindTx, ev.Pkt, 0)
+			packet.Schedule(s.engine, s, now+s.cfg.LatencyPs, evForwarded, ev.Pkt, 0)
 			return nil
 		}
 		s.arrive(ev.Pkt, now)
-	case packet.KindTx:
+	case evForwarded:
 		s.arrive(ev.Pkt, now)
-	case packet.KindDequeue:
+	case evDequeue:
 		s.serve(ev.Port, now)
 	}
 	return nil
@@ -162,7 +168,7 @@ func (s *Switch) arrive(pkt *packet.Packet, now int64) {
 	}
 	if !p.pending {
 		p.pending = true
-		packet.Schedule(s.engine, s, max(now, p.busyUntil), packet.KindDequeue, nil, pi)
+		packet.Schedule(s.engine, s, max(now, p.busyUntil), evDequeue, nil, pi)
 	}
 }
 
@@ -214,5 +220,5 @@ func (s *Switch) serve(pi int, now int64) {
 		s.Delivered++
 		packet.Schedule(s.engine, a.h, p.busyUntil+a.propPs, packet.KindArrive, pkt, pi)
 	}
-	packet.Schedule(s.engine, s, p.busyUntil, packet.KindDequeue, nil, pi)
+	packet.Schedule(s.engine, s, p.busyUntil, evDequeue, nil, pi)
 }

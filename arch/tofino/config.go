@@ -3,6 +3,7 @@ package tofino
 import (
 	"fmt"
 
+	"archsim/arch/tofino/tm"
 	"archsim/configs"
 )
 
@@ -24,7 +25,7 @@ type Config struct {
 	SALU              SALU     `mapstructure:"salu"`
 	ALU               ALU      `mapstructure:"alu"`
 	Latency           Latency  `mapstructure:"latency"`
-	TM                TM       `mapstructure:"tm"`
+	TM                tm.Config `mapstructure:"tm"`
 	Features          Features `mapstructure:"features"`
 	SONiC             SONiC    `mapstructure:"sonic"`
 }
@@ -112,15 +113,6 @@ type Latency struct {
 	ParserWindowBytes     int `mapstructure:"parser_window_bytes"`
 	DeparserBase          int `mapstructure:"deparser_base"`
 	DeparserBytesPerCycle int `mapstructure:"deparser_bytes_per_cycle"`
-}
-
-// TM holds traffic-manager parameters.
-type TM struct {
-	BufferBytes      int64 `mapstructure:"buffer_bytes"`
-	CellBytes        int   `mapstructure:"cell_bytes"`
-	QueuesPerPort    int   `mapstructure:"queues_per_port"`
-	QueueLimitBytes  int64 `mapstructure:"queue_limit_bytes"`
-	DWRRQuantumBytes int   `mapstructure:"dwrr_quantum_bytes"`
 }
 
 // Features are what-if knobs.
@@ -257,9 +249,8 @@ func (c *Config) validate(l *configs.Loaded) error {
 }
 
 // NoPort is the egress port of a packet ingress gave no unicast
-// destination (the last device id of the last pipe, never a real port:
-// local ports stop well below the pipe stride).
-const NoPort = 511
+// destination.
+const NoPort = tm.NoPort
 
 // CyclePs returns the MAU clock period in picoseconds.
 func (c *Config) CyclePs() float64 { return 1e6 / c.ClockMHz }

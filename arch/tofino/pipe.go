@@ -125,7 +125,7 @@ func (p *PipeThread) process(pkt *packet.Packet, nowPs int64) {
 
 	mirrored := false
 	if phv[p.std(programs.StdMirror)] != 0 {
-		mirrored = p.sw.tm.mirrorCopy(pkt, int(phv[p.std(programs.StdMirrorSession)]), outPs, p.gress == Egress)
+		mirrored = p.sw.tm.MirrorCopy(pkt, int(phv[p.std(programs.StdMirrorSession)]), outPs, p.gress == Egress)
 	}
 	if phv[p.std(programs.StdDrop)] != 0 {
 		p.Stats.ProgramDrops++
@@ -149,11 +149,11 @@ func (p *PipeThread) process(pkt *packet.Packet, nowPs int64) {
 		return
 	}
 	pkt.EgressInPs, pkt.EgressOutPs = nowPs, outPs
-	packet.Schedule(p.engine, p.next, outPs, packet.KindTx, pkt, pkt.OutPort)
+	packet.Schedule(p.engine, p.next, outPs, packet.KindArrive, pkt, pkt.OutPort)
 }
 
 func newPipeThread(sw *Switch, gress Gress, pipe int, state *programs.State, rng *rand.Rand) *PipeThread {
-	name := sim.BuildNameWithIndex("Tofino", "Pipe", pipe) + "." + map[Gress]string{Ingress: "Ingress", Egress: "Egress"}[gress]
+	name := sim.BuildNameWithIndex(sw.name, "Pipe", pipe) + "." + map[Gress]string{Ingress: "Ingress", Egress: "Egress"}[gress]
 	p := &PipeThread{
 		ComponentBase: sim.NewComponentBase(name),
 		engine:        sw.engine, cfg: sw.cfg, prog: sw.prog, place: sw.place,
@@ -167,7 +167,7 @@ func newPipeThread(sw *Switch, gress Gress, pipe int, state *programs.State, rng
 		// queue its packet is heading for.
 		egress := sw.prog.Std[programs.StdEgressPort].Slot
 		p.exec.DynSlot = sw.prog.Std[programs.StdEnqQdepth].Slot
-		p.exec.Dyn = func() int64 { return sw.tm.depthCells(int(p.phv[egress])) }
+		p.exec.Dyn = func() int64 { return sw.tm.DepthCells(int(p.phv[egress])) }
 	}
 	return p
 }

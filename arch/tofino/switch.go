@@ -8,6 +8,7 @@ import (
 	"github.com/sarchlab/akita/v3/sim"
 
 	"archsim/arch"
+	"archsim/arch/tofino/tm"
 	"archsim/components/packet"
 	"archsim/components/stats"
 	"archsim/programs"
@@ -23,7 +24,7 @@ type Switch struct {
 	prog   *programs.Program
 	place  *Placement
 	pipes  []*pipeUnits
-	tm     *TrafficManager
+	tm     *tm.TrafficManager
 	ports  *Ports
 
 	drops     map[string]int
@@ -80,9 +81,23 @@ func (b Builder) Build(name string) *Switch {
 		panic("tofino.Builder: engine, config and placement are required")
 	}
 	sw := &Switch{engine: b.engine, cfg: b.cfg, prog: b.place.Prog, place: b.place, drops: map[string]int{}, name: name}
-	sw.tm = newTrafficManager(sw)
-	sw.ports = &Ports{ComponentBase: sim.NewComponentBase("Tofino.Ports"), sw: sw,
+	sw.ports = &Ports{ComponentBase: sim.NewComponentBase(name + ".Ports"), sw: sw,
 		busyUntil: make([]int64, sw.cfg.Pipes*sw.cfg.DevPortPipeStride)}
+	c := b.cfg
+	var ports []tm.Port
+	var recirc []int
+	for pipe := 0; pipe < c.Pipes; pipe++ {
+		for local := 0; local < c.FrontPortsPerPipe; local++ {
+			ports = append(ports, tm.Port{Dev: c.DevPort(pipe, local), Gbps: c.PortGbps})
+		}
+		ports = append(ports, tm.Port{Dev: c.RecircPort(pipe), Gbps: c.RecircGbps})
+		recirc = append(recirc, c.RecircPort(pipe))
+	}
+	sw.tm = tm.MakeBuilder().WithEngine(b.engine).WithConfig(c.TM).WithProgram(sw.prog).
+		WithPorts(ports, c.PipeOf, recirc).
+		WithEgress(func(pipe int) sim.Handler { return sw.pipes[pipe].egress }, sw.ports).
+		WithLedger(ledger{sw}).
+		Build(name + ".TM")
 	for pipe := 0; pipe < b.cfg.Pipes; pipe++ {
 		st := programs.NewState(sw.prog)
 		u := &pipeUnits{state: st}
@@ -116,6 +131,13 @@ func (sw *Switch) dropped(pkt *packet.Packet, reason string) {
 // drop: it is in flight).
 func (sw *Switch) expired(pkt *packet.Packet) { sw.drops["still in flight at the end of the run"]++ }
 
+// ledger is the switch's packet accounting as the traffic manager keeps it.
+type ledger struct{ sw *Switch }
+
+func (l ledger) Dropped(pkt *packet.Packet, reason string) { l.sw.dropped(pkt, reason) }
+func (l ledger) Copied()                                   { l.sw.Copies++ }
+func (l ledger) Replicated()                               { l.sw.Replicated++ }
+
 // IngressHandler returns the component a host on port sends into.
 func (sw *Switch) IngressHandler(port int) sim.Handler {
 	return sw.pipes[sw.cfg.PipeOf(port)].ingress
@@ -135,10 +157,17 @@ func (sw *Switch) OnDrop(f func(*packet.Packet, string)) { sw.dropHook = f }
 
 // SetDeadline ends the run at ps: packets still in the switch after it are
 // counted as in flight.
-func (sw *Switch) SetDeadline(ps int64) { sw.deadlinePs = ps }
+func (sw *Switch) SetDeadline(ps int64) {
+	sw.deadlinePs = ps
+	sw.tm.SetDeadline(ps)
+}
 
-// TM returns the traffic manager (for statistics).
-func (sw *Switch) TM() *TrafficManager { return sw.tm }
+// TM returns the traffic manager (statistics, and a control plane's
+// buffer, queue and trimming setup).
+func (sw *Switch) TM() *tm.TrafficManager { return sw.tm }
+
+// Config is the chip the switch models.
+func (sw *Switch) Config() *Config { return sw.cfg }
 
 // Drops returns drop counts by reason, sorted by reason.
 func (sw *Switch) Drops() []DropCount {
@@ -214,7 +243,7 @@ func (p *Ports) Handle(e sim.Event) error {
 		pkt.Deflected, pkt.Mirrored, pkt.NoBridge = false, false, false
 		txEnd := start + packet.SerializationPs(pkt.Len, sw.cfg.RecircGbps)
 		p.busyUntil[pkt.OutPort] = txEnd
-		packet.Schedule(sw.engine, sw.pipes[pipe].ingress, txEnd+int64(sw.cfg.RecircLatencyNs*1000), packet.KindArrive, pkt, 0)
+		packet.Schedule(sw.engine, sw.pipes[pipe].ingress, txEnd+int64(sw.cfg.RecircLatencyNs*1000), packet.KindArrive, pkt, pkt.InPort)
 		return nil
 	}
 	txEnd := start + packet.SerializationPs(pkt.Len, sw.cfg.PortGbps)
@@ -322,5 +351,5 @@ type RunResult struct {
 	EndToEndNs  stats.Summary `json:"end_to_end_ns"`
 	Events      int64         `json:"events"`
 	SimulatedNs float64       `json:"simulated_ns"`
-	TM          TMStats       `json:"traffic_manager"`
+	TM          tm.Stats      `json:"traffic_manager"`
 }

@@ -188,7 +188,7 @@ func (r *tmRig) send(in int, at int64, length int, h tmHdr) uint64 {
 
 // at runs f at simulated time ps.
 func (r *tmRig) at(ps int64, f func(now int64)) {
-	packet.Schedule(r.eng, &tmTimer{f}, ps, packet.KindTimer, nil, 0)
+	packet.Schedule(r.eng, &tmTimer{f}, ps, packet.KindLocal, nil, 0)
 }
 
 func (r *tmRig) run() {
@@ -348,8 +348,8 @@ func TestTMLineRateDrain(t *testing.T) {
 				t.Errorf("queue stats: max %d packets %d cells, enqueued %d dropped %d; want %d, %d, %d, 0",
 					q.MaxPackets, q.MaxCells, q.Enqueued, q.Dropped, maxPkts, maxPkts*cells, n)
 			}
-			if q.len() != 0 || q.cells != 0 || r.sw.TM().usedCells != 0 {
-				t.Errorf("after draining: %d packets, %d cells in the queue, %d cells of the buffer used", q.len(), q.cells, r.sw.TM().usedCells)
+			if q.Len() != 0 || q.Cells() != 0 || r.sw.TM().UsedCells() != 0 {
+				t.Errorf("after draining: %d packets, %d cells in the queue, %d cells of the buffer used", q.Len(), q.Cells(), r.sw.TM().UsedCells())
 			}
 			if st := r.sw.TM().Stats; st.Enqueued != n {
 				t.Errorf("Stats.Enqueued %d, want %d", st.Enqueued, n)
@@ -522,8 +522,8 @@ func TestTMAdmission(t *testing.T) {
 			if w := r.arrivalPs(resume, tc.length); got[0].at != w {
 				t.Errorf("first packet after the pause arrived at %d ps, want %d (dequeued at the resume)", got[0].at, w)
 			}
-			if tm.usedCells != 0 {
-				t.Errorf("%d cells still in use after draining", tm.usedCells)
+			if tm.UsedCells() != 0 {
+				t.Errorf("%d cells still in use after draining", tm.UsedCells())
 			}
 			if ds := r.sw.Drops(); len(ds) != 1 || ds[0].Reason != "traffic manager: queue full" || ds[0].Packets != drops {
 				t.Errorf("Drops() = %+v", ds)
@@ -540,8 +540,8 @@ func TestTMAdmission(t *testing.T) {
 func TestTMSharedBuffer(t *testing.T) {
 	r := newTMRig(t, "", "tofino.tm.buffer_bytes=4000")
 	tm := r.sw.TM()
-	if tm.totalCells != 50 {
-		t.Fatalf("buffer of %d cells, want 4000/80 = 50", tm.totalCells)
+	if tm.TotalCells() != 50 {
+		t.Fatalf("buffer of %d cells, want 4000/80 = 50", tm.TotalCells())
 	}
 	pause := func(paused bool) func(int64) {
 		return func(now int64) {
@@ -579,8 +579,8 @@ func TestTMSharedBuffer(t *testing.T) {
 			t.Errorf("port %d: max %d packets %d cells, want 8 and 24", p, q.MaxPackets, q.MaxCells)
 		}
 	}
-	if tm.usedCells != 0 {
-		t.Errorf("%d cells still in use", tm.usedCells)
+	if tm.UsedCells() != 0 {
+		t.Errorf("%d cells still in use", tm.UsedCells())
 	}
 	r.conserve()
 }

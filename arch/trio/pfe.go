@@ -203,14 +203,35 @@ func NewPFE(engine sim.Engine, cfg *Config, mc *Microcode, seed int64) *PFE {
 	return p
 }
 
-// Event kinds on the PFE (packet.Event.Kind).
+// Event kinds of the PFE's own wake-ups (packet.Event.Kind); a head
+// arriving at the dispatcher is packet.KindArrive (Port: the ingress
+// port).
 const (
-	evArrive     = packet.KindArrive
-	evResume     = packet.KindTimer
-	evDequeue    = packet.KindDequeue
-	evReleased   = packet.KindTx
-	evTimerStart = packet.KindMirror // Port: timer index × 65536 + thread
+	evResume   = packet.KindLocal + iota // a thread's segment ends or its transaction replies (Port: the thread)
+	evDequeue                            // an output port's transmitter is free (Port: the port)
+	evReleased                           // the reorder engine releases a head (Port: its gress)
 )
+
+// timerStart starts one thread of a timer ([TRIO] §5).
+type timerStart struct {
+	at     sim.VTimeInSec
+	pfe    *PFE
+	timer  int // index in the program's timers
+	thread int // which of the timer's threads
+}
+
+// Time is when the thread starts.
+func (e *timerStart) Time() sim.VTimeInSec { return e.at }
+
+// Handler is the PFE.
+func (e *timerStart) Handler() sim.Handler { return e.pfe }
+
+// IsSecondary is false.
+func (e *timerStart) IsSecondary() bool { return false }
+
+func (p *PFE) scheduleTimer(atPs int64, timer, thread int) {
+	p.engine.Schedule(&timerStart{at: packet.PsToSec(atPs), pfe: p, timer: timer, thread: thread})
+}
 
 // StartTimers starts the program's timer threads: the K threads of a timer
 // with period P start at k·P/K and then every P (Trio's staggered timer
@@ -221,7 +242,7 @@ func (p *PFE) StartTimers(untilPs int64) {
 		period := t.PeriodNs * 1000
 		for k := 0; k < t.Threads; k++ {
 			if at := int64(k) * period / int64(t.Threads); at <= untilPs {
-				packet.Schedule(p.engine, p, at, evTimerStart, nil, ti<<16|k)
+				p.scheduleTimer(at, ti, k)
 			}
 		}
 	}
@@ -229,7 +250,7 @@ func (p *PFE) StartTimers(untilPs int64) {
 
 // Inject schedules a packet's arrival at the dispatcher (on pkt.InPort).
 func (p *PFE) Inject(pkt *packet.Packet, atPs int64) {
-	packet.Schedule(p.engine, p, atPs, evArrive, pkt, pkt.InPort)
+	packet.Schedule(p.engine, p, atPs, packet.KindArrive, pkt, pkt.InPort)
 }
 
 type attachment struct {
@@ -254,10 +275,14 @@ func (p *PFE) State() *programs.State { return p.state }
 
 // Handle processes the PFE's events.
 func (p *PFE) Handle(e sim.Event) error {
+	if ts, ok := e.(*timerStart); ok {
+		p.startTimer(ts, packet.SecToPs(ts.at))
+		return nil
+	}
 	ev := e.(*packet.Event)
 	now := packet.SecToPs(ev.T)
 	switch ev.Kind {
-	case evArrive:
+	case packet.KindArrive:
 		ev.Pkt.InPort = ev.Port
 		p.arrive(ev.Pkt, 0, now)
 	case evResume:
@@ -266,16 +291,19 @@ func (p *PFE) Handle(e sim.Event) error {
 		p.dequeue(ev.Port, now)
 	case evReleased:
 		p.released(ev.Pkt, ev.Port, now)
-	case evTimerStart:
-		t := p.prog.Timers[ev.Port>>16]
-		if next := now + t.PeriodNs*1000; next <= p.timersUntil {
-			packet.Schedule(p.engine, p, next, evTimerStart, nil, ev.Port)
-		}
-		th := p.newThread(nil, 0, now)
-		th.timer, th.timerIdx = t, ev.Port&0xffff
-		p.dispatch(th, now)
 	}
 	return nil
+}
+
+// startTimer starts a timer thread and schedules the timer's next start.
+func (p *PFE) startTimer(ts *timerStart, now int64) {
+	t := p.prog.Timers[ts.timer]
+	if next := now + t.PeriodNs*1000; next <= p.timersUntil {
+		p.scheduleTimer(next, ts.timer, ts.thread)
+	}
+	th := p.newThread(nil, 0, now)
+	th.timer, th.timerIdx = t, ts.thread
+	p.dispatch(th, now)
 }
 
 // arrive hands a head to the dispatcher.

@@ -54,7 +54,7 @@ func (h *CBRHost) NotifyPortFree(sim.VTimeInSec, sim.Port) {}
 // AddSource starts flow f at its start time.
 func (h *CBRHost) AddSource(f *Flow) {
 	h.srcs[f.ID] = &cbrSource{flow: f}
-	packet.Schedule(h.engine, h, f.StartPs, packet.KindTimer, nil, f.ID)
+	packet.Schedule(h.engine, h, f.StartPs, evFlowTimer, nil, f.ID)
 }
 
 // AddSink records flow f's arrivals.
@@ -71,7 +71,7 @@ func (h *CBRHost) Handle(e sim.Event) error {
 	ev := e.(*packet.Event)
 	now := packet.SecToPs(ev.T)
 	switch ev.Kind {
-	case packet.KindTimer:
+	case evFlowTimer:
 		s := h.srcs[ev.Port]
 		if now > h.deadline || s.seq >= s.flow.Packets {
 			return nil
@@ -81,8 +81,8 @@ func (h *CBRHost) Handle(e sim.Event) error {
 			Head: encode(ndpHeader{src: HostIP(f.Src), dst: HostIP(f.Dst), flow: uint16(f.ID), seq: uint16(s.seq)}, h.cfg.MSS)}
 		s.seq++
 		h.nic.send(pkt, false, now)
-		packet.Schedule(h.engine, h, now+h.gapPs(), packet.KindTimer, nil, ev.Port)
-	case packet.KindDequeue:
+		packet.Schedule(h.engine, h, now+h.gapPs(), evFlowTimer, nil, ev.Port)
+	case evNICFree:
 		h.nic.next(now)
 	case packet.KindArrive:
 		if now > h.deadline {

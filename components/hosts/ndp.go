@@ -183,7 +183,7 @@ func (h *NDPHost) AddSource(f *Flow) {
 	s := &ndpSource{flow: f}
 	h.srcs[f.ID] = s
 	h.srcOrder = append(h.srcOrder, s)
-	packet.Schedule(h.engine, h, f.StartPs, packet.KindTimer, nil, f.ID)
+	packet.Schedule(h.engine, h, f.StartPs, evFlowTimer, nil, f.ID)
 }
 
 // AddSink makes this host the receiver of f.
@@ -196,13 +196,11 @@ func (h *NDPHost) Handle(e sim.Event) error {
 	ev := e.(*packet.Event)
 	now := packet.SecToPs(ev.T)
 	switch ev.Kind {
-	case packet.KindTimer:
-		if ev.Port >= 0 {
-			h.start(h.srcs[ev.Port], now)
-		} else {
-			h.pace(now)
-		}
-	case packet.KindDequeue:
+	case evFlowTimer:
+		h.start(h.srcs[ev.Port], now)
+	case evPace:
+		h.pace(now)
+	case evNICFree:
 		h.nic.next(now)
 	case packet.KindArrive:
 		h.receive(ev.Pkt, now)
@@ -355,7 +353,7 @@ func (h *NDPHost) armPacer(now int64) {
 		return
 	}
 	h.pacerArmed = true
-	packet.Schedule(h.engine, h, max(now, h.pacerFree), packet.KindTimer, nil, -1)
+	packet.Schedule(h.engine, h, max(now, h.pacerFree), evPace, nil, 0)
 }
 
 // pace releases one PULL, round robin over flows with pending pulls.
@@ -422,7 +420,7 @@ func (n *nic) send(pkt *packet.Packet, high bool, now int64) {
 		return
 	}
 	n.busy = true
-	packet.Schedule(n.engine, n.owner, n.free, packet.KindDequeue, nil, 0)
+	packet.Schedule(n.engine, n.owner, n.free, evNICFree, nil, 0)
 }
 
 // next starts sending the next queued packet, if any.
@@ -442,7 +440,7 @@ func (n *nic) next(now int64) {
 	packet.Schedule(n.engine, n.uplink, n.free+n.propPs, packet.KindArrive, pkt, n.port)
 	n.busy = len(n.hi)+len(n.lo) > 0
 	if n.busy {
-		packet.Schedule(n.engine, n.owner, n.free, packet.KindDequeue, nil, 0)
+		packet.Schedule(n.engine, n.owner, n.free, evNICFree, nil, 0)
 	}
 }
 

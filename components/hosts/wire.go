@@ -82,6 +82,13 @@ func decode(b []byte) (h ndpHeader, ok bool) {
 	return h, true
 }
 
+// Event kinds of the hosts' own wake-ups (packet.Event.Kind).
+const (
+	evFlowTimer = packet.KindLocal + iota // a flow starts (cbr: its next packet is due); Port: the flow
+	evPace                                // the NDP pull pacer may send the next PULL
+	evNICFree                             // the NIC's transmitter is free
+)
+
 // HostIP is the address of host h (10.1.h.1); the ndp programs route the
 // /24 of host h to its port.
 func HostIP(h int) uint32 { return 10<<24 | 1<<16 | uint32(h)<<8 | 1 }

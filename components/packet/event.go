@@ -6,16 +6,16 @@ import (
 	"github.com/sarchlab/akita/v3/sim"
 )
 
-// Kind tells the receiving component what an Event carries.
+// Kind tells the receiving component what an Event carries. KindArrive
+// is the one kind every component understands: a packet arrives (every
+// hand-off between blocks). A component's own wake-ups (a transmitter is
+// free, a timer fires) are kinds it defines itself, numbered from
+// KindLocal; they mean nothing to any other component.
 type Kind uint8
 
-// Event kinds used across components.
 const (
-	KindArrive  Kind = iota // a packet arrives (at a pipeline, traffic manager or host)
-	KindDequeue             // a queue's transmitter is free (traffic manager)
-	KindTx                  // a packet leaves a deparser for its port
-	KindTimer               // a host or generator timer fires
-	KindMirror              // a mirror copy reaches the traffic manager
+	KindArrive Kind = iota // a packet arrives at the receiving component
+	KindLocal              // the first kind a component may define for itself
 )
 
 // Event is a packet (or a wake-up) reaching a component at a time.

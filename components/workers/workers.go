@@ -295,7 +295,7 @@ type Worker struct {
 }
 
 const (
-	evComputeDone = iota
+	evComputeDone = packet.KindLocal + iota
 	evResult
 )
 
@@ -341,7 +341,7 @@ func (w *Worker) startIteration(k int, now int64) {
 		w.maybeDone(now)
 		return
 	}
-	packet.Schedule(w.job.engine, w, now+c.ComputePs+w.job.sleeps[k][w.id], packet.KindTimer, nil, evComputeDone)
+	packet.Schedule(w.job.engine, w, now+c.ComputePs+w.job.sleeps[k][w.id], evComputeDone, nil, 0)
 }
 
 // Handle processes the worker's events.
@@ -351,11 +351,11 @@ func (w *Worker) Handle(e sim.Event) error {
 	switch {
 	case ev.Kind == packet.KindArrive:
 		w.arrive(ev.Pkt, now)
-	case ev.Kind == packet.KindTimer && ev.Port == evComputeDone:
+	case ev.Kind == evComputeDone:
 		w.sending = true
 		w.fill(now)
 		w.maybeDone(now)
-	case ev.Kind == packet.KindTimer && ev.Port == evResult:
+	case ev.Kind == evResult:
 		w.result(ev.Pkt, now)
 	}
 	return nil
@@ -371,7 +371,7 @@ func (w *Worker) arrive(pkt *packet.Packet, now int64) {
 	lat := w.stackPs(len(r.Values)) / 2
 	done := max(now+lat, w.coreFree) + c.CorePerPktPs
 	w.coreFree = done
-	packet.Schedule(w.job.engine, w, done, packet.KindTimer, pkt, evResult)
+	packet.Schedule(w.job.engine, w, done, evResult, pkt, 0)
 }
 
 func (w *Worker) stackPs(grads int) int64 {

@@ -43,7 +43,7 @@ func (f *fakeSwitch) NotifyPortFree(sim.VTimeInSec, sim.Port) {}
 func (f *fakeSwitch) Handle(e sim.Event) error {
 	ev := e.(*packet.Event)
 	now := packet.SecToPs(ev.T)
-	if ev.Kind == packet.KindTimer { // timeout of block ev.Pkt's key
+	if ev.Kind == packet.KindLocal { // timeout of block ev.Pkt's key
 		key := [2]int{int(ev.Pkt.ID >> 32), int(ev.Pkt.ID & 0xffffffff)}
 		if b := f.blocks[key]; !b.done {
 			f.send(key, b, now, true)
@@ -61,7 +61,7 @@ func (f *fakeSwitch) Handle(e sim.Event) error {
 		fb = &fakeBlock{srcs: map[int]bool{}}
 		f.blocks[key] = fb
 		if f.timeoutPs > 0 {
-			packet.Schedule(f.engine, f, now+f.timeoutPs, packet.KindTimer, &packet.Packet{ID: uint64(gen)<<32 | uint64(blk)}, 0)
+			packet.Schedule(f.engine, f, now+f.timeoutPs, packet.KindLocal, &packet.Packet{ID: uint64(gen)<<32 | uint64(blk)}, 0)
 		}
 	}
 	if fb.done {

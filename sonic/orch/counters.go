@@ -3,7 +3,7 @@ package orch
 import (
 	"fmt"
 
-	"archsim/arch/tofino"
+	tofinotm "archsim/arch/tofino/tm"
 )
 
 // QueueRow is one queue's counters as `show queue counters` / `queuestat
@@ -11,7 +11,7 @@ import (
 type QueueRow struct {
 	Port  string `json:"port"`
 	Queue string `json:"txq"` // UC0..UC7
-	tofino.QueueCounters
+	tofinotm.QueueCounters
 }
 
 // PortRow is a port's trimming counters (SAI_PORT_STAT_TRIM_PACKETS,

@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"archsim/arch/tofino"
+	tofinotm "archsim/arch/tofino/tm"
 	"archsim/programs"
 	"archsim/sonic"
 )
@@ -341,7 +342,7 @@ func (a *Agent) programTM(cfg *sonic.Config, now int64) error {
 	for _, p := range a.ports {
 		for q := 0; q < nq; q++ {
 			pq := sonic.PortQueue{Port: p.name, Queue: q}
-			var s tofino.QueueSetup
+			var s tofinotm.QueueSetup
 			if name, ok := cfg.Queues[pq]; ok {
 				prof := cfg.Profiles[name]
 				if pool, ok := cfg.Pools[prof.Pool]; ok && pool.Type == "egress" {
@@ -369,7 +370,7 @@ func (a *Agent) programTM(cfg *sonic.Config, now int64) error {
 		return nil
 	}
 	tr := *cfg.Trimming
-	pol := &tofino.TrimPolicy{Size: tr.Size}
+	pol := &tofinotm.TrimPolicy{Size: tr.Size}
 	if tr.DSCPMode == sonic.DSCPFromTC {
 		pol.DSCP = func(port int) (int, bool) {
 			q, ok := a.portQoS(cfg, port)

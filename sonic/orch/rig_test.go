@@ -25,6 +25,7 @@ import (
 	"github.com/sarchlab/akita/v3/sim"
 
 	"archsim/arch/tofino"
+	tofinotm "archsim/arch/tofino/tm"
 	"archsim/components/packet"
 	"archsim/programs"
 	"archsim/sonic"
@@ -503,7 +504,7 @@ func (r *rig) fill(to string, dscp int) {
 		members = ms
 	}
 	q := queueOf(dscp)
-	before := map[string]tofino.QueueCounters{}
+	before := map[string]tofinotm.QueueCounters{}
 	for _, m := range members {
 		before[m] = r.queue(m, q)
 	}
@@ -531,7 +532,7 @@ func (r *rig) fill(to string, dscp int) {
 }
 
 // queue is one queue's counters.
-func (r *rig) queue(port string, q int) tofino.QueueCounters {
+func (r *rig) queue(port string, q int) tofinotm.QueueCounters {
 	r.t.Helper()
 	rows, err := r.agent.QueueCounters(port)
 	if err != nil {
@@ -543,7 +544,7 @@ func (r *rig) queue(port string, q int) tofino.QueueCounters {
 		}
 	}
 	r.t.Fatalf("no counters for %s UC%d", port, q)
-	return tofino.QueueCounters{}
+	return tofinotm.QueueCounters{}
 }
 
 func (r *rig) portRow(port string) orch.PortRow {
@@ -604,7 +605,7 @@ type expect struct {
 }
 
 // tofinoQC is a queue's counters.
-type tofinoQC = tofino.QueueCounters
+type tofinoQC = tofinotm.QueueCounters
 
 // ttlOf and the address / port readers decode a received frame.
 func ttlOf(h []byte, v6 bool) int {

@@ -1,4 +1,4 @@
-package tofino
+package tm
 
 import (
 	"fmt"
@@ -32,16 +32,16 @@ func (t *TrafficManager) SetTrimPolicy(p *TrimPolicy) { t.trimPolicy = p }
 func (t *TrafficManager) SetPool(name string, bytes int64) {
 	cells := t.totalCells
 	if bytes > 0 {
-		cells = min(cells, bytes/int64(t.cfg.TM.CellBytes))
+		cells = min(cells, bytes/int64(t.cfg.CellBytes))
 	}
 	if t.pools == nil {
-		t.pools = map[string]*tmPool{}
+		t.pools = map[string]*pool{}
 	}
 	if pl, ok := t.pools[name]; ok {
 		pl.totalCells = cells
 		return
 	}
-	t.pools[name] = &tmPool{name: name, totalCells: cells}
+	t.pools[name] = &pool{name: name, totalCells: cells}
 }
 
 // PoolNames lists the pools in name order.
@@ -81,7 +81,7 @@ func (t *TrafficManager) SetupQueue(port, qid int, s QueueSetup, now int64) erro
 	if q == nil {
 		return fmt.Errorf("port %d has no queue %d", port, qid)
 	}
-	var pl *tmPool
+	var pl *pool
 	if s.Pool != "" {
 		var ok bool
 		if pl, ok = t.pools[s.Pool]; !ok {
@@ -97,7 +97,7 @@ func (t *TrafficManager) SetupQueue(port, qid int, s QueueSetup, now int64) erro
 		}
 	}
 	q.pool = pl
-	cell := int64(t.cfg.TM.CellBytes)
+	cell := int64(t.cfg.CellBytes)
 	q.reserve = (s.ReserveBytes + cell - 1) / cell
 	q.alpha = 0
 	q.limitCells = t.defaultLimit(qid)
@@ -123,7 +123,7 @@ func (t *TrafficManager) SetupQueue(port, qid int, s QueueSetup, now int64) erro
 		p.sortQueues()
 	}
 	if s.Weight > 0 {
-		q.quantum = int64(s.Weight * t.cfg.TM.DWRRQuantumBytes)
+		q.quantum = int64(s.Weight * t.cfg.DWRRQuantumBytes)
 	}
 	if s.PIRBps != q.pirBps {
 		q.pirBps = s.PIRBps
@@ -138,17 +138,17 @@ func (t *TrafficManager) SetupQueue(port, qid int, s QueueSetup, now int64) erro
 // defaultLimit is a queue's limit from the program's tm section, else the
 // chip's default.
 func (t *TrafficManager) defaultLimit(qid int) int64 {
-	for _, qc := range t.sw.prog.TM.Queues {
+	for _, qc := range t.prog.TM.Queues {
 		if qc.Qid == qid && qc.LimitCells > 0 {
 			return qc.LimitCells
 		}
 	}
-	return t.cfg.TM.QueueLimitBytes / int64(t.cfg.TM.CellBytes)
+	return t.cfg.QueueLimitBytes / int64(t.cfg.CellBytes)
 }
 
 // sortQueues orders the port's queues by priority, high first, stable by
 // qid.
-func (p *outPort) sortQueues() {
+func (p *port) sortQueues() {
 	p.order = append(p.order[:0], p.queues...)
 	sort.SliceStable(p.order, func(i, j int) bool { return p.order[i].priority > p.order[j].priority })
 }
@@ -186,7 +186,7 @@ func (t *TrafficManager) SetPortAdmin(port int, up bool, now int64) {
 			q.Counters.DropPackets++
 			q.Counters.DropBytes += int64(pkt.Len)
 			t.Stats.AdminDownDrops++
-			t.sw.dropped(pkt, "traffic manager: port admin down")
+			t.ledger.Dropped(pkt, "traffic manager: port admin down")
 		}
 		q.pkts, q.head, q.deficit = q.pkts[:0], 0, 0
 	}
@@ -206,7 +206,10 @@ func (t *TrafficManager) Counters(port, qid int) QueueCounters {
 }
 
 // QueuesPerPort is the number of queues each port has.
-func (t *TrafficManager) QueuesPerPort() int { return t.cfg.TM.QueuesPerPort }
+func (t *TrafficManager) QueuesPerPort() int { return t.cfg.QueuesPerPort }
 
-// Config is the chip the switch models.
-func (sw *Switch) Config() *Config { return sw.cfg }
+// UsedCells is the shared buffer's cells in use.
+func (t *TrafficManager) UsedCells() int64 { return t.usedCells }
+
+// TotalCells is the shared buffer's size in cells.
+func (t *TrafficManager) TotalCells() int64 { return t.totalCells }

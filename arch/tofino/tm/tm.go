@@ -1,4 +1,9 @@
-package tofino
+// Package tm models Tofino's traffic manager, the chip's largest block:
+// the shared buffer, per-port egress queues with admission limits, strict
+// priority and deficit weighted round robin, deflect-on-drop, mirroring,
+// multicast, PFC pause, shaping and traffic-manager trimming, between the
+// ingress and egress pipelines.
+package tm
 
 import (
 	"fmt"
@@ -23,21 +28,27 @@ import (
 type TrafficManager struct {
 	*sim.ComponentBase
 	engine     sim.Engine
-	cfg        *Config
-	sw         *Switch
-	ports      []*outPort
+	cfg        Config
+	prog       *programs.Program
+	ledger     Ledger
+	egress     func(pipe int) sim.Handler
+	mac        sim.Handler
+	pipeOf     func(dev int) int
+	recirc     []int // pipe -> its recirculation port
+	deadlinePs int64
+	ports      []*port
 	usedCells  int64
 	totalCells int64
 	mirrors    map[int]*programs.MirrorSession
 	groups     map[int]*programs.MulticastGroup
 	onDrop     programs.DropAction
 
-	Stats TMStats
+	Stats Stats
 
 	trimPolicy *TrimPolicy
-	pools      map[string]*tmPool
+	pools      map[string]*pool
 
-	traceQ    *tmQueue
+	traceQ    *Queue
 	traceFn   func(now int64, packets int)
 	deflectFn func(now int64, pkt *packet.Packet)
 }
@@ -51,14 +62,14 @@ func (t *TrafficManager) TraceQueue(port, qid int, f func(now int64, packets int
 // TraceDeflectQueue traces the deflect-on-drop queue of one pipe (its
 // recirculation port's on-drop queue), like TraceQueue.
 func (t *TrafficManager) TraceDeflectQueue(pipe int, f func(now int64, packets int)) {
-	t.TraceQueue(t.cfg.RecircPort(pipe), t.onDrop.Queue, f)
+	t.TraceQueue(t.recirc[pipe], t.onDrop.Queue, f)
 }
 
 // OnDeflect calls f whenever a packet is deflected (or mirrored) on drop.
 func (t *TrafficManager) OnDeflect(f func(now int64, pkt *packet.Packet)) { t.deflectFn = f }
 
-// TMStats counts traffic-manager events.
-type TMStats struct {
+// Stats counts traffic-manager events.
+type Stats struct {
 	Enqueued        int `json:"enqueued"`
 	QueueDrops      int `json:"queue_drops"`
 	BufferDrops     int `json:"buffer_drops"`
@@ -78,20 +89,20 @@ type TMStats struct {
 	TrimDisabled    int `json:"trim_disabled_drops"`
 }
 
-// outPort is a port's queues and transmitter.
-type outPort struct {
+// port is a port's queues and transmitter.
+type port struct {
 	dev       int
 	gbps      float64
-	queues    []*tmQueue
-	order     []*tmQueue // queues sorted by priority, high first (stable by qid)
+	queues    []*Queue
+	order     []*Queue // queues sorted by priority, high first (stable by qid)
 	rr        map[int]int
 	busyUntil int64
 	pending   bool
 	down      bool // admin down: nothing is queued or sent
 }
 
-// tmQueue is one egress queue.
-type tmQueue struct {
+// Queue is one egress queue.
+type Queue struct {
 	qid        int
 	priority   int
 	quantum    int64
@@ -106,7 +117,7 @@ type tmQueue struct {
 	// Buffer profile (SONiC): with a pool, the queue may hold its reserve
 	// plus 2^alpha times the pool's free cells (dynamic threshold) instead
 	// of limitCells.
-	pool    *tmPool
+	pool    *pool
 	reserve int64
 	alpha   int
 	// trim: a packet the queue refuses is trimmed (packet_discard_action).
@@ -138,19 +149,25 @@ type QueueCounters struct {
 	TrimDrop    int64 `json:"trimdroppacket"`
 }
 
-// tmPool is a buffer pool queues share (SONiC BUFFER_POOL).
-type tmPool struct {
+// pool is a buffer pool queues share (SONiC BUFFER_POOL).
+type pool struct {
 	name       string
 	totalCells int64
 	usedCells  int64
 }
 
 // eligible tells whether the queue may send now.
-func (q *tmQueue) eligible(now int64) bool {
+func (q *Queue) eligible(now int64) bool {
 	return q.len() > 0 && !q.paused && now >= q.shapeNext
 }
 
-func (q *tmQueue) len() int { return len(q.pkts) - q.head }
+func (q *Queue) len() int { return len(q.pkts) - q.head }
+
+// Len is the packets in the queue.
+func (q *Queue) Len() int { return q.len() }
+
+// Cells is the buffer cells the queue holds.
+func (q *Queue) Cells() int64 { return q.cells }
 
 // NotifyRecv is unused (see packet.Event).
 func (t *TrafficManager) NotifyRecv(sim.VTimeInSec, sim.Port) {}
@@ -158,40 +175,18 @@ func (t *TrafficManager) NotifyRecv(sim.VTimeInSec, sim.Port) {}
 // NotifyPortFree is unused.
 func (t *TrafficManager) NotifyPortFree(sim.VTimeInSec, sim.Port) {}
 
-func newTrafficManager(sw *Switch) *TrafficManager {
-	c := sw.cfg
-	prog := sw.prog
-	t := &TrafficManager{ComponentBase: sim.NewComponentBase("Tofino.TM"), engine: sw.engine, cfg: c, sw: sw,
-		mirrors: map[int]*programs.MirrorSession{}, groups: map[int]*programs.MulticastGroup{}, onDrop: prog.TM.OnDrop}
-	t.totalCells = c.TM.BufferBytes / int64(c.TM.CellBytes)
-	for _, m := range prog.Mirrors {
-		t.mirrors[m.ID] = m
-	}
-	for _, g := range prog.Multicast {
-		t.groups[g.ID] = g
-	}
-	t.ports = make([]*outPort, c.Pipes*c.DevPortPipeStride)
-	for pipe := 0; pipe < c.Pipes; pipe++ {
-		for local := 0; local < c.FrontPortsPerPipe; local++ {
-			t.ports[c.DevPort(pipe, local)] = t.newPort(c.DevPort(pipe, local), c.PortGbps)
-		}
-		t.ports[c.RecircPort(pipe)] = t.newPort(c.RecircPort(pipe), c.RecircGbps)
-	}
-	return t
-}
-
 // newPort builds a port's queues from the chip's defaults and the program's
 // queue settings.
-func (t *TrafficManager) newPort(dev int, gbps float64) *outPort {
+func (t *TrafficManager) newPort(dev int, gbps float64) *port {
 	c := t.cfg
-	p := &outPort{dev: dev, gbps: gbps, rr: map[int]int{}}
-	def := c.TM.QueueLimitBytes / int64(c.TM.CellBytes)
-	for qid := 0; qid < c.TM.QueuesPerPort; qid++ {
-		q := &tmQueue{qid: qid, quantum: int64(c.TM.DWRRQuantumBytes), limitCells: def}
-		for _, qc := range t.sw.prog.TM.Queues {
+	p := &port{dev: dev, gbps: gbps, rr: map[int]int{}}
+	def := c.QueueLimitBytes / int64(c.CellBytes)
+	for qid := 0; qid < c.QueuesPerPort; qid++ {
+		q := &Queue{qid: qid, quantum: int64(c.DWRRQuantumBytes), limitCells: def}
+		for _, qc := range t.prog.TM.Queues {
 			if qc.Qid == qid {
 				q.priority = qc.Priority
-				q.quantum = int64(qc.Weight * c.TM.DWRRQuantumBytes)
+				q.quantum = int64(qc.Weight * c.DWRRQuantumBytes)
 				if qc.LimitCells > 0 {
 					q.limitCells = qc.LimitCells
 				}
@@ -204,7 +199,7 @@ func (t *TrafficManager) newPort(dev int, gbps float64) *outPort {
 }
 
 // Queue returns a port's queue (nil if none), for statistics.
-func (t *TrafficManager) Queue(port, qid int) *tmQueue {
+func (t *TrafficManager) Queue(port, qid int) *Queue {
 	if port < 0 || port >= len(t.ports) || t.ports[port] == nil || qid < 0 || qid >= len(t.ports[port].queues) {
 		return nil
 	}
@@ -212,12 +207,12 @@ func (t *TrafficManager) Queue(port, qid int) *tmQueue {
 }
 
 func (t *TrafficManager) cells(length int) int64 {
-	return int64((length + t.cfg.TM.CellBytes - 1) / t.cfg.TM.CellBytes)
+	return int64((length + t.cfg.CellBytes - 1) / t.cfg.CellBytes)
 }
 
-// depthCells is the current depth of the queue a packet to port would join
+// DepthCells is the current depth of the queue a packet to port would join
 // (all queues of the port: ingress does not know the queue yet).
-func (t *TrafficManager) depthCells(port int) int64 {
+func (t *TrafficManager) DepthCells(port int) int64 {
 	if port < 0 || port >= len(t.ports) || t.ports[port] == nil {
 		return 0
 	}
@@ -236,18 +231,18 @@ func (t *TrafficManager) Handle(e sim.Event) error {
 	switch ev.Kind {
 	case packet.KindArrive:
 		t.arrive(ev.Pkt, now)
-	case packet.KindMirror:
+	case evMirror:
 		t.enqueue(ev.Pkt, ev.Pkt.OutPort, ev.Pkt.Qid, now)
-	case packet.KindDequeue:
+	case evDequeue:
 		t.dequeue(t.ports[ev.Port], now)
 	}
 	return nil
 }
 
-// Mirror sends a truncated copy of pkt to a mirror session's port and queue
+// MirrorCopy sends a truncated copy of pkt to a mirror session's port and queue
 // (ingress-to-egress or egress-to-egress mirroring). It reports whether the
 // session exists.
-func (t *TrafficManager) mirrorCopy(pkt *packet.Packet, session int, at int64, fromEgress bool) bool {
+func (t *TrafficManager) MirrorCopy(pkt *packet.Packet, session int, at int64, fromEgress bool) bool {
 	s, ok := t.mirrors[session]
 	if !ok {
 		t.Stats.MirrorDrops++
@@ -259,7 +254,7 @@ func (t *TrafficManager) mirrorCopy(pkt *packet.Packet, session int, at int64, f
 	c.OutPort, c.Qid = s.Port, s.Queue
 	c.Mirrored = true
 	c.NoBridge = fromEgress
-	t.sw.Copies++
+	t.ledger.Copied()
 	if s.Truncate > 0 && c.Len > s.Truncate {
 		c.Len = s.Truncate
 		if len(c.Head) > s.Truncate {
@@ -272,7 +267,7 @@ func (t *TrafficManager) mirrorCopy(pkt *packet.Packet, session int, at int64, f
 	} else {
 		t.Stats.IngressMirrors++
 	}
-	packet.Schedule(t.engine, t, at, packet.KindMirror, c, s.Port)
+	packet.Schedule(t.engine, t, at, evMirror, c, s.Port)
 	return true
 }
 
@@ -285,7 +280,7 @@ func (t *TrafficManager) arrive(pkt *packet.Packet, now int64) {
 				c := pkt.Clone()
 				c.McastGrp = 0
 				t.Stats.MulticastCopies++
-				t.sw.Copies++
+				t.ledger.Copied()
 				t.enqueue(c, port, pkt.Qid, now)
 			}
 		} else {
@@ -294,18 +289,18 @@ func (t *TrafficManager) arrive(pkt *packet.Packet, now int64) {
 	}
 	port := pkt.OutPort
 	if pkt.Recirculate {
-		port = t.cfg.RecircPort(t.cfg.PipeOf(pkt.InPort))
+		port = t.recircOf(pkt.InPort)
 	}
 	if port == NoPort {
 		switch {
 		case grp:
-			t.sw.Replicated++ // the packet lives on as its multicast copies
+			t.ledger.Replicated() // the packet lives on as its multicast copies
 		case pkt.McastGrp != 0:
 			t.Stats.NoPortDrops++
-			t.sw.dropped(pkt, fmt.Sprintf("traffic manager: no multicast group %d", pkt.McastGrp))
+			t.ledger.Dropped(pkt, fmt.Sprintf("traffic manager: no multicast group %d", pkt.McastGrp))
 		default:
 			t.Stats.NoPortDrops++
-			t.sw.dropped(pkt, "traffic manager: no destination port")
+			t.ledger.Dropped(pkt, "traffic manager: no destination port")
 		}
 		return
 	}
@@ -318,7 +313,7 @@ func (t *TrafficManager) arrive(pkt *packet.Packet, now int64) {
 func (t *TrafficManager) enqueue(pkt *packet.Packet, port, qid int, now int64) {
 	if port < 0 || port >= len(t.ports) || t.ports[port] == nil {
 		t.Stats.NoPortDrops++
-		t.sw.dropped(pkt, "traffic manager: no such port")
+		t.ledger.Dropped(pkt, "traffic manager: no such port")
 		return
 	}
 	p := t.ports[port]
@@ -331,7 +326,7 @@ func (t *TrafficManager) enqueue(pkt *packet.Packet, port, qid int, now int64) {
 		q.Counters.DropPackets++
 		q.Counters.DropBytes += int64(pkt.Len)
 		t.Stats.AdminDownDrops++
-		t.sw.dropped(pkt, "traffic manager: port admin down")
+		t.ledger.Dropped(pkt, "traffic manager: port admin down")
 		return
 	}
 	need := t.cells(pkt.Len)
@@ -375,7 +370,7 @@ func (t *TrafficManager) enqueue(pkt *packet.Packet, port, qid int, now int64) {
 
 // kick starts the port's transmitter if it is idle: at once if the line is
 // free (no extra event), else at the end of the current frame.
-func (t *TrafficManager) kick(p *outPort, now int64) {
+func (t *TrafficManager) kick(p *port, now int64) {
 	if p.pending {
 		return
 	}
@@ -384,7 +379,7 @@ func (t *TrafficManager) kick(p *outPort, now int64) {
 		t.dequeue(p, now)
 		return
 	}
-	packet.Schedule(t.engine, t, p.busyUntil, packet.KindDequeue, nil, p.dev)
+	packet.Schedule(t.engine, t, p.busyUntil, evDequeue, nil, p.dev)
 }
 
 const (
@@ -395,7 +390,7 @@ const (
 // admits tells why a queue cannot take need more cells ("" if it can).
 // A queue with a pool (a SONiC buffer profile) may hold its reserve plus
 // 2^alpha times the pool's free cells: the dynamic threshold.
-func (t *TrafficManager) admits(q *tmQueue, need int64) string {
+func (t *TrafficManager) admits(q *Queue, need int64) string {
 	limit := q.limitCells
 	if pl := q.pool; pl != nil {
 		if pl.usedCells+need > pl.totalCells {
@@ -422,12 +417,12 @@ func (t *TrafficManager) admits(q *tmQueue, need int64) string {
 // rewritten (ECN kept), goes to the trim queue; if that queue refuses the
 // copy too it is a trim drop. A packet marked trim-disable (an ACL
 // DISABLE_TRIM match) is just dropped.
-func (t *TrafficManager) trimOnDrop(pkt *packet.Packet, port int, q *tmQueue, now int64) {
+func (t *TrafficManager) trimOnDrop(pkt *packet.Packet, port int, q *Queue, now int64) {
 	q.Counters.DropPackets++
 	q.Counters.DropBytes += int64(pkt.Len)
 	if pkt.TrimDisable {
 		t.Stats.TrimDisabled++
-		t.sw.dropped(pkt, "traffic manager: queue full, trimming disabled (ACL)")
+		t.ledger.Dropped(pkt, "traffic manager: queue full, trimming disabled (ACL)")
 		return
 	}
 	tp := t.trimPolicy
@@ -453,15 +448,15 @@ func (t *TrafficManager) trimOnDrop(pkt *packet.Packet, port int, q *tmQueue, no
 	if trimQ == nil || t.ports[port].down || t.admits(trimQ, t.cells(c.Len)) != "" {
 		q.Counters.TrimDrop++
 		t.Stats.TrimDrops++
-		t.sw.dropped(pkt, "traffic manager: trim queue full")
+		t.ledger.Dropped(pkt, "traffic manager: trim queue full")
 		return
 	}
 	c.DeflectOnDrop = false
 	c.Trimmed = true
 	q.Counters.TrimSent++ // counted when the trim queue takes the copy, so Trim = TrimSent + TrimDrop always
 	t.Stats.Trims++
-	t.sw.Copies++
-	t.sw.Replicated++ // the packet lives on as its trimmed copy
+	t.ledger.Copied()
+	t.ledger.Replicated() // the packet lives on as its trimmed copy
 	t.enqueue(c, port, tq, now)
 }
 
@@ -471,10 +466,10 @@ func (t *TrafficManager) trimOnDrop(pkt *packet.Packet, port int, q *tmQueue, no
 // counts only if that queue takes it; otherwise the packet is dropped.
 func (t *TrafficManager) overflow(pkt *packet.Packet, port int, reason string, now int64) {
 	if !pkt.DeflectOnDrop {
-		t.sw.dropped(pkt, reason)
+		t.ledger.Dropped(pkt, reason)
 		return
 	}
-	dod := t.cfg.RecircPort(t.cfg.PipeOf(pkt.InPort))
+	dod := t.recircOf(pkt.InPort)
 	q := t.ports[dod].queues[t.onDrop.Queue]
 	out := pkt
 	if t.onDrop.Mode == "mirror" {
@@ -493,7 +488,7 @@ func (t *TrafficManager) overflow(pkt *packet.Packet, port int, reason string, n
 		if why == reasonQueueFull {
 			why = "traffic manager: deflect-on-drop queue full"
 		}
-		t.sw.dropped(pkt, why)
+		t.ledger.Dropped(pkt, why)
 		return
 	}
 	out.DeflectOnDrop = false
@@ -504,8 +499,8 @@ func (t *TrafficManager) overflow(pkt *packet.Packet, port int, reason string, n
 	}
 	if out != pkt {
 		t.Stats.DropMirrors++
-		t.sw.Copies++
-		t.sw.Replicated++ // the packet lives on as its truncated copy
+		t.ledger.Copied()
+		t.ledger.Replicated() // the packet lives on as its truncated copy
 	} else {
 		t.Stats.Deflected++
 	}
@@ -514,11 +509,11 @@ func (t *TrafficManager) overflow(pkt *packet.Packet, port int, reason string, n
 
 // pick chooses the next queue to serve: the highest priority level with a
 // packet (and not paused); deficit round robin within the level.
-func (p *outPort) pick(now int64) *tmQueue {
+func (p *port) pick(now int64) *Queue {
 	for i := 0; i < len(p.order); {
 		prio := p.order[i].priority
 		j := i
-		ready, only := 0, (*tmQueue)(nil)
+		ready, only := 0, (*Queue)(nil)
 		for j < len(p.order) && p.order[j].priority == prio {
 			if q := p.order[j]; q.eligible(now) {
 				ready++
@@ -551,8 +546,8 @@ func (p *outPort) pick(now int64) *tmQueue {
 	return nil
 }
 
-func (t *TrafficManager) dequeue(p *outPort, now int64) {
-	if d := t.sw.deadlinePs; d > 0 && now > d {
+func (t *TrafficManager) dequeue(p *port, now int64) {
+	if d := t.deadlinePs; d > 0 && now > d {
 		// The run is over: what is queued stays queued (in flight).
 		p.pending = false
 		return
@@ -593,15 +588,15 @@ func (t *TrafficManager) dequeue(p *outPort, now int64) {
 	if pkt.BypassEgress {
 		// The egress parser would have consumed the bridged metadata the
 		// ingress deparser prepended; without egress, strip it here.
-		if n := (t.sw.prog.BridgeBits + 7) / 8; n > 0 && len(pkt.Head) >= n {
+		if n := (t.prog.BridgeBits + 7) / 8; n > 0 && len(pkt.Head) >= n {
 			pkt.Head, pkt.Len = pkt.Head[n:], pkt.Len-n
 		}
-		packet.Schedule(t.engine, t.sw.ports, now, packet.KindTx, pkt, p.dev)
+		packet.Schedule(t.engine, t.mac, now, packet.KindArrive, pkt, p.dev)
 	} else {
-		packet.Schedule(t.engine, t.sw.pipes[t.cfg.PipeOf(p.dev)].egress, now, packet.KindArrive, pkt, 0)
+		packet.Schedule(t.engine, t.egress(t.pipeOf(p.dev)), now, packet.KindArrive, pkt, 0)
 	}
 	if p.hasWork() {
-		packet.Schedule(t.engine, t, p.busyUntil, packet.KindDequeue, nil, p.dev)
+		packet.Schedule(t.engine, t, p.busyUntil, evDequeue, nil, p.dev)
 	} else {
 		p.pending = false // the next enqueue restarts the transmitter
 	}
@@ -610,15 +605,15 @@ func (t *TrafficManager) dequeue(p *outPort, now int64) {
 // idle handles a transmitter with nothing it may send now: it sleeps until
 // the next enqueue, or until a shaped queue may send again (if that is
 // before the end of the run).
-func (t *TrafficManager) idle(p *outPort, now int64) {
+func (t *TrafficManager) idle(p *port, now int64) {
 	next := int64(-1)
 	for _, q := range p.queues {
 		if q.len() > 0 && !q.paused && q.shapeNext > now && (next < 0 || q.shapeNext < next) {
 			next = q.shapeNext
 		}
 	}
-	if next >= 0 && (t.sw.deadlinePs == 0 || next <= t.sw.deadlinePs) {
-		packet.Schedule(t.engine, t, next, packet.KindDequeue, nil, p.dev)
+	if next >= 0 && (t.deadlinePs == 0 || next <= t.deadlinePs) {
+		packet.Schedule(t.engine, t, next, evDequeue, nil, p.dev)
 		return
 	}
 	p.pending = false // the next enqueue (or resume) restarts the transmitter
@@ -626,7 +621,7 @@ func (t *TrafficManager) idle(p *outPort, now int64) {
 
 // hasWork reports whether any queue has a packet it is not paused from
 // sending (a shaped queue's wait is handled when the transmitter wakes).
-func (p *outPort) hasWork() bool {
+func (p *port) hasWork() bool {
 	for _, q := range p.queues {
 		if q.len() > 0 && !q.paused {
 			return true
