@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"archsim/components/stats"
 	"archsim/experiments"
 )
 
@@ -213,16 +214,6 @@ func modesAllPipes() Claim {
 	}
 }
 
-func percentile(xs []float64, p float64) float64 {
-	if len(xs) == 0 {
-		return math.NaN()
-	}
-	v := append([]float64(nil), xs...)
-	sort.Float64s(v)
-	i := int(math.Ceil(p*float64(len(v)))) - 1
-	return v[max(0, min(i, len(v)-1))]
-}
-
 func fig5MoD() Claim {
 	return Claim{
 		ID: "trim.fig5.mod-delay", Source: "Trimming paper §6.1, Fig. 5a",
@@ -237,9 +228,9 @@ func fig5MoD() Claim {
 				return failed(err)
 			}
 			mod, ideal, tof := r.Find("MoD", "").HeadersUs, r.Find("Ideal", "").HeadersUs, r.Find("Tofino", "").HeadersUs
-			d := percentile(mod, 0) - percentile(ideal, 0)
+			d := stats.Quantile(mod, 0) - stats.Quantile(ideal, 0)
 			return result(fmt.Sprintf("%+.2f us (first header); medians: %+.2f us vs Ideal, %+.2f us vs Tofino", d,
-				percentile(mod, 0.5)-percentile(ideal, 0.5), percentile(mod, 0.5)-percentile(tof, 0.5)), within(d, 1, relTol), d, 1)
+				stats.Quantile(mod, 0.5)-stats.Quantile(ideal, 0.5), stats.Quantile(mod, 0.5)-stats.Quantile(tof, 0.5)), within(d, 1, relTol), d, 1)
 		},
 	}
 }
@@ -255,7 +246,7 @@ func fig5DoDUnstable() Claim {
 			if err != nil {
 				return failed(err)
 			}
-			d, i := percentile(r.Find("DoD", "").HeadersUs, 0.9), percentile(r.Find("Ideal", "").HeadersUs, 0.9)
+			d, i := stats.Quantile(r.Find("DoD", "").HeadersUs, 0.9), stats.Quantile(r.Find("Ideal", "").HeadersUs, 0.9)
 			return result(fmt.Sprintf("p90 %.1f us vs %.1f us (%.1fx)", d, i, d/i), d >= 3*i, d/i, 3)
 		},
 	}
@@ -275,7 +266,7 @@ func fig5TofinoClose() Claim {
 				if err != nil {
 					return failed(err)
 				}
-				d := percentile(r.Find("Tofino", "").HeadersUs, 0.5) - percentile(r.Find("Ideal", "").HeadersUs, 0.5)
+				d := stats.Quantile(r.Find("Tofino", "").HeadersUs, 0.5) - stats.Quantile(r.Find("Ideal", "").HeadersUs, 0.5)
 				worst = math.Max(worst, d)
 				parts = append(parts, fmt.Sprintf("%s +%.1f us", strings.TrimPrefix(s, "trim-"), d))
 			}
