@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -17,6 +16,8 @@ import (
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
+
+	"archsim/components/stats"
 )
 
 // WriteFiles writes runs.csv, flows.csv, the data behind every plot as
@@ -110,15 +111,7 @@ func (r *Result) flowRows() [][]string {
 }
 
 // cdf returns sorted header arrival times and their cumulative fraction.
-func cdf(xs []float64) ([]float64, []float64) {
-	v := append([]float64(nil), xs...)
-	sort.Float64s(v)
-	ys := make([]float64, len(v))
-	for i := range v {
-		ys[i] = float64(i+1) / float64(len(v))
-	}
-	return v, ys
-}
+func cdf(xs []float64) ([]float64, []float64) { return stats.CDF(xs) }
 
 func (r *Result) cdfRows() [][]string {
 	rows := [][]string{{"variant", "sweep_value", "header_arrival_us", "cdf"}}

@@ -10,25 +10,56 @@ import (
 
 // PIE on Tofino (Kunze et al., IFIP/IEEE IM 2021).
 
-func pieRFCRejected() Claim {
-	return Claim{
-		ID:        "pie.placement.rfc-rejected",
-		Source:    "PIE paper §IV (memory access), §VI.C",
-		Expected:  "PIE_RFC cannot be placed: drop_prob read for scaling and updated (two accesses, stage-local memory)",
-		Tolerance: "exact: rule stage-local-memory on the drop-probability register",
-		Note:      "pie-rfc is pie-dp plus RFC 8033's scaling (§5.1) and decay (§5.2); placement must refuse it for the single-access rule, not for a resource shortage",
-		run: func(ctx *Context) Result {
-			_, err := ctx.place("pie-rfc", nil)
-			if err == nil {
-				return Result{Measured: "placed (no error)", Pass: false}
-			}
-			var pe *tofino.PlacementError
-			if !errors.As(err, &pe) {
-				return failed(err)
-			}
-			ok := pe.Rule == tofino.RuleStageLocal && strings.Contains(pe.Msg, "drop_probability_reg")
-			return Result{Measured: fmt.Sprintf("rejected: rule %s: %s", pe.Rule, firstClause(pe.Msg)), Pass: ok, Value: b2f(ok), Target: 1}
+func pieClaims() []Claim {
+	return append([]Claim{
+		{
+			ID:        "pie.placement.rfc-rejected",
+			Source:    "PIE paper §IV (memory access), §VI.C",
+			Expected:  "PIE_RFC cannot be placed: drop_prob read for scaling and updated (two accesses, stage-local memory)",
+			Tolerance: "exact: rule stage-local-memory on the drop-probability register",
+			Note:      "pie-rfc is pie-dp plus RFC 8033's scaling (§5.1) and decay (§5.2); placement must refuse it for the single-access rule, not for a resource shortage",
+			probe: func(ctx *Context) reading {
+				_, err := ctx.place("pie-rfc", nil)
+				if err == nil {
+					return unmeasured("placed (no error)", 0)
+				}
+				var pe *tofino.PlacementError
+				if !errors.As(err, &pe) {
+					return broken(err)
+				}
+				ok := pe.Rule == tofino.RuleStageLocal && strings.Contains(pe.Msg, "drop_probability_reg")
+				return decided(fmt.Sprintf("rejected: rule %s: %s", pe.Rule, firstClause(pe.Msg)), ok)
+			},
+			check: holds(1),
 		},
+		{
+			ID:        "pie.placement.dp-fits",
+			Source:    "PIE paper §VI.C",
+			Expected:  "PIE_DP (no scaling, no decay) fits the 12-stage pipeline",
+			Tolerance: "exact: feasible",
+			probe:     fits("pie-dp"),
+			check:     holds(1),
+		},
+		{
+			ID:        "pie.placement.early-read-late-write",
+			Source:    "PIE paper §VIII (implications for ASIC design)",
+			Expected:  "with memory allowing one early read and one later write per pass, PIE_RFC becomes implementable",
+			Tolerance: "exact: feasible with tofino.features.early_read_late_write = true",
+			Note:      "the what-if knob changes only the stage-local rule; every other budget stays Tofino 1's",
+			probe:     fits("pie-rfc", "tofino.features.early_read_late_write=true"),
+			check:     holds(1),
+		},
+	}, table3Claims()...)
+}
+
+// fits places a built-in program on Tofino 1 with --set style overrides.
+func fits(program string, sets ...string) func(*Context) reading {
+	return func(ctx *Context) reading {
+		p, err := ctx.place(program, nil, sets...)
+		if err != nil {
+			return unmeasured("rejected: "+err.Error(), 0)
+		}
+		return decided(fmt.Sprintf("fits in %d of %d stages", p.StagesUsed, p.Chip.MAU.Stages), true)
 	}
 }
 
@@ -44,39 +75,6 @@ func b2f(b bool) float64 {
 		return 1
 	}
 	return 0
-}
-
-func pieDPFits() Claim {
-	return Claim{
-		ID:        "pie.placement.dp-fits",
-		Source:    "PIE paper §VI.C",
-		Expected:  "PIE_DP (no scaling, no decay) fits the 12-stage pipeline",
-		Tolerance: "exact: feasible",
-		run: func(ctx *Context) Result {
-			p, err := ctx.place("pie-dp", nil)
-			if err != nil {
-				return Result{Measured: "rejected: " + err.Error(), Pass: false}
-			}
-			return Result{Measured: fmt.Sprintf("fits in %d of %d stages", p.StagesUsed, p.Chip.MAU.Stages), Pass: true, Value: 1, Target: 1}
-		},
-	}
-}
-
-func pieRFCEarlyRead() Claim {
-	return Claim{
-		ID:        "pie.placement.early-read-late-write",
-		Source:    "PIE paper §VIII (implications for ASIC design)",
-		Expected:  "with memory allowing one early read and one later write per pass, PIE_RFC becomes implementable",
-		Tolerance: "exact: feasible with tofino.features.early_read_late_write = true",
-		Note:      "the what-if knob changes only the stage-local rule; every other budget stays Tofino 1's",
-		run: func(ctx *Context) Result {
-			p, err := ctx.place("pie-rfc", nil, "tofino.features.early_read_late_write=true")
-			if err != nil {
-				return Result{Measured: "rejected: " + err.Error(), Pass: false}
-			}
-			return Result{Measured: fmt.Sprintf("fits in %d of %d stages", p.StagesUsed, p.Chip.MAU.Stages), Pass: true, Value: 1, Target: 1}
-		},
-	}
 }
 
 // table3 holds the PIE paper's Table III, in percent of the chip.
@@ -102,24 +100,30 @@ const table3Tolerance = 1.0
 
 const table3Note = "measured = the model's placement of programs/builtin/%s.yaml (rules of bf-p4c, not its allocator; the paper's compiler was SDE 9.2)"
 
+// table3Claims checks every column of every Table III row, measured on
+// the placement of the row's program.
 func table3Claims() []Claim {
 	var out []Claim
 	for _, row := range table3 {
-		row := row
+		placed := func(get func(*tofino.Placement) reading) func(*Context) reading {
+			return func(ctx *Context) reading {
+				p, err := ctx.place(row.program, nil)
+				if err != nil {
+					return broken(err)
+				}
+				return get(p)
+			}
+		}
 		out = append(out, Claim{
 			ID:        "pie.table3." + row.variant + ".stages",
 			Source:    "PIE paper Table III (Stages)",
 			Expected:  fmt.Sprintf("%.1f %% (%d of 12 stages)", 100*float64(row.stages)/12, row.stages),
 			Tolerance: "± 1 stage",
 			Note:      fmt.Sprintf(table3Note, row.program),
-			run: func(ctx *Context) Result {
-				p, err := ctx.place(row.program, nil)
-				if err != nil {
-					return failed(err)
-				}
-				return Result{Measured: fmt.Sprintf("%.1f %% (%d of %d stages)", p.Pct.Stages, p.StagesUsed, p.Chip.MAU.Stages),
-					Pass: p.StagesUsed >= row.stages-1 && p.StagesUsed <= row.stages+1, Value: float64(p.StagesUsed), Target: float64(row.stages)}
-			},
+			probe: placed(func(p *tofino.Placement) reading {
+				return read(fmt.Sprintf("%.1f %% (%d of %d stages)", p.Pct.Stages, p.StagesUsed, p.Chip.MAU.Stages), float64(p.StagesUsed))
+			}),
+			check: between(float64(row.stages-1), float64(row.stages+1), float64(row.stages)),
 		})
 		cols := []struct {
 			id, name string
@@ -147,21 +151,17 @@ func table3Claims() []Claim {
 			}, "the model counts used meter ALUs over 48 (bf-p4c's Meter ALU column, 4 per stage); Table III's 5.2 % and 6.3 % equal 5/96 and 6/96, as if the paper's tool divided by 96"},
 		}
 		for _, col := range cols {
-			col := col
 			out = append(out, Claim{
 				ID:        fmt.Sprintf("pie.table3.%s.%s", row.variant, col.id),
 				Source:    fmt.Sprintf("PIE paper Table III (%s)", col.name),
 				Expected:  fmt.Sprintf("%.1f %%", col.want),
 				Tolerance: fmt.Sprintf("± %.1f pp", table3Tolerance),
 				Note:      strings.TrimSuffix(fmt.Sprintf(table3Note, row.program)+"; "+col.note, "; "),
-				run: func(ctx *Context) Result {
-					p, err := ctx.place(row.program, nil)
-					if err != nil {
-						return failed(err)
-					}
+				probe: placed(func(p *tofino.Placement) reading {
 					v, units := col.get(p)
-					return Result{Measured: fmt.Sprintf("%.1f %% (%s)", v, units), Pass: within(v, col.want, table3Tolerance), Value: v, Target: col.want}
-				},
+					return read(fmt.Sprintf("%.1f %% (%s)", v, units), v)
+				}),
+				check: near(col.want, table3Tolerance),
 			})
 		}
 	}

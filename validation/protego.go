@@ -11,11 +11,6 @@ import (
 const protegoTolerance = 0.25
 
 func protegoClaims() []Claim {
-	type col struct {
-		id, name string
-		want     float64
-		get      func(a, b float64) float64
-	}
 	footprint := func(id, name string, want float64, pick func(ctx *Context) (float64, string, error), note string) Claim {
 		return Claim{
 			ID:        "protego.footprint." + id,
@@ -23,13 +18,14 @@ func protegoClaims() []Claim {
 			Expected:  fmt.Sprintf("≈ %.0f %% of the chip's %s with state for 256 ports", want, name),
 			Tolerance: fmt.Sprintf("± %.0f %% of the expected value", 100*protegoTolerance),
 			Note:      note,
-			run: func(ctx *Context) Result {
+			probe: func(ctx *Context) reading {
 				v, detail, err := pick(ctx)
 				if err != nil {
-					return failed(err)
+					return broken(err)
 				}
-				return Result{Measured: fmt.Sprintf("%.1f %% (%s)", v, detail), Pass: within(v, want, want*protegoTolerance), Value: v, Target: want}
+				return read(fmt.Sprintf("%.1f %% (%s)", v, detail), v)
 			},
+			check: rel(want, protegoTolerance),
 		}
 	}
 	ports := map[string]string{"PORTS": "256"}

@@ -96,10 +96,10 @@ func trioClaims() []Claim {
 			Expected:  "the Trio-ML aggregation program is ≈ 60 instructions",
 			Tolerance: "± 25 %",
 			Note:      "measured = static micro-instructions of trio-ml's packet path after lowering (parser, ingress with its 16-gradient loop, actions, the result function); the scan timer, added for §5, is reported apart",
-			run: func(ctx *Context) Result {
+			probe: func(ctx *Context) reading {
 				mc, err := ctx.trioML()
 				if err != nil {
-					return failed(err)
+					return broken(err)
 				}
 				n, timers := 0, 0
 				for _, b := range mc.Blocks {
@@ -109,8 +109,9 @@ func trioClaims() []Claim {
 					}
 					n += b.Instr
 				}
-				return Result{Measured: fmt.Sprintf("%d instructions (+ %d in the scan timer)", n, timers), Pass: within(float64(n), 60, 15), Value: float64(n), Target: 60}
+				return read(fmt.Sprintf("%d instructions (+ %d in the scan timer)", n, timers), float64(n))
 			},
+			check: near(60, 15),
 		},
 		{
 			ID:        "trio.ml.per-gradient",
@@ -118,20 +119,21 @@ func trioClaims() []Claim {
 			Expected:  "≈ 1.2 run-time instructions per gradient",
 			Tolerance: "± 25 %",
 			Note:      "measured = mean instructions a thread executes per 1024-gradient packet in the window-1 run of Fig. 15 (every packet of every source), divided by 1024",
-			run: func(ctx *Context) Result {
+			probe: func(ctx *Context) reading {
 				p, err := ctx.aggParams()
 				if err != nil {
-					return failed(err)
+					return broken(err)
 				}
 				wc := p.Workers(0, 0, 1)
 				wc.Workers, wc.PerPacket, wc.Gradients, wc.Window, wc.Iterations, wc.ComputePs = 4, 1024, 1024*50, 1, 1, 0
 				r, err := aggregation.Run(aggregation.Setup{Switch: "trio", Workers: wc, Seed: 1})
 				if err != nil {
-					return failed(err)
+					return broken(err)
 				}
 				v := r.InstrPerPacket / 1024
-				return Result{Measured: fmt.Sprintf("%.3f (%.1f instructions per 1024-gradient packet)", v, r.InstrPerPacket), Pass: within(v, 1.2, 0.3), Value: v, Target: 1.2}
+				return read(fmt.Sprintf("%.3f (%.1f instructions per 1024-gradient packet)", v, r.InstrPerPacket), v)
 			},
+			check: near(1.2, 0.3),
 		},
 		{
 			ID:        "trio.ml.engine-bound",
@@ -139,15 +141,15 @@ func trioClaims() []Claim {
 			Expected:  "12 RMW engines × 2 cycles per add at 1 GHz = 6 G operations/s per PFE, reached when the engines saturate",
 			Tolerance: "± 10 %, with the hottest engine ≥ 90 % busy",
 			Note:      "measured by simulation: 1024 packets of 1024 gradients (256 blocks × 4 sources) offered at the line rate of the PFE's four 100G ports, no hosts. Measured = the engines' work per second in add operations (their busy time over one add's two cycles) up to the last thread's end; the gradients aggregated per second are lower because the same engines also read each block's result (256-byte copies) and clear its buffer (64-byte writes)",
-			run: func(ctx *Context) Result {
+			probe: func(ctx *Context) reading {
 				s, err := aggregation.SaturateEngines(4, 256, 1024, 1)
 				if err != nil {
-					return failed(err)
+					return broken(err)
 				}
-				ok := within(s.EngineGOps, 6, 0.6) && s.HottestUtil >= 0.9
-				return Result{Measured: fmt.Sprintf("%.2f G ops/s (%.2f G gradients/s; engines %.0f %% busy, hottest %.0f %%, %d threads at most)", s.EngineGOps, s.GOpsPerSec, 100*s.EngineUtil, 100*s.HottestUtil, s.MaxThreads),
-					Pass: ok, Value: s.EngineGOps, Target: 6}
+				return read(fmt.Sprintf("%.2f G ops/s (%.2f G gradients/s; engines %.0f %% busy, hottest %.0f %%, %d threads at most)", s.EngineGOps, s.GOpsPerSec, 100*s.EngineUtil, 100*s.HottestUtil, s.MaxThreads),
+					s.EngineGOps, s.HottestUtil)
 			},
+			check: each(near(6, 0.6), atLeast(0.9)),
 		},
 		{
 			ID:        "trio.latency.ratio",
@@ -155,15 +157,16 @@ func trioClaims() []Claim {
 			Expected:  "window 1: 64 gradients ≈ 30 µs, 1024 ≈ 200 µs (× 6.6 for × 16 data)",
 			Tolerance: "ratio ± 10 %",
 			Note:      "four servers, window 1, 100 blocks per size; latency = a block's send to its result's receipt. The host's two software-path parameters were calibrated once on these two points (configs/aggregation.yaml), so the endpoints agree by construction as long as the PFE model is unchanged; the simulation contributes the PFE's share (≈ 3 µs and 34 µs) and every other point",
-			run: func(ctx *Context) Result {
+			probe: func(ctx *Context) reading {
 				pts, err := ctx.latencySweep()
 				if err != nil {
-					return failed(err)
+					return broken(err)
 				}
 				lo, hi := pts[0], pts[len(pts)-1]
 				v := hi.LatencyUs / lo.LatencyUs
-				return Result{Measured: fmt.Sprintf("%.1f µs → %.1f µs: × %.2f", lo.LatencyUs, hi.LatencyUs, v), Pass: within(v, 6.6, 0.66), Value: v, Target: 6.6}
+				return read(fmt.Sprintf("%.1f µs → %.1f µs: × %.2f", lo.LatencyUs, hi.LatencyUs, v), v)
 			},
+			check: near(6.6, 0.66),
 		},
 		{
 			ID:        "trio.latency.plateau",
@@ -171,10 +174,10 @@ func trioClaims() []Claim {
 			Expected:  "the aggregation rate (gradients / latency) plateaus between 512 and 1024 gradients per packet",
 			Tolerance: "rate gain 512 → 1024 ≤ 15 % and under a third of the gain 64 → 128",
 			Note:      "same runs as trio.latency.ratio",
-			run: func(ctx *Context) Result {
+			probe: func(ctx *Context) reading {
 				pts, err := ctx.latencySweep()
 				if err != nil {
-					return failed(err)
+					return broken(err)
 				}
 				rate := map[int]float64{}
 				var parts []string
@@ -183,10 +186,11 @@ func trioClaims() []Claim {
 					parts = append(parts, fmt.Sprintf("%d: %.2f", p.Gradients, p.Rate))
 				}
 				late, early := rate[1024]/rate[512]-1, rate[128]/rate[64]-1
-				ok := late <= 0.15 && late < early/3
-				return Result{Measured: fmt.Sprintf("gradients/µs %s; gain 512→1024 %.0f %%, 64→128 %.0f %%", strings.Join(parts, ", "), 100*late, 100*early),
-					Pass: ok, Value: late, Target: 0.15}
+				return read(fmt.Sprintf("gradients/µs %s; gain 512→1024 %.0f %%, 64→128 %.0f %%", strings.Join(parts, ", "), 100*late, 100*early), late, early)
 			},
+			// The late gain (first value) against a bound and a third of
+			// the early one (second).
+			check: check{0.15, func(v []float64) bool { return v[0] <= 0.15 && v[0] < v[1]/3 }},
 		},
 		windowClaim("trio.window.trend", "larger windows raise both the aggregation latency and the throughput", "latency and throughput rise with the window (each step within 5 % or up), throughput of the largest window ≥ 2 × window 1's",
 			func(pts []aggregation.WindowPoint) bool {
@@ -208,14 +212,14 @@ func trioClaims() []Claim {
 			Expected:  "N = 100 scan threads: non-stragglers get partial results within 2 × the timeout",
 			Tolerance: "every block's wait ≤ 2 × timeout + 2.5 %",
 			Note:      "four servers on one PFE, one never sends; the others send 20 blocks back to back; wait = send to receipt of the degraded result, for timeouts of 5, 10 and 20 ms (TIMEOUT_NS); a record is aged after one scan period without a reference, so the wait is between one and two periods plus the host path",
-			run: func(ctx *Context) Result {
+			probe: func(ctx *Context) reading {
 				p, err := ctx.aggParams()
 				if err != nil {
-					return failed(err)
+					return broken(err)
 				}
 				pts, err := aggregation.PartialResults(p, []float64{5, 10, 20}, 1)
 				if err != nil {
-					return failed(err)
+					return broken(err)
 				}
 				worst := 0.0
 				var parts []string
@@ -223,8 +227,9 @@ func trioClaims() []Claim {
 					worst = math.Max(worst, pt.MaxMs/pt.TimeoutMs)
 					parts = append(parts, fmt.Sprintf("%g ms: %.2f–%.2f ms", pt.TimeoutMs, pt.MinMs, pt.MaxMs))
 				}
-				return Result{Measured: fmt.Sprintf("%s; worst %.3f × timeout", strings.Join(parts, ", "), worst), Pass: worst <= 2.05, Value: worst, Target: 2}
+				return read(fmt.Sprintf("%s; worst %.3f × timeout", strings.Join(parts, ", "), worst), worst)
 			},
+			check: atMost(2.05).expecting(2),
 		},
 		{
 			ID:        "trio.straggler.speedup",
@@ -232,22 +237,21 @@ func trioClaims() []Claim {
 			Expected:  "straggling probability 16 %: iteration time 1.72–1.8 × better than SwitchML",
 			Tolerance: "speed-up 1.65–1.87",
 			Note:      "six workers, 20 iterations of 120 ms compute + a 1 MB slice of the model, Slow Worker Pattern with the same seed on both switches, typical iteration = Trio-ML's without stragglers; Trio-ML on two first-level PFEs and a top-level one (the paper's testbed); SwitchML = the switchml-256 program on the Tofino model (256 gradients per packet, pool 512, the paper's baseline); iteration time = makespan / iterations",
-			run: func(ctx *Context) Result {
-				if !ctx.Long {
-					return skipLong()
-				}
+			long:      true,
+			probe: func(ctx *Context) reading {
 				p, err := ctx.aggParams()
 				if err != nil {
-					return failed(err)
+					return broken(err)
 				}
 				s, err := aggregation.StragglerSpeedup(p, p.Straggler.Probability, 1)
 				if err != nil {
-					return failed(err)
+					return broken(err)
 				}
 				bound := 1 + float64(p.Straggler.DelayPoints)*p.Straggler.Probability*(p.Straggler.SlowMin+p.Straggler.SlowMax)/2
-				return Result{Measured: fmt.Sprintf("× %.2f: SwitchML %.1f ms, Trio-ML %.1f ms (typical %.1f ms, %d sleeps, %d degraded results; median worker × %.2f); the pattern bounds SwitchML/ideal at about × %.2f",
-					s.Ratio, s.SwitchMLMs, s.TrioMs, s.TypicalMs, s.Sleeps, s.Degraded, s.SwitchMLMedianMs/s.TrioMedianMs, bound), Pass: s.Ratio >= 1.65 && s.Ratio <= 1.87, Value: s.Ratio, Target: 1.76}
+				return read(fmt.Sprintf("× %.2f: SwitchML %.1f ms, Trio-ML %.1f ms (typical %.1f ms, %d sleeps, %d degraded results; median worker × %.2f); the pattern bounds SwitchML/ideal at about × %.2f",
+					s.Ratio, s.SwitchMLMs, s.TrioMs, s.TypicalMs, s.Sleeps, s.Degraded, s.SwitchMLMedianMs/s.TrioMedianMs, bound), s.Ratio)
 			},
+			check: between(1.65, 1.87, 1.76),
 		},
 	}...)
 }
@@ -257,18 +261,18 @@ func trioClaims() []Claim {
 // decides whether it ran and describes the run.
 func contrastClaim(id, source, expected, tol, note, program string, params map[string]string, rule tofino.Rule, runs func(*trioRun) (bool, string)) Claim {
 	return Claim{ID: id, Source: source, Expected: expected, Tolerance: tol, Note: note,
-		run: func(ctx *Context) Result {
+		probe: func(ctx *Context) reading {
 			_, err := ctx.place(program, nil)
 			var pe *tofino.PlacementError
 			rejected := errors.As(err, &pe) && pe.Rule == rule
 			r, terr := runOnTrio(program, params)
 			if terr != nil {
-				return failed(terr)
+				return broken(terr)
 			}
 			ran, what := runs(r)
-			ok := rejected && ran
-			return Result{Measured: fmt.Sprintf("Tofino: %s; Trio: %s", ruleOf(err), what), Pass: ok, Value: b2f(ok), Target: 1}
+			return decided(fmt.Sprintf("Tofino: %s; Trio: %s", ruleOf(err), what), rejected && ran)
 		},
+		check: holds(1),
 	}
 }
 
@@ -279,10 +283,8 @@ func windowClaim(id, expected, tol string, ok func([]aggregation.WindowPoint) bo
 		Expected:  expected,
 		Tolerance: tol,
 		Note:      "four servers, 1024 gradients per packet, windows 1, 16, 256, 1024, 4096 and 8192, each worker streaming 2 × window blocks (at least 64); latency = send to result, throughput = aggregated gradient bits per second per worker",
-		run: func(ctx *Context) Result {
-			if !ctx.Long {
-				return skipLong()
-			}
+		long:      true,
+		probe: func(ctx *Context) reading {
 			v, err := ctx.memo("fig16", func() (any, error) {
 				p, err := ctx.aggParams()
 				if err != nil {
@@ -291,16 +293,16 @@ func windowClaim(id, expected, tol string, ok func([]aggregation.WindowPoint) bo
 				return aggregation.WindowSweep(p, 1024, []int{1, 16, 256, 1024, 4096, 8192}, 64, 1)
 			})
 			if err != nil {
-				return failed(err)
+				return broken(err)
 			}
 			pts := v.([]aggregation.WindowPoint)
 			var parts []string
 			for _, p := range pts {
 				parts = append(parts, fmt.Sprintf("%d: %.0f µs %.1f Gb/s", p.Window, p.LatencyUs, p.ThroughputGbps))
 			}
-			pass := ok(pts)
-			return Result{Measured: fmt.Sprintf("%s; knee at window %d", strings.Join(parts, ", "), knee(pts)), Pass: pass, Value: float64(knee(pts)), Target: 4096}
+			return decided(fmt.Sprintf("%s; knee at window %d", strings.Join(parts, ", "), knee(pts)), ok(pts)).reporting(float64(knee(pts)))
 		},
+		check: holds(4096),
 	}
 }
 

@@ -60,6 +60,10 @@ func probeThreadNs(c *trio.Config, p *programs.Program) (float64, *trio.RunResul
 	return r.Ingress.ThreadNs, r, nil
 }
 
+// tailChunks is the 64-byte chunks of a 1000-byte frame beyond its
+// 192-byte head.
+const tailChunks = (1000 - 192 + 63) / 64
+
 func trioArchClaims() []Claim {
 	return []Claim{
 		{
@@ -68,37 +72,37 @@ func trioArchClaims() []Claim {
 			Expected:  "a synchronous access takes ≈ 70 ns to on-chip SRAM and 300–400 ns to DRAM",
 			Tolerance: "SRAM ± 10 %; DRAM within 300–400 ns",
 			Note:      "measured = extra thread time of one read whose value the thread uses, on a 4 KB register (placed in SRAM) and on a 16 MB one (beyond the 8 MB SRAM, so in DRAM), against the same program without the read; idle PFE",
-			run: func(ctx *Context) Result {
+			probe: func(ctx *Context) reading {
 				c, err := trio5()
 				if err != nil {
-					return failed(err)
+					return broken(err)
 				}
 				reg := func(size int) string {
 					return fmt.Sprintf("registers:\n  r:\n    width: 64\n    size: %d\n    actions:\n      get: out = value\n", size)
 				}
 				base, err := probe(reg(512), "meta.m0 = meta.m1 + 1\nmeta.m2 = meta.m0 + 1", 4, 64)
 				if err != nil {
-					return failed(err)
+					return broken(err)
 				}
 				var got [2]float64
 				t0, _, err := probeThreadNs(c, base)
 				if err != nil {
-					return failed(err)
+					return broken(err)
 				}
 				for i, size := range []int{512, 2 << 20} {
 					p, err := probe(reg(size), "meta.m0 = r.get(0)\nmeta.m2 = meta.m0 + 1", 4, 64)
 					if err != nil {
-						return failed(err)
+						return broken(err)
 					}
 					t, _, err := probeThreadNs(c, p)
 					if err != nil {
-						return failed(err)
+						return broken(err)
 					}
 					got[i] = t - t0
 				}
-				ok := within(got[0], 70, 7) && got[1] >= 300 && got[1] <= 400
-				return Result{Measured: fmt.Sprintf("SRAM %.0f ns, DRAM %.0f ns", got[0], got[1]), Pass: ok, Value: got[0], Target: 70}
+				return read(fmt.Sprintf("SRAM %.0f ns, DRAM %.0f ns", got[0], got[1]), got[0], got[1])
 			},
+			check: each(near(70, 7), between(300, 400, 350)),
 		},
 		{
 			ID:        "trio.arch.head-tail",
@@ -106,10 +110,10 @@ func trioArchClaims() []Claim {
 			Expected:  "the first 192 B (the head) are in the thread's local memory; the tail stays in the packet buffer and is read in 64-byte chunks",
 			Tolerance: "exact: no fetch for words in the head; one per 64-byte tail chunk touched",
 			Note:      "a program sums every 32-bit word after the Ethernet header of 1000-byte frames (payload32); measured = tail fetches per packet, and for a program reading only the first 40 words (inside the head)",
-			run: func(ctx *Context) Result {
+			probe: func(ctx *Context) reading {
 				c, err := trio5()
 				if err != nil {
-					return failed(err)
+					return broken(err)
 				}
 				fetches := func(words int) (float64, error) {
 					p, err := probe("", fmt.Sprintf("meta.m1 = 0\nfor meta.m0 = 0; meta.m0 < %d; meta.m0 = meta.m0 + 1 {\nmeta.m1 = meta.m1 + bit64(payload32(meta.m0))\n}", words), 2, 1000)
@@ -124,17 +128,16 @@ func trioArchClaims() []Claim {
 				}
 				all, err := fetches((1000 - 14) / 4)
 				if err != nil {
-					return failed(err)
+					return broken(err)
 				}
 				head, err := fetches(40)
 				if err != nil {
-					return failed(err)
+					return broken(err)
 				}
-				want := float64((1000 - 192 + 63) / 64)
-				ok := all == want && head == 0
-				return Result{Measured: fmt.Sprintf("%.0f tail fetches for the whole frame (%.0f chunks beyond 192 B), %.0f for words inside the head", all, want, head),
-					Pass: ok, Value: all, Target: want}
+				return read(fmt.Sprintf("%.0f tail fetches for the whole frame (%.0f chunks beyond 192 B), %.0f for words inside the head", all, float64(tailChunks), head),
+					all, head)
 			},
+			check: each(equal(tailChunks), equal(0)),
 		},
 		{
 			ID:        "trio.arch.thread-limits",
@@ -142,26 +145,26 @@ func trioArchClaims() []Claim {
 			Expected:  "per thread 32 × 64-bit registers and 1.25 KB of local memory; calls nest at most 8 deep",
 			Tolerance: "exact: 40 × 64-bit fields use 32 registers and spill the rest; 200 × 64-bit fields do not fit (local-memory); 8 nested calls lower, 9 fail (call-depth)",
 			Note:      "measured on the lowering of probe programs",
-			run: func(ctx *Context) Result {
+			probe: func(ctx *Context) reading {
 				c, err := trio5()
 				if err != nil {
-					return failed(err)
+					return broken(err)
 				}
 				var parts []string
 				ok := true
 				p, err := probe("", "meta.m0 = 1", 40, 64)
 				if err != nil {
-					return failed(err)
+					return broken(err)
 				}
 				mc, err := trio.Lower(c, p)
 				if err != nil {
-					return failed(err)
+					return broken(err)
 				}
 				parts = append(parts, fmt.Sprintf("40 fields: %d registers, %d B local memory", mc.RegistersUsed, mc.LMEMBytes))
 				ok = ok && mc.RegistersUsed == 32
 				p, err = probe("", "meta.m0 = 1", 200, 64)
 				if err != nil {
-					return failed(err)
+					return broken(err)
 				}
 				_, err = trio.Lower(c, p)
 				var le *trio.LoweringError
@@ -179,7 +182,7 @@ func trioArchClaims() []Claim {
 					}
 					p, err := probe(fns, "f0()", 2, 64)
 					if err != nil {
-						return failed(err)
+						return broken(err)
 					}
 					_, err = trio.Lower(c, p)
 					parts = append(parts, fmt.Sprintf("%d nested calls: %s", depth, loweringOutcome(err)))
@@ -189,8 +192,9 @@ func trioArchClaims() []Claim {
 						ok = ok && errors.As(err, &le) && le.Rule == trio.RuleCallDepth
 					}
 				}
-				return Result{Measured: strings.Join(parts, "; "), Pass: ok, Value: b2f(ok), Target: 1}
+				return decided(strings.Join(parts, "; "), ok)
 			},
+			check: holds(1),
 		},
 	}
 }

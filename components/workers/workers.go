@@ -24,11 +24,11 @@ package workers
 import (
 	"fmt"
 	"math/rand"
-	"sort"
 
 	"github.com/sarchlab/akita/v3/sim"
 
 	"archsim/components/packet"
+	"archsim/components/stats"
 )
 
 // Config describes the job and its hosts.
@@ -262,12 +262,7 @@ func (j *Job) MedianWorkerIterationPs(startPs int64) float64 {
 	if len(per) == 0 {
 		return 0
 	}
-	sort.Float64s(per)
-	if n := len(per); n%2 == 1 {
-		return per[n/2]
-	} else {
-		return (per[n/2-1] + per[n/2]) / 2
-	}
+	return stats.Median(per)
 }
 
 // Worker is one server.
