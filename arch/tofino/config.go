@@ -10,24 +10,24 @@ import (
 // Config is a Tofino-family chip description, decoded from configs/*.yaml.
 // Field meanings and sources are in the YAML files.
 type Config struct {
-	Name              string   `mapstructure:"name"`
-	ClockMHz          float64  `mapstructure:"clock_mhz"`
-	Pipes             int      `mapstructure:"pipes"`
-	FrontPortsPerPipe int      `mapstructure:"front_ports_per_pipe"`
-	PortGbps          float64  `mapstructure:"port_gbps"`
-	DevPortPipeStride int      `mapstructure:"dev_port_pipe_stride"`
-	RecircLocalPort   int      `mapstructure:"recirc_local_port"`
-	RecircGbps        float64  `mapstructure:"recirc_gbps"`
-	RecircLatencyNs   float64  `mapstructure:"recirc_latency_ns"`
-	PktgenLocalPort   int      `mapstructure:"pktgen_local_port"`
-	PacketsPerCycle   int      `mapstructure:"packets_per_cycle"`
-	MAU               MAU      `mapstructure:"mau"`
-	SALU              SALU     `mapstructure:"salu"`
-	ALU               ALU      `mapstructure:"alu"`
-	Latency           Latency  `mapstructure:"latency"`
+	Name              string    `mapstructure:"name"`
+	ClockMHz          float64   `mapstructure:"clock_mhz"`
+	Pipes             int       `mapstructure:"pipes"`
+	FrontPortsPerPipe int       `mapstructure:"front_ports_per_pipe"`
+	PortGbps          float64   `mapstructure:"port_gbps"`
+	DevPortPipeStride int       `mapstructure:"dev_port_pipe_stride"`
+	RecircLocalPort   int       `mapstructure:"recirc_local_port"`
+	RecircGbps        float64   `mapstructure:"recirc_gbps"`
+	RecircLatencyNs   float64   `mapstructure:"recirc_latency_ns"`
+	PktgenLocalPort   int       `mapstructure:"pktgen_local_port"`
+	PacketsPerCycle   int       `mapstructure:"packets_per_cycle"`
+	MAU               MAU       `mapstructure:"mau"`
+	SALU              SALU      `mapstructure:"salu"`
+	ALU               ALU       `mapstructure:"alu"`
+	Latency           Latency   `mapstructure:"latency"`
 	TM                tm.Config `mapstructure:"tm"`
-	Features          Features `mapstructure:"features"`
-	SONiC             SONiC    `mapstructure:"sonic"`
+	Features          Features  `mapstructure:"features"`
+	SONiC             SONiC     `mapstructure:"sonic"`
 }
 
 // SONiC is what the switch reports to SONiC (STATE_DB SWITCH_CAPABILITY)
