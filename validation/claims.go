@@ -8,10 +8,10 @@ import (
 	"os"
 	"strings"
 
+	"archsim/arch"
 	"archsim/arch/tofino"
-	"archsim/configs"
 	"archsim/experiments"
-	"archsim/programs"
+	"archsim/job"
 )
 
 // Claim is one checkable statement from a paper, written as data: its
@@ -82,7 +82,7 @@ func (r Result) MarshalJSON() ([]byte, error) {
 // Context caches chip configs, placements and scenario results shared by
 // claims.
 type Context struct {
-	chips   map[string]*tofino.Config
+	targets map[string]arch.Target
 	places  map[string]placeResult
 	results map[string]*experiments.Result
 	// Long runs the claims that need whole sweeps (minutes).
@@ -99,44 +99,42 @@ type placeResult struct {
 
 // NewContext returns an empty cache.
 func NewContext() *Context {
-	return &Context{chips: map[string]*tofino.Config{}, places: map[string]placeResult{}, results: map[string]*experiments.Result{}}
+	return &Context{targets: map[string]arch.Target{}, places: map[string]placeResult{}, results: map[string]*experiments.Result{}}
 }
 
-// chip loads the default Tofino 1 config with --set style overrides.
-func (c *Context) chip(sets ...string) (*tofino.Config, error) {
+// target loads Tofino 1 with --set style overrides (through the job
+// runner, as the main job does).
+func (c *Context) target(sets ...string) (arch.Target, error) {
 	key := strings.Join(sets, ",")
-	if ch, ok := c.chips[key]; ok {
-		return ch, nil
+	if t, ok := c.targets[key]; ok {
+		return t, nil
 	}
-	l, err := configs.Load(configs.Source{Base: []string{"tofino.yaml"}, Sets: sets})
+	t, err := job.Load("tofino", arch.Overrides{Sets: sets})
 	if err != nil {
 		return nil, err
 	}
-	ch, err := tofino.LoadConfig(l)
-	if err != nil {
-		return nil, err
-	}
-	c.chips[key] = ch
-	return ch, nil
+	c.targets[key] = t
+	return t, nil
 }
 
-// place places a built-in program (with constant overrides) on the chip.
+// place places a built-in program (with constant overrides) on Tofino 1;
+// a program that does not fit returns its placement error.
 func (c *Context) place(program string, params map[string]string, sets ...string) (*tofino.Placement, error) {
 	key := fmt.Sprintf("%s|%v|%v", program, params, sets)
 	if r, ok := c.places[key]; ok {
 		return r.p, r.err
 	}
-	ch, err := c.chip(sets...)
+	t, err := c.target(sets...)
 	if err != nil {
 		return nil, err
 	}
-	prog, err := programs.Resolve(program, params)
+	comp, err := job.Compile(t, program, params)
 	if err != nil {
 		return nil, err
 	}
-	p, err := tofino.Place(ch, prog)
-	c.places[key] = placeResult{p, err}
-	return p, err
+	r := placeResult{p: tofino.Placed(comp), err: comp.Err}
+	c.places[key] = r
+	return r.p, r.err
 }
 
 // Long claims need whole sweeps (Figs. 6, 8, 9: minutes of simulation);

@@ -1,6 +1,7 @@
 package validation
 
 import (
+	"archsim/arch"
 	"archsim/harness"
 	"archsim/job"
 	"errors"
@@ -39,11 +40,18 @@ type memoResult struct {
 
 func (c *Context) trioML() (*trio.Microcode, error) {
 	v, err := c.memo("trio-ml lowered", func() (any, error) {
-		cfg, err := trio.LoadArch("trio")
+		t, err := job.Load("trio", arch.Overrides{})
 		if err != nil {
 			return nil, err
 		}
-		return trio.LowerBuiltin(cfg, "trio-ml", nil)
+		comp, err := job.Compile(t, "trio-ml", nil)
+		if err != nil {
+			return nil, err
+		}
+		if !comp.Fits {
+			return nil, comp.Err
+		}
+		return trio.Lowered(comp), nil
 	})
 	if err != nil {
 		return nil, err
