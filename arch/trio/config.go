@@ -11,30 +11,31 @@ package trio
 import (
 	"fmt"
 
+	"archsim/arch/trio/smem"
 	"archsim/configs"
 	"archsim/programs"
 )
 
 // Config is one PFE. Field meanings and sources are in configs/trio5.yaml.
 type Config struct {
-	Name             string  `mapstructure:"name"`
-	ClockMHz         float64 `mapstructure:"clock_mhz"`
-	Ports            int     `mapstructure:"ports"`
-	PortGbps         float64 `mapstructure:"port_gbps"`
-	PPEs             int     `mapstructure:"ppes"`
-	ThreadsPerPPE    int     `mapstructure:"threads_per_ppe"`
-	HeadBytes        int     `mapstructure:"head_bytes"`
-	LMEMBytes        int     `mapstructure:"lmem_bytes"`
-	Registers        int     `mapstructure:"registers"`
-	RegisterBits     int     `mapstructure:"register_bits"`
-	Instr            Instr   `mapstructure:"instr"`
-	XTXN             XTXN    `mapstructure:"xtxn"`
-	SMem             SMem    `mapstructure:"smem"`
-	Lookup           Lookup  `mapstructure:"lookup"`
-	DispatchNs       float64 `mapstructure:"dispatch_ns"`
-	DispatchPerCycle int     `mapstructure:"dispatch_per_cycle"`
-	ReorderNs        float64 `mapstructure:"reorder_ns"`
-	Timers           int     `mapstructure:"timers"`
+	Name             string      `mapstructure:"name"`
+	ClockMHz         float64     `mapstructure:"clock_mhz"`
+	Ports            int         `mapstructure:"ports"`
+	PortGbps         float64     `mapstructure:"port_gbps"`
+	PPEs             int         `mapstructure:"ppes"`
+	ThreadsPerPPE    int         `mapstructure:"threads_per_ppe"`
+	HeadBytes        int         `mapstructure:"head_bytes"`
+	LMEMBytes        int         `mapstructure:"lmem_bytes"`
+	Registers        int         `mapstructure:"registers"`
+	RegisterBits     int         `mapstructure:"register_bits"`
+	Instr            Instr       `mapstructure:"instr"`
+	XTXN             XTXN        `mapstructure:"xtxn"`
+	SMem             smem.Config `mapstructure:"smem"`
+	Lookup           Lookup      `mapstructure:"lookup"`
+	DispatchNs       float64     `mapstructure:"dispatch_ns"`
+	DispatchPerCycle int         `mapstructure:"dispatch_per_cycle"`
+	ReorderNs        float64     `mapstructure:"reorder_ns"`
+	Timers           int         `mapstructure:"timers"`
 }
 
 // Instr is the micro-instruction's limits and timing.
@@ -56,19 +57,6 @@ type XTXN struct {
 	// ResultChunkBytes is what one iteration of a created packet's tail
 	// loop copies from the shared memory to the packet buffer.
 	ResultChunkBytes int `mapstructure:"result_chunk_bytes"`
-}
-
-// SMem is the shared memory system.
-type SMem struct {
-	RMWEngines     int     `mapstructure:"rmw_engines"`
-	BytesPerCycle  int     `mapstructure:"bytes_per_cycle"`
-	AddCycles      int     `mapstructure:"add_cycles"`
-	SRAMLatencyNs  float64 `mapstructure:"sram_latency_ns"`
-	DRAMLatencyNs  float64 `mapstructure:"dram_latency_ns"`
-	SRAMBytes      int64   `mapstructure:"sram_bytes"`
-	DRAMCacheBytes int64   `mapstructure:"dram_cache_bytes"`
-	DRAMBytes      int64   `mapstructure:"dram_bytes"`
-	EngineQueue    int     `mapstructure:"engine_queue"`
 }
 
 // Lookup is the hash and filter units.

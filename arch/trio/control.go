@@ -66,13 +66,7 @@ func (p *PFE) Drops() []DropCount { return p.dropList() }
 
 // EngineBusy returns the read-modify-write engines' busy time so far: the
 // sum over the engines and the busiest engine's (ps).
-func (p *PFE) EngineBusy() (total, hottest int64) {
-	for _, b := range p.bankBusy {
-		total += b
-		hottest = max(hottest, b)
-	}
-	return total, hottest
-}
+func (p *PFE) EngineBusy() (total, hottest int64) { return p.smem.BusyPs, p.smem.Hottest() }
 
 // Config is the PFE configuration the program was lowered for.
 func (m *Microcode) Config() *Config { return m.cfg }

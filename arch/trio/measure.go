@@ -114,7 +114,7 @@ func saturation(probe *arch.Run, frame, threadNs float64) *Saturation {
 	p := probe.Switch.(*PFE)
 	cfg, n := p.cfg, probe.Offered
 	s := &Saturation{Packets: n, Available: cfg.PPEs * cfg.ThreadsPerPPE, MaxWaiting: p.Stats.MaxWaiting, AvgFrameB: frame,
-		MaxBankLag: float64(p.Stats.BankBusyMax) / 1000}
+		MaxBankLag: float64(p.smem.MaxBacklogPs) / 1000}
 	span := p.Stats.LastThreadEndPs // all arrived at 0
 	done := p.Stats.Packets[0]
 	if span > 0 && done > 1 {
@@ -126,10 +126,8 @@ func saturation(probe *arch.Run, frame, threadNs float64) *Saturation {
 		}
 		s.PPEIssue = float64(instr) / (cycles * float64(cfg.PPEs))
 		s.Threads = float64(p.Stats.ThreadPs[0]+p.Stats.ThreadPs[1]) / (float64(span) * float64(s.Available))
-		s.RMWEngines = float64(p.Stats.EngineBusyPs) / (float64(span) * float64(cfg.SMem.RMWEngines))
-		for _, b := range p.bankBusy {
-			s.HotEngine = max(s.HotEngine, float64(b)/float64(span))
-		}
+		s.RMWEngines = float64(p.smem.BusyPs) / (float64(span) * float64(cfg.SMem.RMWEngines))
+		s.HotEngine = float64(p.smem.Hottest()) / float64(span)
 		computePs := float64(instr) * float64(cfg.Instr.Cycles) * cfg.CyclePs()
 		if held := float64(p.Stats.ThreadPs[0] + p.Stats.ThreadPs[1]); held > 0 {
 			s.MemoryWait = max(0, 1-computePs/held)

@@ -6,6 +6,7 @@ import (
 	"github.com/sarchlab/akita/v3/sim"
 
 	"archsim/arch"
+	"archsim/arch/trio/smem"
 	"archsim/components/packet"
 	"archsim/components/stats"
 	"archsim/programs"
@@ -112,14 +113,13 @@ type PFE struct {
 	phv    []int64
 	tr     tracer
 
-	ppes     []ppe
-	waiting  []*thread // heads waiting for a free thread (FIFO)
-	threads  []*thread // by id (events carry the id)
-	freeIDs  []int
-	bankAt   []int64 // when each RMW engine is next free
-	bankBusy []int64 // time each engine has been busy
-	order    map[int64]*flowOrder
-	out      map[int]*outQueue
+	ppes    []ppe
+	waiting []*thread // heads waiting for a free thread (FIFO)
+	threads []*thread // by id (events carry the id)
+	freeIDs []int
+	smem    *smem.Memory
+	order   map[int64]*flowOrder
+	out     map[int]*outQueue
 
 	deadlinePs     int64
 	nextDispatchPs int64
@@ -141,23 +141,21 @@ type PFE struct {
 
 // PFEStats are what a run measured.
 type PFEStats struct {
-	Packets      [2]int
-	Latency      [2]stats.Samples // arrival at dispatch to release by the reorder engine, ps
-	WaitPs       [2]stats.Samples // waiting for a free thread
-	Instr        [2]stats.Samples // instructions per packet
-	XTXN         [2][xkinds]int64
-	EngineBusyPs int64
-	BankBusyMax  int64
-	MaxWaiting   int
-	MaxThreads   int
-	busy         int
-	Delivered    int
-	Copies       int // multicast copies made
-	Emitted      int // packets threads created
-	Replicated   int // packets that live on only as their copies
-	E2E          stats.Samples
-	FirstDonePs  int64
-	LastDonePs   int64
+	Packets     [2]int
+	Latency     [2]stats.Samples // arrival at dispatch to release by the reorder engine, ps
+	WaitPs      [2]stats.Samples // waiting for a free thread
+	Instr       [2]stats.Samples // instructions per packet
+	XTXN        [2][xkinds]int64
+	MaxWaiting  int
+	MaxThreads  int
+	busy        int
+	Delivered   int
+	Copies      int // multicast copies made
+	Emitted     int // packets threads created
+	Replicated  int // packets that live on only as their copies
+	E2E         stats.Samples
+	FirstDonePs int64
+	LastDonePs  int64
 	// Ingress threads: first and last to finish, and time threads were
 	// held (for utilisation).
 	FirstFinishPs int64
@@ -197,8 +195,7 @@ func NewPFE(engine sim.Engine, cfg *Config, mc *Microcode, seed int64) *PFE {
 		p.groups[g.ID] = g
 	}
 	p.attached = map[int]attachment{}
-	p.bankAt = make([]int64, cfg.SMem.RMWEngines)
-	p.bankBusy = make([]int64, cfg.SMem.RMWEngines)
+	p.smem = smem.MakeBuilder().WithConfig(cfg.SMem).WithClockMHz(cfg.ClockMHz).Build(p.Name() + ".SMem")
 	p.deadlinePs = 1 << 62
 	return p
 }
@@ -512,7 +509,7 @@ func (p *PFE) resume(th *thread, now int64) {
 					k += int64(st.n)
 					continue
 				}
-				if _, room := p.engineOp(st, now); room-now > stall {
+				if _, room := p.send(st, now); room-now > stall {
 					stall = room - now
 				}
 			}
@@ -527,12 +524,12 @@ func (p *PFE) resume(th *thread, now int64) {
 		case stepAsync:
 			// The thread goes on, unless the engine's queue is full: then
 			// the crossbar back-pressures it until there is room.
-			if _, room := p.engineOp(s, now); room > now {
+			if _, room := p.send(s, now); room > now {
 				packet.Schedule(p.engine, p, room, evResume, nil, th.id)
 				return
 			}
 		case stepSync:
-			reply, _ := p.engineOp(s, now)
+			reply, _ := p.send(s, now)
 			packet.Schedule(p.engine, p, reply, evResume, nil, th.id)
 			return
 		case stepEmit:
