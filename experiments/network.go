@@ -261,18 +261,18 @@ func (s *Scenario) runOne(spec runSpec) (*Run, error) {
 
 	cfg := hosts.NDPConfig{NICGbps: s.Link.Gbps, PropPs: prop, MSS: w.MSS, CtrlBytes: w.Ctrl, CtrlDSCP: w.CtrlDSCP,
 		InitialWindow: w.Window, PullRateMod: w.PullRate}
+	hb := hosts.MakeBuilder().WithEngine(engine).WithRecorder(rec).WithDeadline(deadline)
 	var ndps []*hosts.NDPHost
 	var cbrs []*hosts.CBRHost
 	for h := 0; h < s.Hosts; h++ {
 		port := portOf(h)
 		name := sim.BuildNameWithIndex("Net", "Host", h)
 		if w.Kind == "ndp" {
-			host := hosts.NewNDPHost(name, engine, h, port, cfg, ingress(port), rec, deadline)
+			host := hb.WithHost(h, port).WithUplink(ingress(port)).BuildNDP(name, cfg)
 			ndps = append(ndps, host)
 			attach(port, host, prop)
 		} else {
-			host := hosts.NewCBRHost(name, engine, h, port, hosts.CBRConfig{NICGbps: s.Link.Gbps, PropPs: prop, MSS: w.MSS, RateGbps: w.RateGbps},
-				ingress(port), rec, deadline)
+			host := hb.WithHost(h, port).WithUplink(ingress(port)).BuildCBR(name, hosts.CBRConfig{NICGbps: s.Link.Gbps, PropPs: prop, MSS: w.MSS, RateGbps: w.RateGbps})
 			cbrs = append(cbrs, host)
 			attach(port, host, prop)
 		}

@@ -112,10 +112,10 @@ func (t *Target) Build(s arch.BuildSpec) (arch.Switch, error) {
 	if name == "" {
 		name = "Ideal"
 	}
-	return New(name, s.Engine, Config{
+	return MakeBuilder().WithEngine(s.Engine).WithConfig(Config{
 		Ports: n.Hosts, PortGbps: n.LinkGbps, DataQueueB: q, HeaderQueueB: int64(t.p.HeaderQueueFactor) * q, HeaderBytes: n.HeaderBytes,
 		LatencyPs: int64(t.p.LatencyNs * 1000), IsHeader: n.IsHeader, Trim: n.Trim, PortOfPacket: n.DstHost, Seed: s.Seed,
-	}), nil
+	}).Build(name), nil
 }
 
 // Report is the main job's (refusal) report.

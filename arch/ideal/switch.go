@@ -66,8 +66,31 @@ type port struct {
 	MaxHdrPackets  int
 }
 
-// New builds the switch.
-func New(name string, engine sim.Engine, cfg Config) *Switch {
+// Builder builds the ideal switch (Akita style).
+type Builder struct {
+	engine sim.Engine
+	cfg    Config
+}
+
+// MakeBuilder returns a builder with no inputs set.
+func MakeBuilder() Builder { return Builder{} }
+
+// WithEngine sets the Akita engine.
+func (b Builder) WithEngine(e sim.Engine) Builder { b.engine = e; return b }
+
+// WithConfig sets the ports, queues and packet-format hooks.
+func (b Builder) WithConfig(c Config) Builder { b.cfg = c; return b }
+
+// Build constructs the switch.
+func (b Builder) Build(name string) *Switch {
+	c := b.cfg
+	if b.engine == nil || c.Ports < 1 || c.IsHeader == nil || c.Trim == nil || c.PortOfPacket == nil {
+		panic("ideal.Builder: engine, ports and packet-format hooks are required")
+	}
+	return newSwitch(name, b.engine, c)
+}
+
+func newSwitch(name string, engine sim.Engine, cfg Config) *Switch {
 	s := &Switch{ComponentBase: sim.NewComponentBase(name), engine: engine, cfg: cfg,
 		rng: rand.New(rand.NewSource(cfg.Seed)), ports: make([]*port, cfg.Ports), out: make([]attachment, cfg.Ports), drops: map[string]int{}}
 	for i := range s.ports {

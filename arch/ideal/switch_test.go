@@ -67,7 +67,7 @@ type harness struct {
 
 func newHarness(t *testing.T, q, hdrQ int, seed int64, latencyPs int64) *harness {
 	h := &harness{t: t, eng: sim.NewSerialEngine(), q: q, drops: map[uint64]string{}}
-	h.sw = New("SW", h.eng, Config{
+	h.sw = MakeBuilder().WithEngine(h.eng).WithConfig(Config{
 		Ports: 2, PortGbps: gbps,
 		DataQueueB:   int64(q * dataLen),
 		HeaderQueueB: int64(hdrQ * hdrLen),
@@ -77,7 +77,7 @@ func newHarness(t *testing.T, q, hdrQ int, seed int64, latencyPs int64) *harness
 		Trim:         h.trim,
 		PortOfPacket: h.portOf,
 		Seed:         seed,
-	})
+	}).Build("SW")
 	h.sw.OnDrop(func(p *packet.Packet, reason string) { h.drops[p.ID] = reason })
 	for p := 0; p < 2; p++ {
 		h.sw.Attach(p, &sink{port: p, log: &h.out}, 0)

@@ -60,8 +60,15 @@ type Builder struct {
 	seed   int64
 }
 
-// MakeBuilder returns a builder with no inputs set.
-func MakeBuilder() Builder { return Builder{} }
+// MakeBuilder returns a builder with the default chip (Tofino 1,
+// configs/tofino.yaml) and no program.
+func MakeBuilder() Builder {
+	b := Builder{}
+	if c, err := LoadArch("tofino"); err == nil {
+		b.cfg = c
+	}
+	return b
+}
 
 // WithEngine sets the Akita engine.
 func (b Builder) WithEngine(e sim.Engine) Builder { b.engine = e; return b }

@@ -134,9 +134,11 @@ func (t *Target) Build(s arch.BuildSpec) (arch.Switch, error) {
 	if mc == nil {
 		return nil, fmt.Errorf("%s: the program was not lowered", t.cfg.Name)
 	}
-	p := NewPFE(s.Engine, t.cfg, mc, s.Seed)
-	p.unpaced = s.Unpaced
-	return p, nil
+	name := s.Name
+	if name == "" {
+		name = "Trio.PFE"
+	}
+	return MakeBuilder().WithEngine(s.Engine).WithConfig(t.cfg).WithMicrocode(mc).WithSeed(s.Seed).WithUnpaced(s.Unpaced).Build(name), nil
 }
 
 // Report is the main job's report of a lowered program and its measurement

@@ -12,7 +12,7 @@ import (
 func clearRun(t *testing.T, c *Config, p *programs.Program) *PFE {
 	t.Helper()
 	engine := newEngine()
-	pfe := NewPFE(engine, c, lower(t, c, p), 1)
+	pfe := MakeBuilder().WithEngine(engine).WithConfig(c).WithMicrocode(lower(t, c, p)).WithSeed(1).Build("Trio.PFE")
 	for i := range pfe.State().Regs[0] {
 		pfe.State().Regs[0][i] = int64(i + 1)
 	}

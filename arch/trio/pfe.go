@@ -174,9 +174,53 @@ func (p *PFE) NotifyRecv(sim.VTimeInSec, sim.Port) {}
 // NotifyPortFree is unused.
 func (p *PFE) NotifyPortFree(sim.VTimeInSec, sim.Port) {}
 
-// NewPFE builds a PFE running a lowered program.
-func NewPFE(engine sim.Engine, cfg *Config, mc *Microcode, seed int64) *PFE {
-	p := &PFE{ComponentBase: sim.NewComponentBase("Trio.PFE"), cfg: cfg, mc: mc, prog: mc.Prog, engine: engine,
+// Builder builds a PFE (Akita style: value receiver, WithX, Build(name)).
+type Builder struct {
+	engine  sim.Engine
+	cfg     *Config
+	mc      *Microcode
+	seed    int64
+	unpaced bool
+}
+
+// MakeBuilder returns a builder with the default chip (configs/trio5.yaml)
+// and no program.
+func MakeBuilder() Builder {
+	b := Builder{}
+	if c, err := LoadArch("trio"); err == nil {
+		b.cfg = c
+	}
+	return b
+}
+
+// WithEngine sets the Akita engine.
+func (b Builder) WithEngine(e sim.Engine) Builder { b.engine = e; return b }
+
+// WithConfig sets the PFE's configuration.
+func (b Builder) WithConfig(c *Config) Builder { b.cfg = c; return b }
+
+// WithMicrocode sets the lowered program the PPEs run.
+func (b Builder) WithMicrocode(m *Microcode) Builder { b.mc = m; return b }
+
+// WithSeed seeds the program's random draws.
+func (b Builder) WithSeed(s int64) Builder { b.seed = s; return b }
+
+// WithUnpaced makes the output ports pass packets on at once instead of at
+// line rate (a rate probe measures the PFE alone).
+func (b Builder) WithUnpaced(u bool) Builder { b.unpaced = u; return b }
+
+// Build constructs the PFE.
+func (b Builder) Build(name string) *PFE {
+	if b.engine == nil || b.cfg == nil || b.mc == nil {
+		panic("trio.Builder: engine, config and microcode are required")
+	}
+	p := newPFE(name, b.engine, b.cfg, b.mc, b.seed)
+	p.unpaced = b.unpaced
+	return p
+}
+
+func newPFE(name string, engine sim.Engine, cfg *Config, mc *Microcode, seed int64) *PFE {
+	p := &PFE{ComponentBase: sim.NewComponentBase(name), cfg: cfg, mc: mc, prog: mc.Prog, engine: engine,
 		order: map[int64]*flowOrder{}, out: map[int]*outQueue{}, drops: map[string]int{}}
 	p.state = programs.NewState(p.prog)
 	p.StateControl = &arch.StateControl{Prog: p.prog, States: []*programs.State{p.state}}

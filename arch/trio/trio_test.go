@@ -327,7 +327,7 @@ meta.m2 = r.get(2)
 std.egress_port = 1`)
 	m := lower(t, c, p)
 	engine := newEngine()
-	pfe := NewPFE(engine, c, m, 1)
+	pfe := MakeBuilder().WithEngine(engine).WithConfig(c).WithMicrocode(m).WithSeed(1).Build("Trio.PFE")
 	var order []uint64
 	pfe.onDeliver = func(pkt *packet.Packet) { order = append(order, pkt.ID) }
 	slowHead := p.Traffic[0].BuildPacket(0, 64)
@@ -509,7 +509,7 @@ emit()
 std.egress_port = 3`)
 	m := lower(t, c, p)
 	engine := newEngine()
-	pfe := NewPFE(engine, c, m, 1)
+	pfe := MakeBuilder().WithEngine(engine).WithConfig(c).WithMicrocode(m).WithSeed(1).Build("Trio.PFE")
 	got := map[int][]int{}
 	pfe.onDeliver = func(pkt *packet.Packet) { got[pkt.OutPort] = append(got[pkt.OutPort], pkt.Len) }
 	head := p.Traffic[0].BuildPacket(0, 64)
@@ -556,7 +556,7 @@ func TestEmitPayloadChunks(t *testing.T) {
 	}
 
 	engine := newEngine()
-	pfe := NewPFE(engine, c, m, 1)
+	pfe := MakeBuilder().WithEngine(engine).WithConfig(c).WithMicrocode(m).WithSeed(1).Build("Trio.PFE")
 	got := map[int][]*packet.Packet{}
 	pfe.onDeliver = func(pkt *packet.Packet) { got[pkt.OutPort] = append(got[pkt.OutPort], pkt) }
 	head := p.Traffic[0].BuildPacket(0, 64)

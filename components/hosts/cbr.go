@@ -37,11 +37,12 @@ type cbrSource struct {
 	seq  int
 }
 
-// NewCBRHost builds a constant-rate host.
-func NewCBRHost(name string, engine sim.Engine, idx, port int, cfg CBRConfig, uplink sim.Handler, rec *Recorder, deadlinePs int64) *CBRHost {
-	h := &CBRHost{ComponentBase: sim.NewComponentBase(name), engine: engine, idx: idx, port: port, cfg: cfg,
-		uplink: uplink, rec: rec, deadline: deadlinePs, srcs: map[int]*cbrSource{}, sinks: map[int]*ndpSink{}}
-	h.nic = nic{engine: engine, owner: h, gbps: cfg.NICGbps, propPs: cfg.PropPs, port: port, uplink: uplink, deadline: deadlinePs}
+// BuildCBR builds a constant-rate host from a builder.
+func (b Builder) BuildCBR(name string, cfg CBRConfig) *CBRHost {
+	b.check()
+	h := &CBRHost{ComponentBase: sim.NewComponentBase(name), engine: b.engine, idx: b.idx, port: b.port, cfg: cfg,
+		uplink: b.uplink, rec: b.rec, deadline: b.deadlinePs, srcs: map[int]*cbrSource{}, sinks: map[int]*ndpSink{}}
+	h.nic = nic{engine: b.engine, owner: h, gbps: cfg.NICGbps, propPs: cfg.PropPs, port: b.port, uplink: b.uplink, deadline: b.deadlinePs}
 	return h
 }
 

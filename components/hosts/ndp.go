@@ -164,11 +164,12 @@ type ndpSink struct {
 	queued   bool
 }
 
-// NewNDPHost builds host idx on switch port port, sending into uplink.
-func NewNDPHost(name string, engine sim.Engine, idx, port int, cfg NDPConfig, uplink sim.Handler, rec *Recorder, deadlinePs int64) *NDPHost {
-	h := &NDPHost{ComponentBase: sim.NewComponentBase(name), engine: engine, idx: idx, port: port, cfg: cfg,
-		uplink: uplink, rec: rec, srcs: map[int]*ndpSource{}, sinks: map[int]*ndpSink{}, deadlinePs: deadlinePs}
-	h.nic = nic{engine: engine, owner: h, gbps: cfg.NICGbps, propPs: cfg.PropPs, port: port, uplink: uplink, deadline: deadlinePs}
+// BuildNDP builds an NDP host from a builder.
+func (b Builder) BuildNDP(name string, cfg NDPConfig) *NDPHost {
+	b.check()
+	h := &NDPHost{ComponentBase: sim.NewComponentBase(name), engine: b.engine, idx: b.idx, port: b.port, cfg: cfg,
+		uplink: b.uplink, rec: b.rec, srcs: map[int]*ndpSource{}, sinks: map[int]*ndpSink{}, deadlinePs: b.deadlinePs}
+	h.nic = nic{engine: b.engine, owner: h, gbps: cfg.NICGbps, propPs: cfg.PropPs, port: b.port, uplink: b.uplink, deadline: b.deadlinePs}
 	return h
 }
 

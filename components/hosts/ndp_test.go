@@ -90,7 +90,7 @@ func ndpCfg(window int, pullRate float64) NDPConfig {
 func newTestNet(p netParams) *testNet {
 	n := &testNet{eng: sim.NewSerialEngine(), rec: NewRecorder(len(p.flows))}
 	cfg := p.cfg
-	n.sw = ideal.New("SW", n.eng, ideal.Config{
+	n.sw = ideal.MakeBuilder().WithEngine(n.eng).WithConfig(ideal.Config{
 		Ports: p.hosts, PortGbps: cfg.NICGbps,
 		DataQueueB:   int64(p.queuePkts * cfg.MSS), // exactly queuePkts data packets
 		HeaderQueueB: int64(p.hdrPkts * cfg.CtrlBytes),
@@ -99,11 +99,11 @@ func newTestNet(p netParams) *testNet {
 		Trim:         func(pkt *packet.Packet) { Trim(pkt, cfg.CtrlBytes) },
 		PortOfPacket: DstHost,
 		Seed:         p.seed,
-	})
+	}).Build("SW")
 	n.sw.OnDrop(func(pkt *packet.Packet, reason string) { n.rec.Dropped(pkt.ID, reason) })
 	for h := 0; h < p.hosts; h++ {
 		up := &tap{host: h, log: &n.up, next: n.sw.IngressHandler(h)}
-		host := NewNDPHost(fmt.Sprintf("H%d", h), n.eng, h, h, cfg, up, n.rec, noDeadline)
+		host := MakeBuilder().WithEngine(n.eng).WithHost(h, h).WithUplink(up).WithRecorder(n.rec).WithDeadline(noDeadline).BuildNDP(fmt.Sprintf("H%d", h), cfg)
 		n.hosts = append(n.hosts, host)
 		n.sw.Attach(h, &tap{host: h, log: &n.down, next: host}, cfg.PropPs)
 	}

@@ -169,18 +169,51 @@ type Job struct {
 	sleeps [][]int64
 }
 
-// NewJob builds the workers; uplink(w) is where worker w's packets go and
-// attach(w, h) connects the switch port back to it.
-func NewJob(engine sim.Engine, cfg Config, proto Protocol, uplink func(w int) sim.Handler, port func(w int) int) (*Job, error) {
+// Builder builds a job's workers (Akita style: value receiver, WithX,
+// Build(name)).
+type Builder struct {
+	engine sim.Engine
+	cfg    Config
+	proto  Protocol
+	uplink func(w int) sim.Handler
+	port   func(w int) int
+}
+
+// MakeBuilder returns a builder with no inputs set.
+func MakeBuilder() Builder { return Builder{} }
+
+// WithEngine sets the Akita engine.
+func (b Builder) WithEngine(e sim.Engine) Builder { b.engine = e; return b }
+
+// WithConfig sets the workers, the training job and the host model.
+func (b Builder) WithConfig(c Config) Builder { b.cfg = c; return b }
+
+// WithProtocol sets the aggregation protocol (Trio-ML, SwitchML).
+func (b Builder) WithProtocol(p Protocol) Builder { b.proto = p; return b }
+
+// WithUplinks sets where worker w's packets go and the switch port it sits
+// on.
+func (b Builder) WithUplinks(uplink func(w int) sim.Handler, port func(w int) int) Builder {
+	b.uplink, b.port = uplink, port
+	return b
+}
+
+// Build builds the workers (an invalid configuration is an error: it comes
+// from the user).
+func (b Builder) Build(name string) (*Job, error) {
+	if b.engine == nil || b.proto == nil || b.uplink == nil || b.port == nil {
+		panic("workers.Builder: engine, protocol and uplinks are required")
+	}
+	cfg, engine, uplink, port := b.cfg, b.engine, b.uplink, b.port
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	j := &Job{cfg: cfg, engine: engine, proto: proto}
+	j := &Job{cfg: cfg, engine: engine, proto: b.proto}
 	j.Stats.IterEndPs = make([][]int64, cfg.Workers)
 	j.Stats.FirstSendPs = -1
 	j.drawSleeps()
 	for w := 0; w < cfg.Workers; w++ {
-		wk := &Worker{ComponentBase: sim.NewComponentBase(sim.BuildNameWithIndex("Job", "Worker", w)), job: j, id: w,
+		wk := &Worker{ComponentBase: sim.NewComponentBase(sim.BuildNameWithIndex(name, "Worker", w)), job: j, id: w,
 			port: port(w), uplink: uplink(w)}
 		j.Workers = append(j.Workers, wk)
 	}

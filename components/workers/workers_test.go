@@ -111,7 +111,7 @@ func runJob(t *testing.T, c Config, delayPs, timeoutPs int64) (*Job, *fakeSwitch
 	t.Helper()
 	engine := sim.NewSerialEngine()
 	f := newFake(engine, c.Workers, delayPs, timeoutPs)
-	j, err := NewJob(engine, c, f.proto, func(int) sim.Handler { return f }, func(w int) int { return w })
+	j, err := MakeBuilder().WithEngine(engine).WithConfig(c).WithProtocol(f.proto).WithUplinks(func(int) sim.Handler { return f }, func(w int) int { return w }).Build("Job")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -131,7 +131,7 @@ func TestWindowBoundsOutstandingBlocks(t *testing.T) {
 	c := baseConfig()
 	engine := sim.NewSerialEngine()
 	f := newFake(engine, c.Workers+1, 0, 0) // waits for a worker that does not exist
-	j, err := NewJob(engine, c, f.proto, func(int) sim.Handler { return f }, func(w int) int { return w })
+	j, err := MakeBuilder().WithEngine(engine).WithConfig(c).WithProtocol(f.proto).WithUplinks(func(int) sim.Handler { return f }, func(w int) int { return w }).Build("Job")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -186,7 +186,7 @@ func TestSlowWorkerPattern(t *testing.T) {
 	c.Iterations = 50
 	draw := func(p float64, seed int64) []Sleep {
 		c.StraggleProb, c.Seed = p, seed
-		j, err := NewJob(sim.NewSerialEngine(), c, TrioML{}, func(int) sim.Handler { return nil }, func(w int) int { return w })
+		j, err := MakeBuilder().WithEngine(sim.NewSerialEngine()).WithConfig(c).WithProtocol(TrioML{}).WithUplinks(func(int) sim.Handler { return nil }, func(w int) int { return w }).Build("Job")
 		if err != nil {
 			t.Fatal(err)
 		}

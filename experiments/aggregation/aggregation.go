@@ -259,7 +259,7 @@ func Run(s Setup) (*Result, error) {
 	default:
 		return nil, fmt.Errorf("switch %q: want trio or tofino", s.Switch)
 	}
-	job, err := workers.NewJob(engine, wc, proto, uplink, port)
+	job, err := workers.MakeBuilder().WithEngine(engine).WithConfig(wc).WithProtocol(proto).WithUplinks(uplink, port).Build("Job")
 	if err != nil {
 		return nil, err
 	}

@@ -1,0 +1,39 @@
+package hosts
+
+import "github.com/sarchlab/akita/v3/sim"
+
+// Builder builds hosts (Akita style: value receiver, WithX, then
+// BuildNDP or BuildCBR with the host's name and workload).
+type Builder struct {
+	engine     sim.Engine
+	idx, port  int
+	uplink     sim.Handler
+	rec        *Recorder
+	deadlinePs int64
+}
+
+// MakeBuilder returns a builder for host 0 on port 0 with no deadline.
+func MakeBuilder() Builder { return Builder{deadlinePs: 1 << 62} }
+
+// WithEngine sets the Akita engine.
+func (b Builder) WithEngine(e sim.Engine) Builder { b.engine = e; return b }
+
+// WithHost sets the host's index (its address, hosts.HostIP) and the
+// switch port it is attached to.
+func (b Builder) WithHost(idx, port int) Builder { b.idx, b.port = idx, port; return b }
+
+// WithUplink sets where the host's NIC sends (the switch port's ingress,
+// or a link).
+func (b Builder) WithUplink(h sim.Handler) Builder { b.uplink = h; return b }
+
+// WithRecorder sets the recorder of packet fates and flow statistics.
+func (b Builder) WithRecorder(r *Recorder) Builder { b.rec = r; return b }
+
+// WithDeadline stops the host's sending at ps (the end of the run).
+func (b Builder) WithDeadline(ps int64) Builder { b.deadlinePs = ps; return b }
+
+func (b Builder) check() {
+	if b.engine == nil || b.uplink == nil || b.rec == nil {
+		panic("hosts.Builder: engine, uplink and recorder are required")
+	}
+}
