@@ -22,6 +22,7 @@ import (
 
 	"github.com/sarchlab/akita/v3/sim"
 
+	"archsim/components/link"
 	"archsim/components/packet"
 	"archsim/components/trafficgen"
 	"archsim/configs"
@@ -218,9 +219,9 @@ type Switch interface {
 	// IngressHandler is the component a packet arriving on port is
 	// scheduled on (packet.Event, Kind Arrive, Port the ingress port).
 	IngressHandler(port int) sim.Handler
-	// Attach connects a port to h over a link of the given propagation:
-	// packets leaving the port arrive at h.
-	Attach(port int, h sim.Handler, propPs int64)
+	// Attach connects a port to its link: packets leaving the port arrive
+	// at the link's far end (a host, another switch's port).
+	Attach(port int, to link.End)
 	// SetDeadline ends the run: packets still in the switch after it are
 	// counted as in flight, not processed.
 	SetDeadline(ps int64)

@@ -1,6 +1,7 @@
 package experiments
 
 import (
+	"archsim/components/link"
 	"fmt"
 	"sort"
 	"strconv"
@@ -270,11 +271,11 @@ func (s *Scenario) runOne(spec runSpec) (*Run, error) {
 		if w.Kind == "ndp" {
 			host := hb.WithHost(h, port).WithUplink(ingress(port)).BuildNDP(name, cfg)
 			ndps = append(ndps, host)
-			attach(port, host, prop)
+			attach(port, link.To(host, port, prop))
 		} else {
 			host := hb.WithHost(h, port).WithUplink(ingress(port)).BuildCBR(name, hosts.CBRConfig{NICGbps: s.Link.Gbps, PropPs: prop, MSS: w.MSS, RateGbps: w.RateGbps})
 			cbrs = append(cbrs, host)
-			attach(port, host, prop)
+			attach(port, link.To(host, port, prop))
 		}
 	}
 	for _, f := range flows {

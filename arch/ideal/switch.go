@@ -12,6 +12,7 @@ import (
 	"github.com/sarchlab/akita/v3/sim"
 
 	"archsim/arch"
+	"archsim/components/link"
 	"archsim/components/packet"
 )
 
@@ -42,7 +43,7 @@ type Switch struct {
 	cfg    Config
 	rng    *rand.Rand
 	ports  []*port
-	out    []attachment
+	out    []link.End
 	drop   func(*packet.Packet, string)
 
 	Trims      int
@@ -50,11 +51,6 @@ type Switch struct {
 	Delivered  int
 	drops      map[string]int
 	arch.NoControl
-}
-
-type attachment struct {
-	h      sim.Handler
-	propPs int64
 }
 
 type port struct {
@@ -92,7 +88,7 @@ func (b Builder) Build(name string) *Switch {
 
 func newSwitch(name string, engine sim.Engine, cfg Config) *Switch {
 	s := &Switch{ComponentBase: sim.NewComponentBase(name), engine: engine, cfg: cfg,
-		rng: rand.New(rand.NewSource(cfg.Seed)), ports: make([]*port, cfg.Ports), out: make([]attachment, cfg.Ports), drops: map[string]int{}}
+		rng: rand.New(rand.NewSource(cfg.Seed)), ports: make([]*port, cfg.Ports), out: make([]link.End, cfg.Ports), drops: map[string]int{}}
 	for i := range s.ports {
 		s.ports[i] = &port{}
 	}
@@ -108,8 +104,8 @@ func (s *Switch) NotifyPortFree(sim.VTimeInSec, sim.Port) {}
 // IngressHandler returns where hosts send packets.
 func (s *Switch) IngressHandler(int) sim.Handler { return s }
 
-// Attach connects an output port to a host over a link.
-func (s *Switch) Attach(p int, h sim.Handler, propPs int64) { s.out[p] = attachment{h, propPs} }
+// Attach connects an output port to its link.
+func (s *Switch) Attach(p int, to link.End) { s.out[p] = to }
 
 // OnDrop sets a hook called for every packet the switch drops.
 func (s *Switch) OnDrop(f func(*packet.Packet, string)) { s.drop = f }
@@ -239,9 +235,9 @@ func (s *Switch) serve(pi int, now int64) {
 		return
 	}
 	p.busyUntil = now + packet.SerializationPs(pkt.Len, s.cfg.PortGbps)
-	if a := s.out[pi]; a.h != nil {
+	if a := s.out[pi]; a.To != nil {
 		s.Delivered++
-		packet.Schedule(s.engine, a.h, p.busyUntil+a.propPs, packet.KindArrive, pkt, pi)
+		a.Deliver(s.engine, pkt, p.busyUntil)
 	}
 	packet.Schedule(s.engine, s, p.busyUntil, evDequeue, nil, pi)
 }

@@ -1,6 +1,7 @@
 package ideal
 
 import (
+	"archsim/components/link"
 	"reflect"
 	"testing"
 
@@ -80,7 +81,7 @@ func newHarness(t *testing.T, q, hdrQ int, seed int64, latencyPs int64) *harness
 	}).Build("SW")
 	h.sw.OnDrop(func(p *packet.Packet, reason string) { h.drops[p.ID] = reason })
 	for p := 0; p < 2; p++ {
-		h.sw.Attach(p, &sink{port: p, log: &h.out}, 0)
+		h.sw.Attach(p, link.To(&sink{port: p, log: &h.out}, p, 0))
 	}
 	return h
 }

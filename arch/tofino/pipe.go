@@ -46,15 +46,20 @@ type ThreadStats struct {
 	ParserStates stats.Samples
 }
 
-// NotifyRecv is unused: packets arrive as scheduled events (see events.go).
+// NotifyRecv is unused: packets arrive as scheduled events (components/packet/event.go).
 func (p *PipeThread) NotifyRecv(sim.VTimeInSec, sim.Port) {}
 
 // NotifyPortFree is unused (no Akita ports).
 func (p *PipeThread) NotifyPortFree(sim.VTimeInSec, sim.Port) {}
 
-// Handle processes a packet arriving at the thread.
+// Handle processes a packet arriving at the thread: at ingress, on the
+// event's port (from a host, a link, the recirculation port or the
+// harness).
 func (p *PipeThread) Handle(e sim.Event) error {
 	ev := e.(*packet.Event)
+	if p.gress == Ingress {
+		ev.Pkt.InPort = ev.Port
+	}
 	p.process(ev.Pkt, packet.SecToPs(ev.T))
 	return nil
 }

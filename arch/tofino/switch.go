@@ -9,6 +9,7 @@ import (
 
 	"archsim/arch"
 	"archsim/arch/tofino/tm"
+	"archsim/components/link"
 	"archsim/components/packet"
 	"archsim/components/stats"
 	"archsim/programs"
@@ -36,7 +37,7 @@ type Switch struct {
 	Copies     int
 	Replicated int
 
-	attached map[int]attachment
+	attached map[int]link.End
 	dropHook func(*packet.Packet, string)
 	// deadlinePs ends the run: packets still circulating (recirculation
 	// loops) after it are counted, not processed, so every run terminates.
@@ -122,11 +123,6 @@ func (b Builder) Build(name string) *Switch {
 	return sw
 }
 
-type attachment struct {
-	h      sim.Handler
-	propPs int64
-}
-
 func (sw *Switch) dropped(pkt *packet.Packet, reason string) {
 	sw.drops[reason]++
 	if sw.dropHook != nil {
@@ -150,13 +146,13 @@ func (sw *Switch) IngressHandler(port int) sim.Handler {
 	return sw.pipes[sw.cfg.PipeOf(port)].ingress
 }
 
-// Attach connects a front-panel port to a host over a link with the given
-// propagation delay: packets leaving the port arrive at h.
-func (sw *Switch) Attach(port int, h sim.Handler, propPs int64) {
+// Attach connects a front-panel port to its link: packets leaving the port
+// arrive at the far end.
+func (sw *Switch) Attach(port int, to link.End) {
 	if sw.attached == nil {
-		sw.attached = map[int]attachment{}
+		sw.attached = map[int]link.End{}
 	}
-	sw.attached[port] = attachment{h, propPs}
+	sw.attached[port] = to
 }
 
 // OnDrop sets a hook called for every packet the switch drops.
@@ -227,7 +223,7 @@ type Ports struct {
 	busyUntil []int64
 }
 
-// NotifyRecv is unused (see events.go).
+// NotifyRecv is unused: packets arrive as scheduled events (components/packet/event.go).
 func (p *Ports) NotifyRecv(sim.VTimeInSec, sim.Port) {}
 
 // NotifyPortFree is unused.
@@ -259,7 +255,7 @@ func (p *Ports) Handle(e sim.Event) error {
 	}
 	sw.Delivered++
 	if a, ok := sw.attached[pkt.OutPort]; ok {
-		packet.Schedule(sw.engine, a.h, txEnd+a.propPs, packet.KindArrive, pkt, pkt.OutPort)
+		a.Deliver(sw.engine, pkt, txEnd)
 		return nil
 	}
 	sw.E2E.Add(txEnd - pkt.BornPs)

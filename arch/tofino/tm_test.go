@@ -1,6 +1,7 @@
 package tofino
 
 import (
+	"archsim/components/link"
 	"errors"
 	"fmt"
 	"strings"
@@ -169,7 +170,7 @@ func newTMRigProg(t *testing.T, prog *programs.Program, sets ...string) *tmRig {
 	r.sw.SetDeadline(100_000_000)
 	for pipe := 0; pipe < c.Pipes; pipe++ {
 		for local := 0; local < c.FrontPortsPerPipe; local++ {
-			r.sw.Attach(c.DevPort(pipe, local), &tmSink{r}, tmProp)
+			r.sw.Attach(c.DevPort(pipe, local), link.To(&tmSink{r}, c.DevPort(pipe, local), tmProp))
 		}
 	}
 	r.sw.OnDrop(func(p *packet.Packet, reason string) { r.drops = append(r.drops, tmDrop{p.ID, reason}) })
@@ -182,7 +183,7 @@ func (r *tmRig) send(in int, at int64, length int, h tmHdr) uint64 {
 	r.lastID++
 	r.offered++
 	p := &packet.Packet{ID: r.lastID, Head: h.head(), Len: length, InPort: in, BornPs: at, Passes: 1}
-	packet.Schedule(r.eng, r.sw.IngressHandler(in), at, packet.KindArrive, p, 0)
+	packet.Schedule(r.eng, r.sw.IngressHandler(in), at, packet.KindArrive, p, in)
 	return r.lastID
 }
 

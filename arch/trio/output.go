@@ -99,7 +99,7 @@ func (p *PFE) delivered(pkt *packet.Packet, now int64) {
 		p.onDeliver(pkt)
 	}
 	if a, ok := p.attached[pkt.OutPort]; ok {
-		packet.Schedule(p.engine, a.h, now+packet.SerializationPs(pkt.Len, p.cfg.PortGbps)+a.propPs, packet.KindArrive, pkt, pkt.OutPort)
+		a.Deliver(p.engine, pkt, now+packet.SerializationPs(pkt.Len, p.cfg.PortGbps))
 	}
 	p.Stats.Delivered++
 	p.Stats.E2E.Add(now - pkt.BornPs)

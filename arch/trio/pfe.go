@@ -7,6 +7,7 @@ import (
 
 	"archsim/arch"
 	"archsim/arch/trio/smem"
+	"archsim/components/link"
 	"archsim/components/packet"
 	"archsim/components/stats"
 	"archsim/programs"
@@ -131,7 +132,7 @@ type PFE struct {
 	// onDeliver, when set, sees every packet that leaves.
 	onDeliver func(*packet.Packet)
 	groups    map[int]*programs.MulticastGroup
-	attached  map[int]attachment
+	attached  map[int]link.End
 	// Stats.
 	Stats    PFEStats
 	drops    map[string]int
@@ -238,7 +239,7 @@ func newPFE(name string, engine sim.Engine, cfg *Config, mc *Microcode, seed int
 	for _, g := range p.prog.Multicast {
 		p.groups[g.ID] = g
 	}
-	p.attached = map[int]attachment{}
+	p.attached = map[int]link.End{}
 	p.smem = smem.MakeBuilder().WithConfig(cfg.SMem).WithClockMHz(cfg.ClockMHz).Build(p.Name() + ".SMem")
 	p.deadlinePs = 1 << 62
 	return p
@@ -294,14 +295,9 @@ func (p *PFE) Inject(pkt *packet.Packet, atPs int64) {
 	packet.Schedule(p.engine, p, atPs, packet.KindArrive, pkt, pkt.InPort)
 }
 
-type attachment struct {
-	h      sim.Handler
-	propPs int64
-}
-
 // Attach connects a port to a host over a link with the given propagation
 // delay: packets leaving the port arrive at h.
-func (p *PFE) Attach(port int, h sim.Handler, propPs int64) { p.attached[port] = attachment{h, propPs} }
+func (p *PFE) Attach(port int, to link.End) { p.attached[port] = to }
 
 // IngressHandler is what a host on any port sends into (the event's port
 // is the ingress port).

@@ -1,6 +1,7 @@
 package hosts
 
 import (
+	"archsim/components/link"
 	"encoding/binary"
 	"fmt"
 	"reflect"
@@ -105,7 +106,7 @@ func newTestNet(p netParams) *testNet {
 		up := &tap{host: h, log: &n.up, next: n.sw.IngressHandler(h)}
 		host := MakeBuilder().WithEngine(n.eng).WithHost(h, h).WithUplink(up).WithRecorder(n.rec).WithDeadline(noDeadline).BuildNDP(fmt.Sprintf("H%d", h), cfg)
 		n.hosts = append(n.hosts, host)
-		n.sw.Attach(h, &tap{host: h, log: &n.down, next: host}, cfg.PropPs)
+		n.sw.Attach(h, link.To(&tap{host: h, log: &n.down, next: host}, h, cfg.PropPs))
 	}
 	for _, f := range p.flows {
 		n.hosts[f.Src].AddSource(f)

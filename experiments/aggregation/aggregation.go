@@ -13,6 +13,7 @@ import (
 	"github.com/sarchlab/akita/v3/sim"
 
 	"archsim/arch"
+	"archsim/components/link"
 	"archsim/components/packet"
 	"archsim/components/workers"
 	"archsim/configs"
@@ -175,7 +176,7 @@ func Run(s Setup) (*Result, error) {
 		}
 		proto = workers.TrioML{Port: 12000, ResultPort: 12001, Job: 1}
 		uplink = func(w int) sim.Handler { return h.edge(w).IngressHandler(0) }
-		attach = func(w int, wk sim.Handler, prop int64) { h.edge(w).Attach(h.port(w), wk, prop) }
+		attach = func(w int, wk sim.Handler, prop int64) { h.edge(w).Attach(h.port(w), link.To(wk, h.port(w), prop)) }
 		port = h.port
 		deadline := s.DeadlinePs
 		if deadline <= 0 {
@@ -235,7 +236,7 @@ func Run(s Setup) (*Result, error) {
 		}
 		proto = sml
 		uplink = sw.IngressHandler
-		attach = func(w int, wk sim.Handler, prop int64) { sw.Attach(port(w), wk, prop) }
+		attach = func(w int, wk sim.Handler, prop int64) { sw.Attach(port(w), link.To(wk, port(w), prop)) }
 		sw.SetDeadline(1 << 62)
 		if s.DeadlinePs > 0 {
 			sw.SetDeadline(s.DeadlinePs)
@@ -381,9 +382,9 @@ func buildHierarchy(engine sim.Engine, params map[string]string, servers, first 
 			return nil, err
 		}
 		// The fabric: the first-level PFE's uplink to the top level's
-		// port i and back (each a handler receiving on its ingress).
-		pfe.Attach(per, top.IngressHandler(i), fabricPs)
-		top.Attach(i, pfe.IngressHandler(per), fabricPs)
+		// port i and back.
+		pfe.Attach(per, link.To(top.IngressHandler(i), i, fabricPs))
+		top.Attach(i, link.To(pfe.IngressHandler(per), per, fabricPs))
 		h.all = append(h.all, pfe)
 	}
 	return h, nil

@@ -2,6 +2,7 @@ package aggregation
 
 import (
 	"archsim/arch/trio"
+	"archsim/components/link"
 	"testing"
 
 	"github.com/sarchlab/akita/v3/sim"
@@ -27,7 +28,7 @@ func TestStaleRecordIsRemovedNotReported(t *testing.T) {
 	var created []*packet.Packet
 	tap := &sink{ComponentBase: sim.NewComponentBase("Tap"), got: &created}
 	for port := 0; port < 4; port++ {
-		pfe.Attach(port, tap, 0)
+		pfe.Attach(port, link.To(tap, port, 0))
 	}
 	proto := workers.TrioML{Port: 12000, ResultPort: 12001, Job: 1}
 	send := func(src, gen int, at int64) {

@@ -2,6 +2,7 @@ package aggregation
 
 import (
 	"archsim/arch/tofino"
+	"archsim/components/link"
 	"fmt"
 	"slices"
 	"testing"
@@ -54,7 +55,7 @@ func TestSwitchMLRetransmissions(t *testing.T) {
 				}
 			})
 			host := &capture{}
-			sw.Attach(0, host, 0)
+			sw.Attach(0, link.To(host, 0, 0))
 			proto := workers.SwitchML{Port: 48864, Pool: 16, Values: c.values}
 			send := func(w int, seq int64, atPs int64) {
 				grads := make([]int32, c.values)

@@ -12,6 +12,7 @@ package orch_test
 // counters, §3 test cases T1..T16) and sonic-mgmt tests/packet_trimming.
 
 import (
+	"archsim/components/link"
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
@@ -312,7 +313,7 @@ func (r *rig) boot() {
 	s := &sink{r}
 	for pipe := 0; pipe < c.Pipes; pipe++ {
 		for local := 0; local < c.FrontPortsPerPipe; local++ {
-			r.sw.Attach(c.DevPort(pipe, local), s, sinkPropPs)
+			r.sw.Attach(c.DevPort(pipe, local), link.To(s, c.DevPort(pipe, local), sinkPropPs))
 		}
 	}
 	r.sw.OnDrop(func(p *packet.Packet, reason string) { r.drops = append(r.drops, dropRec{p.ID, reason}) })
