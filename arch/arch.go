@@ -196,15 +196,17 @@ type BuildSpec struct {
 
 // Net is what a switch may need to know of its network.
 type Net struct {
-	Hosts       int     // hosts attached, one per front-panel port
-	LinkGbps    float64 // their links' rate
+	Ports       int     // front-panel ports in use (hosts first, then links to other switches)
+	LinkGbps    float64 // the host links' rate
 	MSS         int     // data frame bytes
 	HeaderBytes int     // control and trimmed-header frame bytes
 	// Packet format hooks (components/hosts): is a packet a header, trim
-	// a data packet to a header, the host a packet is for.
+	// a data packet to a header.
 	IsHeader func(*packet.Packet) bool
 	Trim     func(*packet.Packet)
-	DstHost  func(*packet.Packet) int
+	// Route is the front-panel port index (into FrontPorts) a packet
+	// leaves by: towards its destination host.
+	Route func(*packet.Packet) int
 }
 
 // Switch is a simulated switch as experiments see it.

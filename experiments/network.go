@@ -187,8 +187,11 @@ type runSpec struct {
 	variant Variant
 	senders int
 	value   string
-	params  map[string]string
-	seed    int64
+	params  map[string]string // what the run reports: the variant's constants and the sweep's
+	// sweepParams are the constants the sweep sets (every switch with a
+	// program gets them).
+	sweepParams map[string]string
+	seed        int64
 	// sonicOverride replaces the sonic_config of sonic-l3 variants.
 	sonicOverride string
 }
@@ -212,12 +215,15 @@ func (s *Scenario) runOne(spec runSpec) (*Run, error) {
 	}
 
 	w := s.Workload
-	sw, agent, trimQueue, err := s.buildSwitch(spec, engine, deadline)
+	net, sonicSw, err := s.buildNetwork(spec, engine, deadline)
 	if err != nil {
 		return nil, err
 	}
-	sw.OnDrop(func(pkt *packet.Packet, reason string) { rec.Dropped(pkt.ID, reason) })
-	if t, ok := sw.(arch.RegisterTracer); ok && s.Trace != "" {
+	for _, sw := range net.switches {
+		sw.OnDrop(func(pkt *packet.Packet, reason string) { rec.Dropped(pkt.ID, reason) })
+	}
+	traced := net.switches[0]
+	if t, ok := traced.(arch.RegisterTracer); ok && s.Trace != "" {
 		reg, act, _ := strings.Cut(s.Trace, ".")
 		t.TraceRegister(func(unit int, ra *programs.RegisterAction, index int64, now int64) {
 			if ra.Name == act && ra.Register.Name == reg {
@@ -225,17 +231,16 @@ func (s *Scenario) runOne(spec runSpec) (*Run, error) {
 			}
 		})
 	}
-	front := sw.FrontPorts()
-	if len(front) < s.Hosts {
-		return nil, fmt.Errorf("variant %s: %s has %d front-panel ports, the scenario %d hosts", spec.variant.Name, sw.Name(), len(front), s.Hosts)
+	if s.TraceQueue != nil {
+		traced, _ = net.hostPort(*s.TraceQueue)
 	}
-	portOf := func(h int) int { return front[h] }
-	if qt, ok := sw.(arch.QueueTracer); ok {
+	if qt, ok := traced.(arch.QueueTracer); ok {
 		sample := func(now int64, pkts int) {
 			r.Queue = append(r.Queue, QueueSample{AtUs: float64(now) / 1e6, Packets: pkts})
 		}
 		if s.TraceQueue != nil {
-			qt.TraceQueue(portOf(*s.TraceQueue), 0, sample)
+			_, port := net.hostPort(*s.TraceQueue)
+			qt.TraceQueue(port, 0, sample)
 		}
 		if s.TraceDoD != nil {
 			if err := qt.TraceDeflectQueue(*s.TraceDoD, sample); err != nil {
@@ -250,14 +255,18 @@ func (s *Scenario) runOne(spec runSpec) (*Run, error) {
 		})
 	}
 	collect := func() {
-		c := sw.Counters()
-		r.TrimsIngress, r.TrimsDoD, r.TrimsTM, r.TrimsQueue = c.IngressMirrors, c.Deflected+c.DropMirrors, c.TMTrims, c.QueueTrims
-		r.MaxDoDQueue = c.MaxDeflectQueue
-		if agent != nil {
-			r.Sonic = sonicSummary(agent.All(), trimQueue)
+		for _, sw := range net.switches {
+			c := sw.Counters()
+			r.TrimsIngress += c.IngressMirrors
+			r.TrimsDoD += c.Deflected + c.DropMirrors
+			r.TrimsTM += c.TMTrims
+			r.TrimsQueue += c.QueueTrims
+			r.MaxDoDQueue = max(r.MaxDoDQueue, c.MaxDeflectQueue)
+		}
+		if sonicSw != nil {
+			r.Sonic = sonicSummary(sonicSw.agent.All(), sonicSw.trimQueue)
 		}
 	}
-	ingress, attach := sw.IngressHandler, sw.Attach
 	prop := int64(s.Link.PropNs * 1000)
 
 	cfg := hosts.NDPConfig{NICGbps: s.Link.Gbps, PropPs: prop, MSS: w.MSS, CtrlBytes: w.Ctrl, CtrlDSCP: w.CtrlDSCP,
@@ -266,17 +275,18 @@ func (s *Scenario) runOne(spec runSpec) (*Run, error) {
 	var ndps []*hosts.NDPHost
 	var cbrs []*hosts.CBRHost
 	for h := 0; h < s.Hosts; h++ {
-		port := portOf(h)
+		sw, port := net.hostPort(h)
 		name := sim.BuildNameWithIndex("Net", "Host", h)
+		hb := hb.WithHost(h, port).WithUplink(sw.IngressHandler(port))
+		var host sim.Handler
 		if w.Kind == "ndp" {
-			host := hb.WithHost(h, port).WithUplink(ingress(port)).BuildNDP(name, cfg)
-			ndps = append(ndps, host)
-			attach(port, link.To(host, port, prop))
+			nh := hb.BuildNDP(name, cfg)
+			ndps, host = append(ndps, nh), nh
 		} else {
-			host := hb.WithHost(h, port).WithUplink(ingress(port)).BuildCBR(name, hosts.CBRConfig{NICGbps: s.Link.Gbps, PropPs: prop, MSS: w.MSS, RateGbps: w.RateGbps})
-			cbrs = append(cbrs, host)
-			attach(port, link.To(host, port, prop))
+			ch := hb.BuildCBR(name, hosts.CBRConfig{NICGbps: s.Link.Gbps, PropPs: prop, MSS: w.MSS, RateGbps: w.RateGbps})
+			cbrs, host = append(cbrs, ch), ch
 		}
+		sw.Attach(port, link.To(host, port, prop))
 	}
 	for _, f := range flows {
 		if w.Kind == "ndp" {
@@ -373,66 +383,75 @@ func (v Variant) chipOf() string {
 	return "tofino"
 }
 
-// buildSwitch loads the variant's chip, compiles its program (if any) and
-// builds the switch for the scenario's network, with its SONiC
-// configuration programmed if it has one (the agent and the static trim
-// queue, -1 if none).
-func (s *Scenario) buildSwitch(spec runSpec, engine sim.Engine, deadline int64) (arch.Switch, *orch.Agent, int, error) {
+// sonicSwitch is the switch a SONiC configuration programmed: its agent and
+// the static trim queue (-1 if none).
+type sonicSwitch struct {
+	agent     *orch.Agent
+	trimQueue int
+}
+
+// buildSwitch loads a switch's chip, compiles its program (if any) and
+// builds it for its place in the network, with the run's SONiC
+// configuration programmed if it runs sonic-l3.
+func (s *Scenario) buildSwitch(spec runSpec, setup SwitchSetup, name string, engine sim.Engine, deadline int64, net *arch.Net) (arch.Switch, *sonicSwitch, error) {
 	v := spec.variant
-	o := arch.Overrides{Sets: v.Set}
-	if v.QueuePackets > 0 {
-		o.Knobs = append(o.Knobs, arch.KnobValue{Knob: arch.KnobQueuePackets, Value: fmt.Sprint(v.QueuePackets), Origin: "variant " + v.Name + ": queue_packets"})
+	o := arch.Overrides{Sets: setup.Set}
+	if setup.QueuePackets > 0 {
+		o.Knobs = append(o.Knobs, arch.KnobValue{Knob: arch.KnobQueuePackets, Value: fmt.Sprint(setup.QueuePackets), Origin: "variant " + v.Name + ": queue_packets"})
 	}
-	target, err := job.Load(v.chipOf(), o)
+	target, err := job.Load(setup.Chip, o)
 	if err != nil {
-		return nil, nil, -1, fmt.Errorf("variant %s: %v", v.Name, err)
+		return nil, nil, fmt.Errorf("variant %s: %v", v.Name, err)
 	}
 	var prog *programs.Program
-	if v.Program != "" {
-		if prog, err = programs.Resolve(v.Program, spec.params); err != nil {
-			return nil, nil, -1, err
+	if setup.Program != "" {
+		params := map[string]string{}
+		for k, val := range setup.Params {
+			params[k] = val
+		}
+		for k, val := range spec.sweepParams {
+			params[k] = val
+		}
+		if prog, err = programs.Resolve(setup.Program, params); err != nil {
+			return nil, nil, err
 		}
 	}
 	c, err := target.Compile(prog)
 	if err != nil {
-		return nil, nil, -1, fmt.Errorf("variant %s: %v", v.Name, err)
+		return nil, nil, fmt.Errorf("variant %s: %v", v.Name, err)
 	}
 	if !c.Fits {
-		return nil, nil, -1, fmt.Errorf("variant %s: %v", v.Name, c.Err)
+		return nil, nil, fmt.Errorf("variant %s: %v", v.Name, c.Err)
 	}
-	w := s.Workload
-	sw, err := target.Build(arch.BuildSpec{Engine: engine, Compiled: c, Seed: spec.seed, Net: &arch.Net{
-		Hosts: s.Hosts, LinkGbps: s.Link.Gbps, MSS: w.MSS, HeaderBytes: w.Ctrl,
-		IsHeader: hosts.IsHeader, Trim: func(pkt *packet.Packet) { hosts.Trim(pkt, w.Ctrl) }, DstHost: hosts.DstHost,
-	}})
+	sw, err := target.Build(arch.BuildSpec{Engine: engine, Compiled: c, Seed: spec.seed, Name: name, Net: net})
 	if err != nil {
-		return nil, nil, -1, fmt.Errorf("variant %s: %v", v.Name, err)
+		return nil, nil, fmt.Errorf("variant %s: %v", v.Name, err)
 	}
 	sw.SetDeadline(deadline)
-	name := spec.sonicConfig()
-	if name == "" {
-		return sw, nil, -1, nil
+	cfgName := spec.sonicConfig()
+	if cfgName == "" || setup.Program != orch.Program {
+		return sw, nil, nil
 	}
 	chip, ok := orch.ChipOf(target)
 	if !ok {
-		return nil, nil, -1, fmt.Errorf("variant %s: a SONiC configuration programs a Tofino switch, not %s", v.Name, target.Name())
+		return nil, nil, fmt.Errorf("variant %s: a SONiC configuration programs a Tofino switch, not %s", v.Name, target.Name())
 	}
-	cfg, err := orch.LoadConfig(name, chip)
+	cfg, err := orch.LoadConfig(cfgName, chip)
 	if err != nil {
-		return nil, nil, -1, fmt.Errorf("variant %s: %v", v.Name, err)
+		return nil, nil, fmt.Errorf("variant %s: %v", v.Name, err)
 	}
 	agent, err := orch.Attach(sw)
 	if err != nil {
-		return nil, nil, -1, fmt.Errorf("variant %s: %v", v.Name, err)
+		return nil, nil, fmt.Errorf("variant %s: %v", v.Name, err)
 	}
 	if err := agent.Program(cfg, 0); err != nil {
-		return nil, nil, -1, fmt.Errorf("variant %s: %s: %v", v.Name, name, err)
+		return nil, nil, fmt.Errorf("variant %s: %s: %v", v.Name, cfgName, err)
 	}
-	trimQueue := -1
+	ss := &sonicSwitch{agent: agent, trimQueue: -1}
 	if t := cfg.Trimming; t != nil && t.QueueMode == sonic.QueueStatic {
-		trimQueue = t.Queue
+		ss.trimQueue = t.Queue
 	}
-	return sw, agent, trimQueue, nil
+	return sw, ss, nil
 }
 
 // specs expands the scenario into runs: variants x sweep values.
@@ -445,14 +464,14 @@ func (s *Scenario) specs(seed int64) ([]runSpec, error) {
 	paramSweep := s.Sweep != nil && s.Sweep.Var != "senders"
 	for vi, val := range values {
 		for _, v := range s.Variants {
-			if paramSweep && v.Program == "" {
+			if paramSweep && !v.runsProgram() {
 				// A switch without a program has no constants: run it once.
 				if vi > 0 {
 					continue
 				}
 				val = ""
 			}
-			spec := runSpec{variant: v, senders: s.Pattern.Senders, value: val, params: map[string]string{}, seed: seed}
+			spec := runSpec{variant: v, senders: s.Pattern.Senders, value: val, params: map[string]string{}, sweepParams: map[string]string{}, seed: seed}
 			val = values[vi]
 			for _, k := range sortedKeys(v.Params) {
 				spec.params[k] = v.Params[k]
@@ -460,10 +479,13 @@ func (s *Scenario) specs(seed int64) ([]runSpec, error) {
 			if s.Sweep != nil {
 				if s.Sweep.Var == "senders" {
 					spec.senders, _ = strconv.Atoi(val)
-				} else if v.Program != "" {
-					spec.params[s.Sweep.Var] = val
+				} else if v.runsProgram() {
+					spec.sweepParams[s.Sweep.Var] = val
 					for _, k := range sortedKeys(s.Sweep.Derived) {
-						spec.params[k] = strings.ReplaceAll(s.Sweep.Derived[k], "x", "("+val+")")
+						spec.sweepParams[k] = strings.ReplaceAll(s.Sweep.Derived[k], "x", "("+val+")")
+					}
+					for k, x := range spec.sweepParams {
+						spec.params[k] = x
 					}
 				}
 			}

@@ -28,6 +28,7 @@ type Scenario struct {
 	Seed       int64     `yaml:"seed"`
 	DurationUs float64   `yaml:"duration_us"`
 	Hosts      int       `yaml:"hosts"`
+	Topology   *Topology `yaml:"topology"` // several switches joined by links (default: one switch with every host)
 	Link       Link      `yaml:"link"`
 	Workload   Workload  `yaml:"workload"`
 	Pattern    Pattern   `yaml:"pattern"`
@@ -89,6 +90,22 @@ type Variant struct {
 	Set          []string          `yaml:"set"`
 	QueuePackets int               `yaml:"queue_packets"` // ideal switch data queue (x MSS bytes)
 	SonicConfig  string            `yaml:"sonic_config"`  // tofino running sonic-l3: CONFIG_DB file or configs/sonic name
+	// Switches gives a topology's switches their own chip and program,
+	// replacing the variant's (by switch name).
+	Switches map[string]SwitchSetup `yaml:"switches"`
+}
+
+// runsProgram reports whether any switch of the variant runs a program.
+func (v Variant) runsProgram() bool {
+	if v.Program != "" {
+		return true
+	}
+	for _, o := range v.Switches {
+		if o.Program != "" {
+			return true
+		}
+	}
+	return false
 }
 
 // Plot is one figure the scenario draws.
@@ -148,6 +165,10 @@ func (s *Scenario) validate() error {
 	case len(s.Variants) == 0:
 		return fmt.Errorf("no variants")
 	}
+	topo := s.topology()
+	if err := topo.validate(s.Hosts); err != nil {
+		return err
+	}
 	w := s.Workload
 	switch w.Kind {
 	case "ndp":
@@ -198,6 +219,21 @@ func (s *Scenario) validate() error {
 		}
 		if (v.Program == "sonic-l3") != (v.SonicConfig != "") {
 			return fmt.Errorf("variant %s: the sonic-l3 program and sonic_config go together", v.Name)
+		}
+		for _, name := range sortedKeys(v.Switches) {
+			o := v.Switches[name]
+			if topo.index(name) < 0 {
+				return fmt.Errorf("variant %s: switches: no switch %q in the topology (switches: %s)", v.Name, name, topo.names())
+			}
+			if o.Chip == "" {
+				return fmt.Errorf("variant %s: switches.%s: missing chip", v.Name, name)
+			}
+			if _, err := arch.Lookup(o.Chip); err != nil {
+				return fmt.Errorf("variant %s: switches.%s: %v", v.Name, name, err)
+			}
+			if o.QueuePackets < 0 {
+				return fmt.Errorf("variant %s: switches.%s: queue_packets must be ≥ 1", v.Name, name)
+			}
 		}
 	}
 	if s.Sweep != nil {
@@ -269,7 +305,7 @@ func (s *Scenario) HasSonicVariant() bool {
 
 // sortedKeys returns a map's keys in order (params must reach runs in a
 // deterministic order).
-func sortedKeys(m map[string]string) []string {
+func sortedKeys[V any](m map[string]V) []string {
 	keys := make([]string, 0, len(m))
 	for k := range m {
 		keys = append(keys, k)

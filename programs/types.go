@@ -434,6 +434,7 @@ type Program struct {
 	Ingress      *Control
 	Egress       *Control
 	Traffic      []*FlowTemplate
+	Routes       *Routes // how a control plane installs host routes (nil: none)
 	NumSlots     int
 	BridgeBits   int
 }

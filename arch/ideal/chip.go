@@ -94,13 +94,13 @@ func (t *Target) Compile(prog *programs.Program) (*arch.Compiled, error) {
 	return c, nil
 }
 
-// Build assembles the switch for the network it sits in: one port per
-// host at the links' rate, a data queue of queue_packets payload-sized
+// Build assembles the switch for the network it sits in: the ports it
+// uses at the host links' rate, routing by the network's routes, a data queue of queue_packets payload-sized
 // packets (htsim counts the MSS without the header) and a header queue
 // header_queue_factor times that.
 func (t *Target) Build(s arch.BuildSpec) (arch.Switch, error) {
 	n := s.Net
-	if n == nil || n.Hosts < 1 || n.IsHeader == nil || n.Trim == nil || n.DstHost == nil {
+	if n == nil || n.Ports < 1 || n.IsHeader == nil || n.Trim == nil || n.Route == nil {
 		return nil, fmt.Errorf("the ideal switch needs its network (hosts, link rate, packet format): use it in a scenario")
 	}
 	payload := n.MSS - n.HeaderBytes
@@ -113,8 +113,8 @@ func (t *Target) Build(s arch.BuildSpec) (arch.Switch, error) {
 		name = "Ideal"
 	}
 	return MakeBuilder().WithEngine(s.Engine).WithConfig(Config{
-		Ports: n.Hosts, PortGbps: n.LinkGbps, DataQueueB: q, HeaderQueueB: int64(t.p.HeaderQueueFactor) * q, HeaderBytes: n.HeaderBytes,
-		LatencyPs: int64(t.p.LatencyNs * 1000), IsHeader: n.IsHeader, Trim: n.Trim, PortOfPacket: n.DstHost, Seed: s.Seed,
+		Ports: n.Ports, PortGbps: n.LinkGbps, DataQueueB: q, HeaderQueueB: int64(t.p.HeaderQueueFactor) * q, HeaderBytes: n.HeaderBytes,
+		LatencyPs: int64(t.p.LatencyNs * 1000), IsHeader: n.IsHeader, Trim: n.Trim, PortOfPacket: n.Route, Seed: s.Seed,
 	}).Build(name), nil
 }
 

@@ -1,0 +1,305 @@
+package experiments
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/sarchlab/akita/v3/sim"
+
+	"archsim/arch"
+	"archsim/components/hosts"
+	"archsim/components/link"
+	"archsim/components/packet"
+)
+
+// Topology is the network a scenario runs on: switches, each with some of
+// the hosts, joined by links. Without one, a scenario has one switch with
+// every host on it.
+type Topology struct {
+	Switches []TopoSwitch `yaml:"switches"`
+	Links    []TopoLink   `yaml:"links"`
+}
+
+// TopoSwitch is one switch of the topology. Its hosts take its first
+// front-panel ports, in host order (hosts are numbered switch by switch);
+// its links take the next ones, in the order the links are listed.
+type TopoSwitch struct {
+	Name  string `yaml:"name"`
+	Hosts int    `yaml:"hosts"`
+}
+
+// TopoLink joins two switches (both ways).
+type TopoLink struct {
+	Between []string `yaml:"between"` // two switch names
+	Gbps    float64  `yaml:"gbps"`    // 0: the switches' port rate
+	PropNs  float64  `yaml:"prop_ns"` // one-way propagation
+}
+
+// SwitchSetup is what a switch of a variant runs: a chip and, unless the
+// chip runs none, a program.
+type SwitchSetup struct {
+	Chip         string            `yaml:"chip"`
+	Program      string            `yaml:"program"`
+	Params       map[string]string `yaml:"params"`
+	Set          []string          `yaml:"set"`
+	QueuePackets int               `yaml:"queue_packets"`
+}
+
+// topology returns the scenario's topology (the implicit one-switch
+// network when it gives none).
+func (s *Scenario) topology() *Topology {
+	if s.Topology != nil {
+		return s.Topology
+	}
+	return &Topology{Switches: []TopoSwitch{{Name: "switch", Hosts: s.Hosts}}}
+}
+
+// validate checks the topology against the scenario's host count.
+func (t *Topology) validate(hosts int) error {
+	if len(t.Switches) == 0 {
+		return fmt.Errorf("topology: no switches")
+	}
+	idx := map[string]int{}
+	n := 0
+	for i, sw := range t.Switches {
+		if sw.Name == "" || idx[sw.Name] > 0 {
+			return fmt.Errorf("topology.switches[%d]: missing or duplicate name %q", i, sw.Name)
+		}
+		idx[sw.Name] = i + 1
+		if sw.Hosts < 0 {
+			return fmt.Errorf("topology.switches[%d] (%s): hosts must be ≥ 0", i, sw.Name)
+		}
+		n += sw.Hosts
+	}
+	if n != hosts {
+		return fmt.Errorf("topology: the switches hold %d hosts, the scenario has %d", n, hosts)
+	}
+	for i, l := range t.Links {
+		if len(l.Between) != 2 || idx[l.Between[0]] == 0 || idx[l.Between[1]] == 0 || l.Between[0] == l.Between[1] {
+			return fmt.Errorf("topology.links[%d]: between needs two different switch names (switches: %s)", i, t.names())
+		}
+		if l.Gbps < 0 || l.PropNs < 0 {
+			return fmt.Errorf("topology.links[%d]: gbps and prop_ns must be ≥ 0", i)
+		}
+	}
+	if !t.connected() {
+		return fmt.Errorf("topology: the links do not connect every switch")
+	}
+	return nil
+}
+
+func (t *Topology) names() string {
+	var ns []string
+	for _, sw := range t.Switches {
+		ns = append(ns, sw.Name)
+	}
+	return strings.Join(ns, ", ")
+}
+
+func (t *Topology) index(name string) int {
+	for i, sw := range t.Switches {
+		if sw.Name == name {
+			return i
+		}
+	}
+	return -1
+}
+
+// connected reports whether every switch is reachable from the first.
+func (t *Topology) connected() bool {
+	return len(t.reach(0)) == len(t.Switches)
+}
+
+// reach is a breadth-first walk from switch src: for every switch reached,
+// the link the walk left src by (-1 for src). Links are tried in listed
+// order, so routes are deterministic: the shortest path, ties to the
+// earlier link.
+func (t *Topology) reach(src int) map[int]int {
+	first := map[int]int{src: -1}
+	queue := []int{src}
+	for len(queue) > 0 {
+		at := queue[0]
+		queue = queue[1:]
+		for li, l := range t.Links {
+			a, b := t.index(l.Between[0]), t.index(l.Between[1])
+			if b == at {
+				a, b = b, a
+			}
+			if a != at {
+				continue
+			}
+			if _, seen := first[b]; seen {
+				continue
+			}
+			if at == src {
+				first[b] = li
+			} else {
+				first[b] = first[at]
+			}
+			queue = append(queue, b)
+		}
+	}
+	return first
+}
+
+// plan is the topology laid out: which switch and local port (index into
+// FrontPorts) each host and each link end sits on.
+type plan struct {
+	topo      *Topology
+	hostAt    []int   // host -> switch
+	hostLocal []int   // host -> local port index on its switch
+	linkLocal [][2]int // link -> local port index on each end (in Between order)
+	ports     []int   // switch -> local ports in use
+	hostsOf   [][]int // switch -> its hosts, in order
+	routes    [][]int // switch -> destination host -> local port index
+}
+
+func newPlan(t *Topology) *plan {
+	p := &plan{topo: t, ports: make([]int, len(t.Switches)), hostsOf: make([][]int, len(t.Switches))}
+	h := 0
+	for si, sw := range t.Switches {
+		for k := 0; k < sw.Hosts; k++ {
+			p.hostAt = append(p.hostAt, si)
+			p.hostLocal = append(p.hostLocal, p.ports[si])
+			p.hostsOf[si] = append(p.hostsOf[si], h)
+			p.ports[si]++
+			h++
+		}
+	}
+	for _, l := range t.Links {
+		a, b := t.index(l.Between[0]), t.index(l.Between[1])
+		p.linkLocal = append(p.linkLocal, [2]int{p.ports[a], p.ports[b]})
+		p.ports[a]++
+		p.ports[b]++
+	}
+	for si := range t.Switches {
+		first := t.reach(si)
+		r := make([]int, len(p.hostAt))
+		for dst, at := range p.hostAt {
+			if at == si {
+				r[dst] = p.hostLocal[dst]
+				continue
+			}
+			li := first[at]
+			end := 0
+			if t.index(t.Links[li].Between[0]) != si {
+				end = 1
+			}
+			r[dst] = p.linkLocal[li][end]
+		}
+		p.routes = append(p.routes, r)
+	}
+	return p
+}
+
+// setupOf is what switch i runs in a variant: its entry in the variant's
+// switches, else the variant's own chip and program.
+func (v Variant) setupOf(name string) SwitchSetup {
+	if o, ok := v.Switches[name]; ok {
+		return o
+	}
+	return SwitchSetup{Chip: v.chipOf(), Program: v.Program, Params: v.Params, Set: v.Set, QueuePackets: v.QueuePackets}
+}
+
+// network is the switches of a run, built and joined.
+type network struct {
+	plan     *plan
+	switches []arch.Switch
+	front    [][]int // switch -> FrontPorts()
+}
+
+// hostPort is the device port host h sits on, and its switch.
+func (n *network) hostPort(h int) (arch.Switch, int) {
+	si := n.plan.hostAt[h]
+	return n.switches[si], n.front[si][n.plan.hostLocal[h]]
+}
+
+// buildNetwork builds every switch of the topology for a run, joins them by
+// their links and installs routes to every host.
+func (s *Scenario) buildNetwork(spec runSpec, engine sim.Engine, deadline int64) (*network, *sonicSwitch, error) {
+	t := s.topology()
+	p := newPlan(t)
+	n := &network{plan: p}
+	var sonicSw *sonicSwitch
+	w := s.Workload
+	for si, ts := range t.Switches {
+		setup := spec.variant.setupOf(ts.Name)
+		params := map[string]string{}
+		for k, v := range setup.Params {
+			params[k] = v
+		}
+		if setup.Program != "" {
+			for k, v := range spec.sweepParams {
+				params[k] = v
+			}
+		}
+		routes := p.routes[si]
+		name := ""
+		if len(t.Switches) > 1 {
+			name = sim.BuildNameWithIndex("Net", "Switch", si)
+		}
+		net := &arch.Net{Ports: p.ports[si], LinkGbps: s.Link.Gbps, MSS: w.MSS, HeaderBytes: w.Ctrl,
+			IsHeader: hosts.IsHeader, Trim: func(pkt *packet.Packet) { hosts.Trim(pkt, w.Ctrl) },
+			Route: func(pkt *packet.Packet) int {
+				if d := hosts.DstHost(pkt); d >= 0 && d < len(routes) {
+					return routes[d]
+				}
+				return -1
+			}}
+		sw, ss, err := s.buildSwitch(spec, setup, name, engine, deadline, net)
+		if err != nil {
+			return nil, nil, err
+		}
+		front := sw.FrontPorts()
+		if len(front) < p.ports[si] {
+			return nil, nil, fmt.Errorf("variant %s: switch %s (%s) has %d front-panel ports, the topology needs %d", spec.variant.Name, ts.Name, sw.Name(), len(front), p.ports[si])
+		}
+		if ss != nil {
+			if sonicSw != nil {
+				return nil, nil, fmt.Errorf("variant %s: one SONiC switch per network is supported", spec.variant.Name)
+			}
+			sonicSw = ss
+		}
+		n.switches = append(n.switches, sw)
+		n.front = append(n.front, front)
+		if len(t.Switches) > 1 && sw.Program() != nil {
+			if err := installRoutes(sw, front, routes); err != nil {
+				return nil, nil, fmt.Errorf("variant %s: switch %s: %v", spec.variant.Name, ts.Name, err)
+			}
+		}
+	}
+	for li, l := range t.Links {
+		a, b := t.index(l.Between[0]), t.index(l.Between[1])
+		pa, pb := n.front[a][p.linkLocal[li][0]], n.front[b][p.linkLocal[li][1]]
+		if l.Gbps > 0 {
+			for _, end := range []struct {
+				sw   arch.Switch
+				port int
+			}{{n.switches[a], pa}, {n.switches[b], pb}} {
+				got, err := end.sw.IngressGbps(end.port)
+				if err != nil || got != l.Gbps {
+					return nil, nil, fmt.Errorf("topology.links[%d]: %g Gb/s, but %s port %d runs at %g Gb/s (set the chip's port rate)", li, l.Gbps, end.sw.Name(), end.port, got)
+				}
+			}
+		}
+		prop := int64(l.PropNs * 1000)
+		n.switches[a].Attach(pa, link.To(n.switches[b].IngressHandler(pb), pb, prop))
+		n.switches[b].Attach(pb, link.To(n.switches[a].IngressHandler(pa), pa, prop))
+	}
+	return n, sonicSw, nil
+}
+
+// installRoutes writes the route to every host into a switch's program
+// through its control plane: the program's routes section says how.
+func installRoutes(sw arch.Switch, front []int, routes []int) error {
+	prog := sw.Program()
+	ports := make([]int, len(routes))
+	for h, local := range routes {
+		ports[h] = front[local]
+	}
+	r, err := prog.RouteEntries(ports)
+	if err != nil {
+		return err
+	}
+	return sw.WriteTable(r.Table, r.Entries)
+}

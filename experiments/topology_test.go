@@ -1,0 +1,181 @@
+package experiments
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// A leaf-spine: two leaves with two hosts each, two spines, every leaf
+// joined to every spine. Hosts take their leaf's first ports, links the
+// next ones; a host on the other leaf is reached over the first spine
+// (the earlier link breaks the tie), a local host directly.
+func TestLeafSpinePlan(t *testing.T) {
+	topo := &Topology{
+		Switches: []TopoSwitch{{Name: "leaf0", Hosts: 2}, {Name: "leaf1", Hosts: 2}, {Name: "spine0"}, {Name: "spine1"}},
+		Links: []TopoLink{
+			{Between: []string{"leaf0", "spine0"}}, {Between: []string{"leaf0", "spine1"}},
+			{Between: []string{"leaf1", "spine0"}}, {Between: []string{"leaf1", "spine1"}},
+		},
+	}
+	if err := topo.validate(4); err != nil {
+		t.Fatal(err)
+	}
+	p := newPlan(topo)
+	if got := p.ports; got[0] != 4 || got[1] != 4 || got[2] != 2 || got[3] != 2 {
+		t.Fatalf("ports in use %v, want [4 4 2 2]", got)
+	}
+	// leaf0: hosts 0, 1 on ports 0, 1; spine0 on 2, spine1 on 3.
+	want := map[int][]int{
+		0: {0, 1, 2, 2}, // leaf0 -> host 2, 3 over spine0
+		1: {2, 2, 0, 1}, // leaf1 -> hosts 0, 1 over spine0 (its port 2)
+		2: {0, 0, 1, 1}, // spine0: leaf0 on port 0, leaf1 on port 1
+		3: {0, 0, 1, 1},
+	}
+	for si, w := range want {
+		for h, port := range w {
+			if p.routes[si][h] != port {
+				t.Errorf("switch %s, host %d: port %d, want %d", topo.Switches[si].Name, h, p.routes[si][h], port)
+			}
+		}
+	}
+}
+
+// Two switches in a row, on the ideal switch, on Tofino running ndp.p4
+// (routes installed by the control plane from the program's routes
+// section) and mixed: every flow crosses the link and is delivered whole,
+// and every packet is accounted for.
+func TestLineTopologyDelivers(t *testing.T) {
+	s, err := Load(filepath.Join("testdata", "line.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := s.Execute(Options{Jobs: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Runs) != 3 {
+		t.Fatalf("%d runs, want 3", len(res.Runs))
+	}
+	for _, r := range res.Runs {
+		if !r.ConservationOK || r.Dropped != 0 || r.InFlight != 0 {
+			t.Errorf("%s: conservation %v, %d dropped, %d in flight", r.Variant, r.ConservationOK, r.Dropped, r.InFlight)
+		}
+		// Each flow is 200 packets: all arrive (whole or, after a trim,
+		// retransmitted), so each flow's goodput is 200 payloads.
+		for i, g := range r.GoodputGbps {
+			if want := 200 * 1500 * 8 / 100e-6 / 1e9; g < want*0.99 {
+				t.Errorf("%s: flow %d goodput %.2f Gb/s, want %.2f (all 200 packets)", r.Variant, i, g, want)
+			}
+		}
+	}
+}
+
+// A host-to-host packet across two switches arrives later than across
+// one: the extra switch and link are on its path.
+func TestLineTopologyAddsAHop(t *testing.T) {
+	one := `scenario: one
+doc: d
+source: s
+seed: 1
+duration_us: 20
+hosts: 2
+link: {gbps: 100, prop_ns: 500}
+workload: {kind: cbr, mss: 1000, rate_gbps: 1}
+pattern: {kind: pairs, flows: [[0, 1]], packets: [1]}
+variants:
+  - {name: T, chip: tofino, program: ndp}
+`
+	two := strings.Replace(one, "hosts: 2\n", "hosts: 2\ntopology:\n  switches: [{name: a, hosts: 1}, {name: b, hosts: 1}]\n  links: [{between: [a, b], prop_ns: 2000}]\n", 1)
+	arrival := func(body string) float64 {
+		p := filepath.Join(t.TempDir(), "s.yaml")
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		s, err := Load(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := s.Execute(Options{Jobs: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		a := res.Runs[0].Arrivals
+		if len(a) != 1 {
+			t.Fatalf("%d arrivals, want 1", len(a))
+		}
+		return a[0].AtUs
+	}
+	a1, a2 := arrival(one), arrival(two)
+	// One switch: two host links (0.5 µs and one 1000-byte frame, 81.92 ns
+	// at 100 Gb/s, each) and the switch's pipeline. The second switch adds
+	// its pipeline, one more serialization and the 2 µs link.
+	ser := float64(1000+24) * 8 / 100 / 1000
+	pipeline := a1 - 2*0.5 - 2*ser
+	if want := 2.0 + ser + pipeline; a2-a1 < want-0.001 || a2-a1 > want+0.001 {
+		t.Errorf("one switch %.4f µs, two %.4f µs: the second hop adds %.4f µs, want %.4f (link, frame, pipeline %.4f)", a1, a2, a2-a1, want, pipeline)
+	}
+}
+
+func TestBadTopologies(t *testing.T) {
+	good := `scenario: t
+doc: d
+source: s
+seed: 1
+duration_us: 50
+hosts: 4
+topology:
+  switches: [{name: a, hosts: 2}, {name: b, hosts: 2}]
+  links: [{between: [a, b]}]
+link: {gbps: 100, prop_ns: 500}
+workload: {kind: ndp, mss: 1564, ctrl: 64, window: 10, pull_rate: 0.99}
+pattern: {kind: incast, senders: 2}
+variants:
+  - {name: I, chip: ideal, switches: {b: {chip: ideal, queue_packets: 5}}}
+`
+	cases := []struct{ from, to, want string }{
+		{"", "", ""},
+		{"{name: b, hosts: 2}", "{name: b, hosts: 1}", "the switches hold 3 hosts, the scenario has 4"},
+		{"{name: b, hosts: 2}", "{name: a, hosts: 2}", "duplicate name"},
+		{"links: [{between: [a, b]}]", "links: []", "do not connect every switch"},
+		{"between: [a, b]", "between: [a, c]", "two different switch names"},
+		{"between: [a, b]", "between: [a, a]", "two different switch names"},
+		{"switches: {b:", "switches: {c:", `no switch "c" in the topology`},
+		{"{chip: ideal, queue_packets: 5}", "{queue_packets: 5}", "switches.b: missing chip"},
+		{"{chip: ideal, queue_packets: 5}", "{chip: nope}", `unknown architecture "nope"`},
+		{"name: I, chip: ideal", "name: I, chip: nope", `unknown architecture "nope"`},
+		{"name: I, chip: ideal", "name: I, chip: ideal, switch: ideal", "give chip, or the older switch/arch, not both"},
+	}
+	dir := t.TempDir()
+	for i, c := range cases {
+		body := strings.Replace(good, c.from, c.to, 1)
+		p := filepath.Join(dir, "s.yaml")
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, err := Load(p)
+		if c.want == "" {
+			if err != nil {
+				t.Fatalf("case %d: a good scenario fails: %v", i, err)
+			}
+			continue
+		}
+		if err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("case %d: error %v, want one line containing %q", i, err, c.want)
+		}
+	}
+}
+
+// A program without a routes section cannot be routed through in a network
+// of several switches: the run says so.
+func TestTopologyNeedsRoutes(t *testing.T) {
+	s, err := Load(filepath.Join("testdata", "line.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Variants = []Variant{{Name: "PIE", Chip: "tofino", Program: "pie-dp"}}
+	if _, err := s.Execute(Options{Jobs: 1}); err == nil || !strings.Contains(err.Error(), "has no routes section") {
+		t.Errorf("error %v, want the missing routes section named", err)
+	}
+}
