@@ -965,15 +965,30 @@ func (c *codeCtx) binary(op Op, a, b Expr, at token.Pos) (Expr, error) {
 		}
 		return &BinaryExpr{Op: op, X: a, Y: b, T: ta, Pos: p}, nil
 	}
+	t, err := operandType(op, a, b)
+	if err != nil {
+		return nil, c.errf(at, "%s", err)
+	}
+	if op.IsCompare() {
+		return &BinaryExpr{Op: op, X: a, Y: b, T: Type{Bits: 1}, Pos: p}, nil
+	}
+	return &BinaryExpr{Op: op, X: a, Y: b, T: t, Pos: p}, nil
+}
+
+// operandType is the type of an arithmetic, bitwise or comparison operand
+// pair: one width (an untyped constant takes the other side's and must
+// fit it), signed if either side is.
+func operandType(op Op, a, b Expr) (Type, error) {
+	ta, tb := a.Type(), b.Type()
 	if ta.Bits != 0 && tb.Bits != 0 && ta.Bits != tb.Bits {
-		return nil, c.errf(at, "operands of %s have different widths (%s and %s); cast one of them", op, ta, tb)
+		return Type{}, fmt.Errorf("operands of %s have different widths (%s and %s); cast one of them", op, ta, tb)
 	}
 	for _, side := range []struct {
 		e Expr
 		t Type
 	}{{a, tb}, {b, ta}} {
 		if ce, ok := side.e.(*ConstExpr); ok && ce.T.Bits == 0 && side.t.Bits != 0 && !fits(ce.Val, side.t) {
-			return nil, c.errf(at, "constant %d does not fit %s", ce.Val, side.t)
+			return Type{}, fmt.Errorf("constant %d does not fit %s", ce.Val, side.t)
 		}
 	}
 	t := ta
@@ -981,10 +996,7 @@ func (c *codeCtx) binary(op Op, a, b Expr, at token.Pos) (Expr, error) {
 		t = tb
 	}
 	t.Signed = ta.Signed || tb.Signed
-	if op.IsCompare() {
-		return &BinaryExpr{Op: op, X: a, Y: b, T: Type{Bits: 1}, Pos: p}, nil
-	}
-	return &BinaryExpr{Op: op, X: a, Y: b, T: t, Pos: p}, nil
+	return t, nil
 }
 
 func (c *codeCtx) call(x *ast.CallExpr) (Expr, error) {
