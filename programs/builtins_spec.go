@@ -3,6 +3,7 @@ package programs
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -306,3 +307,23 @@ func isBuiltinStmt(name string) bool {
 
 // BuiltinTable returns the rows of the table of built-ins, in order.
 func BuiltinTable() []*BuiltinSpec { return slices.Clone(builtins) }
+
+// RegisterBuiltin adds a value function (On OnNothing, Value, with Type,
+// Eval and both cost descriptors) to the table, for extensions and tests;
+// the returned function removes it. It is not safe while programs load.
+func RegisterBuiltin(b *BuiltinSpec) (remove func(), err error) {
+	switch {
+	case b.On != OnNothing || !b.Value || b.Type == nil || b.Eval == nil:
+		return nil, fmt.Errorf("built-in %s: only value functions with a typing rule and semantics can be registered", b.Name)
+	case !b.Tofino.isSet() || !b.Trio.isSet():
+		return nil, fmt.Errorf("built-in %s: no cost on Tofino or Trio", b.Name)
+	case !nameRE.MatchString(b.Name) || lookupBuiltin(OnNothing, b.Name) != nil || isBuiltinFunc(b.Name):
+		return nil, fmt.Errorf("built-in %s: the name is taken or not an identifier", strconv.Quote(b.Name))
+	}
+	builtins = append(builtins, b)
+	builtinIndex[builtinKey{b.On, b.Name}] = b
+	return func() {
+		delete(builtinIndex, builtinKey{b.On, b.Name})
+		builtins = slices.DeleteFunc(builtins, func(x *BuiltinSpec) bool { return x == b })
+	}, nil
+}

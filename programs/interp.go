@@ -448,6 +448,10 @@ func (x *Exec) callRegister(c *RegisterCall) int64 {
 	return out
 }
 
+// Eval evaluates an expression (for the semantics of a built-in defined
+// outside this package).
+func (x *Exec) Eval(e Expr) int64 { return x.eval(e) }
+
 func (x *Exec) eval(e Expr) int64 {
 	switch e := e.(type) {
 	case *ConstExpr:
