@@ -45,22 +45,6 @@ func (o Op) String() string { return opNames[o] }
 // IsCompare reports whether o is a comparison.
 func (o Op) IsCompare() bool { return o >= OpEq && o <= OpGe }
 
-// Builtin is a built-in function.
-type Builtin int
-
-// Built-in functions.
-const (
-	FnSatAdd Builtin = iota // saturating add
-	FnSatSub                // saturating subtract
-	FnMin
-	FnMax
-	FnConcat // bit concatenation, first argument in the high bits (P4 ++)
-)
-
-var builtinNames = []string{"sat_add", "sat_sub", "min", "max", "concat"}
-
-func (b Builtin) String() string { return builtinNames[b] }
-
 // ConstExpr is a literal or named constant.
 type ConstExpr struct {
 	Val int64
@@ -118,27 +102,6 @@ type CastExpr struct {
 	Pos Pos
 }
 
-// CallExpr applies a built-in function.
-type CallExpr struct {
-	Fn   Builtin
-	Args []Expr
-	T    Type
-	Pos  Pos
-}
-
-// RandomExpr draws a uniformly random value of its type (Random extern).
-type RandomExpr struct {
-	T   Type
-	Pos Pos
-}
-
-// HashExpr hashes its arguments (CRC-32 of their bytes) to its type's width.
-type HashExpr struct {
-	Args []Expr
-	T    Type
-	Pos  Pos
-}
-
 // RegisterCall executes a register action on the cell at Index and yields the
 // action's output.
 type RegisterCall struct {
@@ -151,27 +114,6 @@ type RegisterCall struct {
 // YELLOW 1, RED 3).
 type MeterCall struct {
 	Meter *Meter
-	Index Expr
-	Pos   Pos
-}
-
-// PayloadExpr reads payload32(Index): the Index-th 32-bit big-endian word of
-// the packet after its last parsed header (Trio threads read the packet
-// tail; a PISA parser sees headers only). It yields 0 when the word lies
-// beyond the frame or beyond the bytes the packet model holds.
-type PayloadExpr struct {
-	Index Expr
-	Pos   Pos
-}
-
-// AgedExpr is T.aged(Index), on a table with aging: it visits record slot
-// Index of the table the way a Trio timer thread scans a hash table (the
-// Trio paper §5): 1 when the slot holds an entry whose REF flag is clear
-// (not referenced since the last visit; the entry stays), otherwise 0, and
-// a set REF flag is cleared (a fetch-and-clear). An empty slot, or an
-// Index outside 0..size-1, yields 0. Control code only.
-type AgedExpr struct {
-	Table *Table
 	Index Expr
 	Pos   Pos
 }
@@ -195,15 +137,10 @@ func (e *BinaryExpr) Type() Type   { return e.T }
 func (e *UnaryExpr) Type() Type    { return e.T }
 func (e *SliceExpr) Type() Type    { return Type{Bits: e.Hi - e.Lo + 1} }
 func (e *CastExpr) Type() Type     { return e.T }
-func (e *CallExpr) Type() Type     { return e.T }
-func (e *RandomExpr) Type() Type   { return e.T }
-func (e *HashExpr) Type() Type     { return e.T }
 func (e *RegisterCall) Type() Type { return e.Action.OutType }
 func (e *MeterCall) Type() Type    { return Type{Bits: 2} }
-func (e *PayloadExpr) Type() Type  { return Type{Bits: 32} }
 func (e *ValidExpr) Type() Type    { return Type{Bits: 1} }
 func (e *HitExpr) Type() Type      { return Type{Bits: 1} }
-func (e *AgedExpr) Type() Type     { return Type{Bits: 1} }
 func (e *CellExpr) Type() Type {
 	if e.Half != 0 {
 		return e.Reg.HalfType()
@@ -219,15 +156,10 @@ func (e *BinaryExpr) Position() Pos   { return e.Pos }
 func (e *UnaryExpr) Position() Pos    { return e.Pos }
 func (e *SliceExpr) Position() Pos    { return e.Pos }
 func (e *CastExpr) Position() Pos     { return e.Pos }
-func (e *CallExpr) Position() Pos     { return e.Pos }
-func (e *RandomExpr) Position() Pos   { return e.Pos }
-func (e *HashExpr) Position() Pos     { return e.Pos }
 func (e *RegisterCall) Position() Pos { return e.Pos }
 func (e *MeterCall) Position() Pos    { return e.Pos }
-func (e *PayloadExpr) Position() Pos  { return e.Pos }
 func (e *ValidExpr) Position() Pos    { return e.Pos }
 func (e *HitExpr) Position() Pos      { return e.Pos }
-func (e *AgedExpr) Position() Pos     { return e.Pos }
 
 // Stmt is a checked statement.
 type Stmt interface{ Position() Pos }
@@ -321,79 +253,6 @@ type CallStmt struct {
 	Pos Pos
 }
 
-// EmitStmt is emit(): the thread creates a new packet from its current
-// state and sends it (Trio's PPE and timer threads can create packets, the
-// Trio paper §2.2 and §4). The packet is the valid headers deparsed in
-// declaration order; its length is max(std.packet_length, the bytes it
-// holds) (see Program.BuildEmitted); its destination is std.egress_port,
-// std.mcast_grp and std.qid as they stand when emit() runs. The thread goes
-// on afterwards, and its own packet (if any) is unaffected. Control code
-// only (not actions or register actions). The interpreter calls Exec.Emit.
-//
-// emit(REG, START, CELLS) also gives the packet a payload after the
-// headers: CELLS consecutive cells of register REG from cell START, each
-// big-endian in REG's width (a multiple of 8 bits; not a pair register),
-// the range clipped to the register at run time (Trio-ML builds its Result
-// packet's tail from the DMEM aggregation buffer this way, the Trio paper
-// §4). Reg is nil for plain emit().
-type EmitStmt struct {
-	Reg          *Register
-	Start, Cells Expr
-	Pos          Pos
-}
-
-// ClearStmt is clear(REG, START, CELLS): it resets CELLS consecutive cells
-// of register REG from cell START to the register's initial value (its
-// init, 0 unless declared; both halves of a pair register), so that the
-// cells are as a fresh run starts them (Trio-ML empties a block's
-// aggregation buffer once its result is sent so that the next block adds
-// into zeros, the Trio paper §4; the shared memory's Clear operation,
-// §2.3). The range is clipped to the register at run time (cells before 0
-// or from its size on are not touched; CELLS ≤ 0 does nothing); a
-// constant START outside the register is a load-time error. Control code
-// only (not actions or register actions). The interpreter calls
-// Tracer.Clear.
-type ClearStmt struct {
-	Reg          *Register
-	Start, Cells Expr
-	Pos          Pos
-}
-
-// InsertStmt is T.insert(A(args)): the data plane adds an entry to an
-// exact table, keyed by the current values of the table's key
-// expressions, with action A and the values of Args (one per parameter of
-// A) as its action data; an entry with the same key is overwritten in its
-// slot. The entry takes the first free record slot from hash(key) mod
-// size (linear probing, see KeySlot); when the table holds size entries
-// nothing happens (TableState.InsertFailures counts it). Trio's microcode
-// adds hash records this way (the Trio paper §5). Control code only.
-type InsertStmt struct {
-	Table  *Table
-	Action *Action
-	Args   []Expr
-	Pos    Pos
-}
-
-// RemoveStmt is T.remove(): the data plane deletes the entry of an exact
-// table keyed by the current values of the key expressions, if there is
-// one. Control code only.
-type RemoveStmt struct {
-	Table *Table
-	Pos   Pos
-}
-
-// LoadStmt is T.load(Index): when record slot Index of an exact table
-// holds an entry, its key values are written into the key fields (each a
-// plain field) and its action runs as on a hit (its REF flag unchanged);
-// otherwise (an empty slot, or Index outside 0..size-1) the default action
-// runs. A timer thread scanning a table reads an aged record this way.
-// Control code only.
-type LoadStmt struct {
-	Table *Table
-	Index Expr
-	Pos   Pos
-}
-
 // WalkStmts calls fn for every statement of stmts and, recursively, of the
 // blocks nested in them (if and switch arms, loop init, post and body). It
 // does not descend into called functions' bodies.
@@ -439,17 +298,9 @@ func WalkExpr(e Expr, fn func(Expr)) {
 		for _, a := range x.Args {
 			WalkExpr(a, fn)
 		}
-	case *HashExpr:
-		for _, a := range x.Args {
-			WalkExpr(a, fn)
-		}
 	case *RegisterCall:
 		WalkExpr(x.Index, fn)
 	case *MeterCall:
-		WalkExpr(x.Index, fn)
-	case *PayloadExpr:
-		WalkExpr(x.Index, fn)
-	case *AgedExpr:
 		WalkExpr(x.Index, fn)
 	}
 }
@@ -471,18 +322,10 @@ func WalkStmtExprs(stmts []Stmt, fn func(Expr)) {
 			WalkExpr(s.Cond, fn)
 		case *CountStmt:
 			WalkExpr(s.Index, fn)
-		case *EmitStmt:
-			WalkExpr(s.Start, fn)
-			WalkExpr(s.Cells, fn)
-		case *ClearStmt:
-			WalkExpr(s.Start, fn)
-			WalkExpr(s.Cells, fn)
-		case *InsertStmt:
+		case *BuiltinStmt:
 			for _, a := range s.Args {
 				WalkExpr(a, fn)
 			}
-		case *LoadStmt:
-			WalkExpr(s.Index, fn)
 		}
 	})
 }
@@ -495,8 +338,3 @@ func (s *SwitchStmt) Position() Pos { return s.Pos }
 func (s *ForStmt) Position() Pos    { return s.Pos }
 func (s *CountStmt) Position() Pos  { return s.Pos }
 func (s *CallStmt) Position() Pos   { return s.Pos }
-func (s *EmitStmt) Position() Pos   { return s.Pos }
-func (s *ClearStmt) Position() Pos  { return s.Pos }
-func (s *InsertStmt) Position() Pos { return s.Pos }
-func (s *RemoveStmt) Position() Pos { return s.Pos }
-func (s *LoadStmt) Position() Pos   { return s.Pos }

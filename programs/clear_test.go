@@ -86,17 +86,17 @@ func loadCl(t *testing.T, src string) *Program {
 
 func TestClearLoad(t *testing.T) {
 	p := loadCl(t, clProgram)
-	c, ok := p.Ingress.Body[0].(*ClearStmt)
+	c, ok := stmtOf(p.Ingress.Body[0], "clear")
 	if !ok || c.Reg != p.Registers[0] || c.Pos != (Pos{File: "clear.yaml", Line: lineOf(t, clProgram, "clear(buf,")}) {
 		t.Fatalf("ingress statement 0: %#v, want clear(buf, ...) at its line", p.Ingress.Body[0])
 	}
-	if s, ok := c.Start.(*FieldExpr); !ok || s.F != p.Field("meta.start") {
-		t.Errorf("START %#v, want meta.start", c.Start)
+	if s, ok := c.Args[0].(*FieldExpr); !ok || s.F != p.Field("meta.start") {
+		t.Errorf("START %#v, want meta.start", c.Args[0])
 	}
-	if n, ok := c.Cells.(*FieldExpr); !ok || n.F != p.Field("meta.n") {
-		t.Errorf("CELLS %#v, want meta.n", c.Cells)
+	if n, ok := c.Args[1].(*FieldExpr); !ok || n.F != p.Field("meta.n") {
+		t.Errorf("CELLS %#v, want meta.n", c.Args[1])
 	}
-	if c, ok := p.Function("reset").Body[0].(*ClearStmt); !ok || c.Reg.Name != "pr" || !c.Reg.Pair {
+	if c, ok := stmtOf(p.Function("reset").Body[0], "clear"); !ok || c.Reg.Name != "pr" || !c.Reg.Pair {
 		t.Errorf("reset's statement %#v, want clear(pr, ...)", p.Function("reset").Body[0])
 	}
 	// Every clear in file order: the function's, the timer's, ingress's,

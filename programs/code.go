@@ -6,8 +6,7 @@ import (
 	"go/parser"
 	"go/scanner"
 	"go/token"
-	"regexp"
-	"strconv"
+	"strings"
 )
 
 type ctxKind int
@@ -299,96 +298,8 @@ func (c *codeCtx) exprStmt(s *ast.ExprStmt) ([]Stmt, error) {
 	if !ok {
 		return nil, c.errf(s.Pos(), "an expression alone is not a statement")
 	}
-	p := c.pos(s.Pos())
-	set := func(id StdID, v int64) *AssignStmt {
-		return &AssignStmt{Dst: LValue{Field: c.l.prog.Std[id]}, Src: &ConstExpr{Val: v, Pos: p}, Pos: p}
-	}
 	if id, ok := call.Fun.(*ast.Ident); ok {
-		if fn, ok := c.l.functions[id.Name]; ok && !builtinStmts[id.Name] {
-			switch c.kind {
-			case ctxAction:
-				return nil, c.errf(s.Pos(), "function %s cannot be called inside an action: functions are control flow (call it from ingress, egress or another function)", id.Name)
-			case ctxRegisterAction:
-				return nil, c.errf(s.Pos(), "function %s cannot be called inside a register action: functions are control flow (call it from ingress, egress or another function)", id.Name)
-			}
-			if len(call.Args) != 0 {
-				return nil, c.errf(s.Pos(), "function %s takes no arguments (functions communicate through fields)", id.Name)
-			}
-			return []Stmt{&CallStmt{Fn: fn, Pos: p}}, nil
-		}
-		if tm, ok := c.l.timers[id.Name]; ok && !builtinStmts[id.Name] {
-			return nil, c.errf(s.Pos(), "%s is a timer, not a function: its threads start every period_ns and cannot be called (put shared code in a function and call that)", tm.Name)
-		}
-		if id.Name == "emit" {
-			switch c.kind {
-			case ctxAction:
-				return nil, c.errf(s.Pos(), "emit() cannot be used inside an action: creating a packet is control flow (use it in ingress, egress, a function or a timer)")
-			case ctxRegisterAction:
-				return nil, c.errf(s.Pos(), "emit() cannot be used inside a register action: creating a packet is control flow (use it in ingress, egress, a function or a timer)")
-			}
-			return c.emitStmt(call, p)
-		}
-		if id.Name == "clear" {
-			switch c.kind {
-			case ctxAction:
-				return nil, c.errf(s.Pos(), "clear() cannot be used inside an action: resetting a range of register cells is control flow (use it in ingress, egress, a function or a timer)")
-			case ctxRegisterAction:
-				return nil, c.errf(s.Pos(), "clear() cannot be used inside a register action: resetting a range of register cells is control flow (use it in ingress, egress, a function or a timer)")
-			}
-			return c.clearStmt(call, p)
-		}
-		if c.kind == ctxRegisterAction {
-			return nil, c.errf(s.Pos(), "%s() is not available inside a register action", id.Name)
-		}
-		switch id.Name {
-		case "drop":
-			if len(call.Args) != 0 {
-				return nil, c.errf(s.Pos(), "drop() takes no arguments")
-			}
-			return []Stmt{set(StdDrop, 1)}, nil
-		case "recirculate":
-			if len(call.Args) != 0 {
-				return nil, c.errf(s.Pos(), "recirculate() takes no arguments")
-			}
-			return []Stmt{set(StdRecirculate, 1)}, nil
-		case "mirror", "multicast":
-			if len(call.Args) != 1 {
-				return nil, c.errf(s.Pos(), "%s(x) takes one argument", id.Name)
-			}
-			arg, err := c.expr(call.Args[0])
-			if err != nil {
-				return nil, err
-			}
-			if id.Name == "multicast" {
-				return c.makeAssign(LValue{Field: c.l.prog.Std[StdMcastGrp]}, c.fit(arg, 16), s.Pos())
-			}
-			a, err := c.makeAssign(LValue{Field: c.l.prog.Std[StdMirrorSession]}, c.fit(arg, 10), s.Pos())
-			if err != nil {
-				return nil, err
-			}
-			return append([]Stmt{set(StdMirror, 1)}, a...), nil
-		}
-		if a, ok := c.l.actions[id.Name]; ok && c.kind == ctxControl {
-			if len(call.Args) != len(a.Params) {
-				return nil, c.errf(s.Pos(), "action %s takes %d arguments, got %d", a.Name, len(a.Params), len(call.Args))
-			}
-			var args []Expr
-			for _, ae := range call.Args {
-				e, err := c.expr(ae)
-				if err != nil {
-					return nil, err
-				}
-				args = append(args, e)
-			}
-			return inlineAction(a, args), nil
-		}
-		if c.kind == ctxControl {
-			if builtinFuncs[id.Name] || castRE.MatchString(id.Name) {
-				return nil, c.errf(s.Pos(), "%s(...) computes a value; assign it to a field", id.Name)
-			}
-			return nil, c.errf(s.Pos(), "unknown function %s (not declared under functions or actions, nor a built-in statement)", id.Name)
-		}
-		return nil, c.errf(s.Pos(), "unknown statement %s(...)", id.Name)
+		return c.nameStmt(id.Name, call)
 	}
 	sel, ok := call.Fun.(*ast.SelectorExpr)
 	if !ok {
@@ -398,43 +309,80 @@ func (c *codeCtx) exprStmt(s *ast.ExprStmt) ([]Stmt, error) {
 	if !ok {
 		return nil, c.errf(s.Pos(), "unknown call")
 	}
-	if h, ok := c.l.headers[obj.Name]; ok {
-		if c.kind == ctxRegisterAction {
-			return nil, c.errf(s.Pos(), "headers cannot be changed inside a register action")
-		}
-		v := int64(-1)
-		switch sel.Sel.Name {
-		case "setValid":
-			v = 1
-		case "setInvalid":
-			v = 0
-		}
-		if v < 0 {
-			return nil, c.errf(s.Pos(), "header %s has no method %s (use setValid, setInvalid, isValid)", h.Name, sel.Sel.Name)
-		}
-		return []Stmt{&AssignStmt{Dst: LValue{Field: h.Valid}, Src: &ConstExpr{Val: v, T: Type{Bits: 1}, Pos: p}, Pos: p}}, nil
+	return c.methodStmt(obj.Name, sel, call)
+}
+
+// nameStmt checks a statement name(args): a built-in statement, a call of
+// a function, or (in control flow) an action called directly.
+func (c *codeCtx) nameStmt(name string, call *ast.CallExpr) ([]Stmt, error) {
+	at, p := call.Pos(), c.pos(call.Pos())
+	if b := lookupBuiltin(OnNothing, name); b != nil && !b.Value {
+		return c.builtinStmt(b, c.site(name, call))
 	}
-	if t, ok := c.l.tables[obj.Name]; ok {
-		switch sel.Sel.Name {
-		case "insert", "remove", "load":
-			return c.tableStmt(t, sel.Sel.Name, call, p)
-		case "aged":
-			return nil, c.errf(s.Pos(), "%s.aged(INDEX) is a value (1: the record's REF flag was clear); test it, e.g. if %s.aged(meta.i) == 1 { ... }", t.Name, t.Name)
+	if fn, ok := c.l.functions[name]; ok {
+		switch c.kind {
+		case ctxAction:
+			return nil, c.errf(at, "function %s cannot be called inside an action: functions are control flow (call it from ingress, egress or another function)", name)
+		case ctxRegisterAction:
+			return nil, c.errf(at, "function %s cannot be called inside a register action: functions are control flow (call it from ingress, egress or another function)", name)
 		}
-		if sel.Sel.Name != "apply" || len(call.Args) != 0 {
-			return nil, c.errf(s.Pos(), "tables have the methods %s.apply(), and on exact tables insert(ACTION(args)), remove(), load(INDEX) and aged(INDEX)", t.Name)
+		if len(call.Args) != 0 {
+			return nil, c.errf(at, "function %s takes no arguments (functions communicate through fields)", name)
 		}
-		if c.kind != ctxControl {
-			return nil, c.errf(s.Pos(), "tables are applied only from ingress/egress control flow")
-		}
-		return []Stmt{&ApplyStmt{Table: t, Pos: p}}, nil
+		return []Stmt{&CallStmt{Fn: fn, Pos: p}}, nil
 	}
-	if err := c.tableMethodOutside(sel, call.Pos()); err != nil {
+	if tm, ok := c.l.timers[name]; ok {
+		return nil, c.errf(at, "%s is a timer, not a function: its threads start every period_ns and cannot be called (put shared code in a function and call that)", tm.Name)
+	}
+	if c.kind == ctxRegisterAction {
+		return nil, c.errf(at, "%s() is not available inside a register action", name)
+	}
+	if a, ok := c.l.actions[name]; ok && c.kind == ctxControl {
+		return c.actionCall(a, call)
+	}
+	if c.kind == ctxControl {
+		if isBuiltinFunc(name) {
+			return nil, c.errf(at, "%s(...) computes a value; assign it to a field", name)
+		}
+		return nil, c.errf(at, "unknown function %s (not declared under functions or actions, nor a built-in statement)", name)
+	}
+	return nil, c.errf(at, "unknown statement %s(...)", name)
+}
+
+// actionCall inlines an action called directly from control flow.
+func (c *codeCtx) actionCall(a *Action, call *ast.CallExpr) ([]Stmt, error) {
+	if len(call.Args) != len(a.Params) {
+		return nil, c.errf(call.Pos(), "action %s takes %d arguments, got %d", a.Name, len(a.Params), len(call.Args))
+	}
+	var args []Expr
+	for _, ae := range call.Args {
+		e, err := c.expr(ae)
+		if err != nil {
+			return nil, err
+		}
+		args = append(args, e)
+	}
+	return inlineAction(a, args), nil
+}
+
+// methodStmt checks a statement obj.method(args): a header's or table's
+// built-in method, a table apply, a counter, or a register action or
+// meter whose result is unused.
+func (c *codeCtx) methodStmt(obj string, sel *ast.SelectorExpr, call *ast.CallExpr) ([]Stmt, error) {
+	at, p := call.Pos(), c.pos(call.Pos())
+	method := sel.Sel.Name
+	if h, ok := c.l.headers[obj]; ok {
+		return c.headerStmt(h, method, call)
+	}
+	if t, ok := c.l.tables[obj]; ok {
+		return c.tableStmt(t, method, call)
+	}
+	if err := c.tableMethodOutside(sel, at); err != nil {
 		return nil, err
 	}
-	if cn, ok := c.l.counters[obj.Name]; ok {
-		if sel.Sel.Name != "count" || len(call.Args) != 1 {
-			return nil, c.errf(s.Pos(), "counters have one method: %s.count(index)", cn.Name)
+	if cn, ok := c.l.counters[obj]; ok {
+		if method != "count" || len(call.Args) != 1 {
+			return nil, c.errf(at, "counters have one method: %s.count(index)", cn.Name)
 		}
 		idx, err := c.index(call.Args[0], cn.Size, cn.Name)
 		if err != nil {
@@ -450,208 +398,50 @@ func (c *codeCtx) exprStmt(s *ast.ExprStmt) ([]Stmt, error) {
 	case *RegisterCall, *MeterCall:
 		return []Stmt{&ExprStmt{X: e, Pos: p}}, nil
 	}
-	return nil, c.errf(s.Pos(), "the result of this call is unused")
+	return nil, c.errf(at, "the result of this call is unused")
 }
 
-// emitStmt checks emit() (a packet of the valid headers) and
-// emit(REG, START, CELLS) (with CELLS cells of register REG from START as
-// its payload).
-func (c *codeCtx) emitStmt(call *ast.CallExpr, p Pos) ([]Stmt, error) {
-	switch len(call.Args) {
-	case 0:
-		return []Stmt{&EmitStmt{Pos: p}}, nil
-	case 3:
-	default:
-		return nil, c.errf(call.Pos(), "emit takes no arguments or three, emit(REGISTER, START, CELLS), got %d (the new packet is built from the valid headers, std.egress_port, std.mcast_grp, std.qid and std.packet_length; the three arguments add register cells as its payload)", len(call.Args))
+// headerStmt checks h.method(args): a header's built-in statement.
+func (c *codeCtx) headerStmt(h *Header, method string, call *ast.CallExpr) ([]Stmt, error) {
+	b := lookupBuiltin(OnHeader, method)
+	if b != nil && !b.Value {
+		return c.builtinStmt(b, c.headerSite(h, method, call))
 	}
-	const form = "emit(REGISTER, START, CELLS)"
-	r, err := c.rangeRegister(call.Args[0], form)
-	if err != nil {
-		return nil, err
+	if c.kind == ctxRegisterAction {
+		return nil, c.errf(call.Pos(), headersInRegisterAction)
 	}
-	if r.Pair {
-		return nil, c.errf(call.Args[0].Pos(), "%s: register %s is a pair register; the payload is whole cells of a plain register", form, r.Name)
-	}
-	if r.Type.Bits%8 != 0 {
-		return nil, c.errf(call.Args[0].Pos(), "%s: register %s is %d bits wide; payload cells are whole bytes, so its width must be a multiple of 8", form, r.Name, r.Type.Bits)
-	}
-	start, cells, err := c.cellRange(call, r)
-	if err != nil {
-		return nil, err
-	}
-	return []Stmt{&EmitStmt{Reg: r, Start: start, Cells: cells, Pos: p}}, nil
+	return nil, c.errf(call.Pos(), "header %s has no method %s (use %s)", h.Name, method, methodNames(OnHeader))
 }
 
-// clearStmt checks clear(REG, START, CELLS), which resets CELLS cells of
-// register REG from START to the register's initial value (any width;
-// both halves of a pair register).
-func (c *codeCtx) clearStmt(call *ast.CallExpr, p Pos) ([]Stmt, error) {
-	if len(call.Args) != 3 {
-		return nil, c.errf(call.Pos(), "clear takes three arguments, clear(REGISTER, START, CELLS), got %d (it resets cells START to START+CELLS-1 of the register to its initial value)", len(call.Args))
+// methodNames lists the built-in methods called on on, in table order.
+func methodNames(on Receiver) string {
+	var names []string
+	for _, b := range builtins {
+		if b.On == on {
+			names = append(names, b.Name)
+		}
 	}
-	r, err := c.rangeRegister(call.Args[0], "clear(REGISTER, START, CELLS)")
-	if err != nil {
-		return nil, err
-	}
-	start, cells, err := c.cellRange(call, r)
-	if err != nil {
-		return nil, err
-	}
-	return []Stmt{&ClearStmt{Reg: r, Start: start, Cells: cells, Pos: p}}, nil
+	return strings.Join(names, ", ")
 }
 
-// rangeRegister resolves the first argument of a statement on a range of
-// register cells (form is the statement's syntax, for errors).
-func (c *codeCtx) rangeRegister(a ast.Expr, form string) (*Register, error) {
-	id, ok := a.(*ast.Ident)
-	if !ok {
-		return nil, c.errf(a.Pos(), "%s: the first argument must name a register", form)
-	}
-	r, ok := c.l.registers[id.Name]
-	if !ok {
-		if k, ok := c.l.names[id.Name]; ok {
-			return nil, c.errf(id.Pos(), "%s: %s %s is not a register", form, k, id.Name)
+// tableStmt checks t.method(args): a table's built-in statement, or
+// t.apply().
+func (c *codeCtx) tableStmt(t *Table, method string, call *ast.CallExpr) ([]Stmt, error) {
+	at := call.Pos()
+	if b := lookupBuiltin(OnTable, method); b != nil {
+		s := c.tableSite(t, method, call)
+		if b.Value {
+			return nil, c.errf(at, "%s", s.fill(b.NotAStatement, b))
 		}
-		return nil, c.errf(id.Pos(), "%s: undefined register %s", form, id.Name)
+		return c.builtinStmt(b, s)
 	}
-	return r, nil
-}
-
-// cellRange checks the START and CELLS arguments of a statement on a
-// range of r's cells: a constant START must lie inside r.
-func (c *codeCtx) cellRange(call *ast.CallExpr, r *Register) (start, cells Expr, err error) {
-	if start, err = c.index(call.Args[1], r.Size, r.Name); err != nil {
-		return nil, nil, err
+	if method != "apply" || len(call.Args) != 0 {
+		return nil, c.errf(at, "tables have the methods %s.apply(), and on exact tables insert(ACTION(args)), remove(), load(INDEX) and aged(INDEX)", t.Name)
 	}
-	if cells, err = c.expr(call.Args[2]); err != nil {
-		return nil, nil, err
+	if c.kind != ctxControl {
+		return nil, c.errf(at, "tables are applied only from ingress/egress control flow")
 	}
-	return start, cells, nil
-}
-
-// tableCtx rejects a data-plane table operation (T.insert, T.remove,
-// T.load, T.aged) outside control code and on a table whose entries are
-// not in record slots.
-func (c *codeCtx) tableCtx(t *Table, method string, at token.Pos) error {
-	switch c.kind {
-	case ctxAction:
-		return c.errf(at, "%s.%s() cannot be used inside an action: writing or scanning a table's records is control flow (use it in ingress, egress, a function or a timer)", t.Name, method)
-	case ctxRegisterAction:
-		return c.errf(at, "%s.%s() cannot be used inside a register action: writing or scanning a table's records is control flow (use it in ingress, egress, a function or a timer)", t.Name, method)
-	case ctxKey:
-		return c.errf(at, "%s.%s() cannot be used here", t.Name, method)
-	}
-	if why := notExact(t); why != "" {
-		return c.errf(at, "%s.%s(): table %s %s; the data plane writes and scans hash-table records, which need 1..%d exact keys", t.Name, method, t.Name, why, maxExactKeys)
-	}
-	return nil
-}
-
-// tableMethodOutside rejects X.insert, X.remove, X.load and X.aged in an
-// action or a register action, which are loaded before the tables (so X
-// is not known as a table there).
-func (c *codeCtx) tableMethodOutside(sel *ast.SelectorExpr, at token.Pos) error {
-	switch sel.Sel.Name {
-	case "insert", "remove", "load", "aged":
-	default:
-		return nil
-	}
-	if c.kind != ctxAction && c.kind != ctxRegisterAction {
-		return nil
-	}
-	return c.tableCtx(&Table{Name: sel.X.(*ast.Ident).Name}, sel.Sel.Name, at)
-}
-
-// tableStmt checks T.insert(A(args)), T.remove() and T.load(I).
-func (c *codeCtx) tableStmt(t *Table, method string, call *ast.CallExpr, p Pos) ([]Stmt, error) {
-	if err := c.tableCtx(t, method, call.Pos()); err != nil {
-		return nil, err
-	}
-	switch method {
-	case "remove":
-		if len(call.Args) != 0 {
-			return nil, c.errf(call.Pos(), "%s.remove() takes no arguments (it deletes the entry keyed by the current values of the table's keys)", t.Name)
-		}
-		return []Stmt{&RemoveStmt{Table: t, Pos: p}}, nil
-	case "load":
-		if len(call.Args) != 1 {
-			return nil, c.errf(call.Pos(), "%s.load(INDEX) takes the record slot, got %d arguments", t.Name, len(call.Args))
-		}
-		for _, k := range t.Keys {
-			fe, ok := k.Expr.(*FieldExpr)
-			if !ok || fe.F.Kind == ValidBit || (fe.F.Kind == StdField && fe.F.Std == StdTimerIndex) {
-				return nil, c.errf(call.Pos(), "%s.load(INDEX) writes the entry's key into the key fields, but key %s of table %s (line %d) is not a plain assignable field", t.Name, keyName(k), t.Name, k.Pos.Line)
-			}
-		}
-		idx, err := c.index(call.Args[0], t.Size, t.Name)
-		if err != nil {
-			return nil, err
-		}
-		return []Stmt{&LoadStmt{Table: t, Index: idx, Pos: p}}, nil
-	}
-	if len(call.Args) != 1 {
-		return nil, c.errf(call.Pos(), "%s.insert(ACTION(args)) takes one action call, got %d arguments", t.Name, len(call.Args))
-	}
-	var name string
-	var args []ast.Expr
-	switch a := call.Args[0].(type) {
-	case *ast.Ident:
-		name = a.Name
-	case *ast.CallExpr:
-		id, ok := a.Fun.(*ast.Ident)
-		if !ok {
-			return nil, c.errf(a.Pos(), "%s.insert(ACTION(args)): expected an action call", t.Name)
-		}
-		name, args = id.Name, a.Args
-	default:
-		return nil, c.errf(call.Args[0].Pos(), "%s.insert(ACTION(args)): expected an action call", t.Name)
-	}
-	var act *Action
-	for _, ta := range t.Actions {
-		if ta.Name == name {
-			act = ta
-		}
-	}
-	if act == nil {
-		return nil, c.errf(call.Args[0].Pos(), "%s.insert(): action %s is not one of table %s's actions", t.Name, name, t.Name)
-	}
-	if len(args) != len(act.Params) {
-		return nil, c.errf(call.Args[0].Pos(), "%s.insert(): action %s takes %d arguments, got %d", t.Name, act.Name, len(act.Params), len(args))
-	}
-	st := &InsertStmt{Table: t, Action: act, Pos: p}
-	for i, ae := range args {
-		e, err := c.expr(ae)
-		if err != nil {
-			return nil, err
-		}
-		pt := act.Params[i].Type
-		if ce, ok := e.(*ConstExpr); ok && ce.T.Bits == 0 && !fits(ce.Val, pt) {
-			return nil, c.errf(ae.Pos(), "%s.insert(): argument %d of %s: constant %d does not fit %s", t.Name, i+1, act.Name, ce.Val, pt)
-		}
-		if b := e.Type().Bits; b != 0 && b != pt.Bits {
-			return nil, c.errf(ae.Pos(), "%s.insert(): argument %d of %s is a %s value for parameter %s (%s); cast it with bit%d(...)", t.Name, i+1, act.Name, e.Type(), act.Params[i].Name, pt, pt.Bits)
-		}
-		st.Args = append(st.Args, e)
-	}
-	return []Stmt{st}, nil
-}
-
-// agedExpr checks T.aged(I), on a table with aging.
-func (c *codeCtx) agedExpr(t *Table, x *ast.CallExpr, p Pos) (Expr, error) {
-	if err := c.tableCtx(t, "aged", x.Pos()); err != nil {
-		return nil, err
-	}
-	if !t.Aging {
-		return nil, c.errf(x.Pos(), "%s.aged(INDEX): table %s has no REF flags; declare it with aging: true", t.Name, t.Name)
-	}
-	if len(x.Args) != 1 {
-		return nil, c.errf(x.Pos(), "%s.aged(INDEX) takes the record slot, got %d arguments", t.Name, len(x.Args))
-	}
-	idx, err := c.index(x.Args[0], t.Size, t.Name)
-	if err != nil {
-		return nil, err
-	}
-	return &AgedExpr{Table: t, Index: idx, Pos: p}, nil
+	return []Stmt{&ApplyStmt{Table: t, Pos: c.pos(at)}}, nil
 }
 
 // keyName is a key's source text for messages: its field, or a slice of it.
@@ -787,8 +577,6 @@ func (c *codeCtx) forStmt(s *ast.ForStmt) ([]Stmt, error) {
 	}
 	return []Stmt{f}, nil
 }
-
-var castRE = regexp.MustCompile(`^(bit|int|uint)([0-9]+)$`)
 
 func (c *codeCtx) expr(e ast.Expr) (Expr, error) {
 	p := c.pos(e.Pos())
@@ -965,15 +753,30 @@ func (c *codeCtx) binary(op Op, a, b Expr, at token.Pos) (Expr, error) {
 		}
 		return &BinaryExpr{Op: op, X: a, Y: b, T: ta, Pos: p}, nil
 	}
+	t, err := operandType(op, a, b)
+	if err != nil {
+		return nil, c.errf(at, "%s", err)
+	}
+	if op.IsCompare() {
+		return &BinaryExpr{Op: op, X: a, Y: b, T: Type{Bits: 1}, Pos: p}, nil
+	}
+	return &BinaryExpr{Op: op, X: a, Y: b, T: t, Pos: p}, nil
+}
+
+// operandType is the type of an arithmetic, bitwise or comparison operand
+// pair: one width (an untyped constant takes the other side's and must
+// fit it), signed if either side is.
+func operandType(op Op, a, b Expr) (Type, error) {
+	ta, tb := a.Type(), b.Type()
 	if ta.Bits != 0 && tb.Bits != 0 && ta.Bits != tb.Bits {
-		return nil, c.errf(at, "operands of %s have different widths (%s and %s); cast one of them", op, ta, tb)
+		return Type{}, fmt.Errorf("operands of %s have different widths (%s and %s); cast one of them", op, ta, tb)
 	}
 	for _, side := range []struct {
 		e Expr
 		t Type
 	}{{a, tb}, {b, ta}} {
 		if ce, ok := side.e.(*ConstExpr); ok && ce.T.Bits == 0 && side.t.Bits != 0 && !fits(ce.Val, side.t) {
-			return nil, c.errf(at, "constant %d does not fit %s", ce.Val, side.t)
+			return Type{}, fmt.Errorf("constant %d does not fit %s", ce.Val, side.t)
 		}
 	}
 	t := ta
@@ -981,189 +784,113 @@ func (c *codeCtx) binary(op Op, a, b Expr, at token.Pos) (Expr, error) {
 		t = tb
 	}
 	t.Signed = ta.Signed || tb.Signed
-	if op.IsCompare() {
-		return &BinaryExpr{Op: op, X: a, Y: b, T: Type{Bits: 1}, Pos: p}, nil
-	}
-	return &BinaryExpr{Op: op, X: a, Y: b, T: t, Pos: p}, nil
+	return t, nil
 }
 
 func (c *codeCtx) call(x *ast.CallExpr) (Expr, error) {
-	p := c.pos(x.Pos())
-	args := func(n int) ([]Expr, error) {
-		if n >= 0 && len(x.Args) != n {
-			return nil, c.errf(x.Pos(), "expected %d arguments, got %d", n, len(x.Args))
-		}
-		var out []Expr
-		for _, a := range x.Args {
-			e, err := c.expr(a)
-			if err != nil {
-				return nil, err
-			}
-			out = append(out, e)
-		}
-		return out, nil
-	}
 	switch fn := x.Fun.(type) {
 	case *ast.Ident:
-		switch fn.Name {
-		case "sat_add", "sat_sub", "min", "max":
-			as, err := args(2)
-			if err != nil {
-				return nil, err
-			}
-			b, err := c.binary(OpAdd, as[0], as[1], x.Pos())
-			if err != nil {
-				return nil, err
-			}
-			t := b.Type()
-			if t.Bits == 0 {
-				return nil, c.errf(x.Pos(), "%s needs a typed operand", fn.Name)
-			}
-			return &CallExpr{Fn: map[string]Builtin{"sat_add": FnSatAdd, "sat_sub": FnSatSub, "min": FnMin, "max": FnMax}[fn.Name],
-				Args: as, T: t, Pos: p}, nil
-		case "concat":
-			as, err := args(-1)
-			if err != nil {
-				return nil, err
-			}
-			bits := 0
-			for _, a := range as {
-				if a.Type().Bits == 0 {
-					return nil, c.errf(x.Pos(), "concat needs typed operands (cast constants, e.g. bit4(0))")
-				}
-				bits += a.Type().Bits
-			}
-			if len(as) < 2 || bits > 64 {
-				return nil, c.errf(x.Pos(), "concat joins 2 or more values of at most 64 bits in total (got %d bits)", bits)
-			}
-			return &CallExpr{Fn: FnConcat, Args: as, T: Type{Bits: bits}, Pos: p}, nil
-		case "random":
-			if c.kind == ctxRegisterAction {
-				return nil, c.errf(x.Pos(), "random() is not available inside a register action; draw it into a field first")
-			}
-			bits := int64(32)
-			if len(x.Args) == 1 {
-				v, err := c.l.consts.evalConst(x.Args[0])
-				if err != nil || v.isFloat || v.i < 1 || v.i > 64 {
-					return nil, c.errf(x.Pos(), "random(bits) needs a constant width 1..64")
-				}
-				bits = v.i
-			} else if len(x.Args) > 1 {
-				return nil, c.errf(x.Pos(), "random() takes at most one argument (its width)")
-			}
-			return &RandomExpr{T: Type{Bits: int(bits)}, Pos: p}, nil
-		case "hash":
-			if c.kind == ctxRegisterAction {
-				return nil, c.errf(x.Pos(), "hash() is not available inside a register action")
-			}
-			as, err := args(-1)
-			if err != nil {
-				return nil, err
-			}
-			if len(as) == 0 {
-				return nil, c.errf(x.Pos(), "hash() needs at least one field")
-			}
-			return &HashExpr{Args: as, T: Type{Bits: 32}, Pos: p}, nil
-		case "payload32":
-			as, err := args(1)
-			if err != nil {
-				return nil, err
-			}
-			if ce, ok := as[0].(*ConstExpr); ok && ce.Val < 0 {
-				return nil, c.errf(x.Pos(), "payload32(i): the word index must be >= 0, got %d", ce.Val)
-			}
-			return &PayloadExpr{Index: as[0], Pos: p}, nil
-		}
-		if m := castRE.FindStringSubmatch(fn.Name); m != nil {
-			bits, _ := strconv.Atoi(m[2])
-			if bits < 1 || bits > 64 {
-				return nil, c.errf(x.Pos(), "cast width must be 1..64")
-			}
-			as, err := args(1)
-			if err != nil {
-				return nil, err
-			}
-			t := Type{Bits: bits, Signed: m[1] == "int"}
-			if ce, ok := as[0].(*ConstExpr); ok {
-				return &ConstExpr{Val: t.Norm(ce.Val), T: t, Pos: p}, nil
-			}
-			return &CastExpr{X: as[0], T: t, Pos: p}, nil
-		}
-		switch fn.Name {
-		case "drop", "mirror", "multicast", "recirculate", "emit", "clear":
-			return nil, c.errf(x.Pos(), "%s() is a statement, not a value", fn.Name)
-		}
-		if _, ok := c.l.functions[fn.Name]; ok {
-			return nil, c.errf(x.Pos(), "function %s returns no value: call it as a statement, %s() (functions communicate through fields)", fn.Name, fn.Name)
-		}
-		if tm, ok := c.l.timers[fn.Name]; ok {
-			return nil, c.errf(x.Pos(), "%s is a timer, not a function: its threads start every period_ns and cannot be called (put shared code in a function and call that)", tm.Name)
-		}
-		return nil, c.errf(x.Pos(), "unknown function %s", fn.Name)
+		return c.nameCall(fn.Name, x)
 	case *ast.SelectorExpr:
 		obj, ok := fn.X.(*ast.Ident)
 		if !ok {
 			return nil, c.errf(x.Pos(), "unknown call")
 		}
-		if h, ok := c.l.headers[obj.Name]; ok {
-			if fn.Sel.Name == "isValid" && len(x.Args) == 0 {
-				return &ValidExpr{H: h, Pos: p}, nil
-			}
-			return nil, c.errf(x.Pos(), "%s.%s() is not a value (headers have isValid())", h.Name, fn.Sel.Name)
-		}
-		if r, ok := c.l.registers[obj.Name]; ok {
-			if c.kind == ctxRegisterAction {
-				return nil, c.errf(x.Pos(), "a register action cannot call another register action")
-			}
-			var ra *RegisterAction
-			for _, a := range r.Actions {
-				if a.Name == fn.Sel.Name {
-					ra = a
-				}
-			}
-			if ra == nil {
-				return nil, c.errf(x.Pos(), "register %s has no register action %s", r.Name, fn.Sel.Name)
-			}
-			if len(x.Args) != 1 {
-				return nil, c.errf(x.Pos(), "%s.%s(index) takes the cell index", r.Name, ra.Name)
-			}
-			idx, err := c.index(x.Args[0], r.Size, r.Name)
-			if err != nil {
-				return nil, err
-			}
-			return &RegisterCall{Action: ra, Index: idx, Pos: p}, nil
-		}
-		if m, ok := c.l.meters[obj.Name]; ok {
-			if c.kind == ctxRegisterAction {
-				return nil, c.errf(x.Pos(), "meters cannot be used inside a register action")
-			}
-			if fn.Sel.Name != "execute" || len(x.Args) != 1 {
-				return nil, c.errf(x.Pos(), "meters have one method: %s.execute(index)", m.Name)
-			}
-			idx, err := c.index(x.Args[0], m.Size, m.Name)
-			if err != nil {
-				return nil, err
-			}
-			return &MeterCall{Meter: m, Index: idx, Pos: p}, nil
-		}
-		if t, ok := c.l.tables[obj.Name]; ok {
-			switch fn.Sel.Name {
-			case "aged":
-				return c.agedExpr(t, x, p)
-			case "insert", "remove", "load":
-				return nil, c.errf(x.Pos(), "%s.%s() is a statement, not a value", t.Name, fn.Sel.Name)
-			}
-			return nil, c.errf(x.Pos(), "%s.apply() is a statement; test its result with if %s.apply().hit { ... }", obj.Name, obj.Name)
-		}
-		if err := c.tableMethodOutside(fn, x.Pos()); err != nil {
-			return nil, err
-		}
-		if k, ok := c.l.names[obj.Name]; ok {
-			return nil, c.errf(x.Pos(), "%s %s has no method %s", k, obj.Name, fn.Sel.Name)
-		}
-		return nil, c.errf(x.Pos(), "undefined name %s", obj.Name)
+		return c.methodCall(obj.Name, fn, x)
 	}
 	return nil, c.errf(x.Pos(), "unknown call")
+}
+
+// nameCall checks a value name(args): a built-in function.
+func (c *codeCtx) nameCall(name string, x *ast.CallExpr) (Expr, error) {
+	if b := lookupBuiltin(OnNothing, name); b != nil {
+		if !b.Value {
+			return nil, c.errf(x.Pos(), "%s() is a statement, not a value", name)
+		}
+		return c.builtinValue(b, c.site(name, x))
+	}
+	if _, ok := c.l.functions[name]; ok {
+		return nil, c.errf(x.Pos(), "function %s returns no value: call it as a statement, %s() (functions communicate through fields)", name, name)
+	}
+	if tm, ok := c.l.timers[name]; ok {
+		return nil, c.errf(x.Pos(), "%s is a timer, not a function: its threads start every period_ns and cannot be called (put shared code in a function and call that)", tm.Name)
+	}
+	return nil, c.errf(x.Pos(), "unknown function %s", name)
+}
+
+// methodCall checks a value obj.method(args): a header's or table's
+// built-in method, a register action or a meter.
+func (c *codeCtx) methodCall(obj string, fn *ast.SelectorExpr, x *ast.CallExpr) (Expr, error) {
+	p, method := c.pos(x.Pos()), fn.Sel.Name
+	if h, ok := c.l.headers[obj]; ok {
+		if b := lookupBuiltin(OnHeader, method); b != nil && b.Value && b.Args.accepts(len(x.Args)) {
+			return c.builtinValue(b, c.headerSite(h, method, x))
+		}
+		return nil, c.errf(x.Pos(), "%s.%s() is not a value (headers have isValid())", h.Name, method)
+	}
+	if r, ok := c.l.registers[obj]; ok {
+		return c.registerCall(r, method, x, p)
+	}
+	if m, ok := c.l.meters[obj]; ok {
+		if c.kind == ctxRegisterAction {
+			return nil, c.errf(x.Pos(), "meters cannot be used inside a register action")
+		}
+		if method != "execute" || len(x.Args) != 1 {
+			return nil, c.errf(x.Pos(), "meters have one method: %s.execute(index)", m.Name)
+		}
+		idx, err := c.index(x.Args[0], m.Size, m.Name)
+		if err != nil {
+			return nil, err
+		}
+		return &MeterCall{Meter: m, Index: idx, Pos: p}, nil
+	}
+	if t, ok := c.l.tables[obj]; ok {
+		return c.tableCall(t, method, x)
+	}
+	if err := c.tableMethodOutside(fn, x.Pos()); err != nil {
+		return nil, err
+	}
+	if k, ok := c.l.names[obj]; ok {
+		return nil, c.errf(x.Pos(), "%s %s has no method %s", k, obj, method)
+	}
+	return nil, c.errf(x.Pos(), "undefined name %s", obj)
+}
+
+// registerCall checks r.action(index): a register action on one cell.
+func (c *codeCtx) registerCall(r *Register, method string, x *ast.CallExpr, p Pos) (Expr, error) {
+	if c.kind == ctxRegisterAction {
+		return nil, c.errf(x.Pos(), "a register action cannot call another register action")
+	}
+	var ra *RegisterAction
+	for _, a := range r.Actions {
+		if a.Name == method {
+			ra = a
+		}
+	}
+	if ra == nil {
+		return nil, c.errf(x.Pos(), "register %s has no register action %s", r.Name, method)
+	}
+	if len(x.Args) != 1 {
+		return nil, c.errf(x.Pos(), "%s.%s(index) takes the cell index", r.Name, ra.Name)
+	}
+	idx, err := c.index(x.Args[0], r.Size, r.Name)
+	if err != nil {
+		return nil, err
+	}
+	return &RegisterCall{Action: ra, Index: idx, Pos: p}, nil
+}
+
+// tableCall checks a value t.method(args): a table's built-in value
+// method (t.apply() is a statement).
+func (c *codeCtx) tableCall(t *Table, method string, x *ast.CallExpr) (Expr, error) {
+	if b := lookupBuiltin(OnTable, method); b != nil {
+		s := c.tableSite(t, method, x)
+		if !b.Value {
+			return nil, c.errf(x.Pos(), "%s is a statement, not a value", s.display())
+		}
+		return c.builtinValue(b, s)
+	}
+	return nil, c.errf(x.Pos(), "%s.apply() is a statement; test its result with if %s.apply().hit { ... }", t.Name, t.Name)
 }
 
 // index checks a cell index: a constant must be inside the array.

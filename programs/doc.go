@@ -9,4 +9,11 @@
 //
 // The format is documented in README.md ("Program format"); the built-in
 // programs under programs/builtin/ are complete examples.
+//
+// The language's built-in functions, statements and methods are one table
+// (builtins.go, described in builtins_spec.go): each row gives a
+// built-in's arity, where it may appear, its typing rule, its semantics and
+// its cost on Tofino and on Trio, and the loader, the interpreter and both
+// backends read the row, so that adding a built-in is one row plus its
+// semantics.
 package programs

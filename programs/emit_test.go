@@ -118,14 +118,14 @@ func loadEm(t *testing.T) *Program {
 func TestEmitLoad(t *testing.T) {
 	p := loadEm(t)
 	send := p.Function("send")
-	if e, ok := send.Body[2].(*EmitStmt); !ok || e.Pos != (Pos{File: "emit.yaml", Line: exactLine(t, emProgram, "    emit()", 1)}) {
+	if e, ok := stmtOf(send.Body[2], "emit"); !ok || e.Pos != (Pos{File: "emit.yaml", Line: exactLine(t, emProgram, "    emit()", 1)}) {
 		t.Fatalf("send's third statement %#v, want emit() at its line", send.Body[2])
 	}
 	if c, ok := p.Timer("beacon").Body[4].(*CallStmt); !ok || c.Fn != send {
 		t.Fatalf("beacon's last statement %#v, want a call of send", p.Timer("beacon").Body[4])
 	}
 	ing := p.Ingress.Body
-	if e, ok := ing[11].(*EmitStmt); !ok || e.Position().Line != exactLine(t, emProgram, "  emit()", 1) {
+	if e, ok := stmtOf(ing[11], "emit"); !ok || e.Position().Line != exactLine(t, emProgram, "  emit()", 1) {
 		t.Fatalf("ingress statement 11: %#v, want emit()", ing[11])
 	}
 	// Every emit in file order: the function's, then ingress's two (one
@@ -145,7 +145,7 @@ func TestEmitLoad(t *testing.T) {
 		t.Fatal(err)
 	}
 	body := p2.Timer("beacon").Body
-	if _, ok := body[len(body)-1].(*EmitStmt); !ok || len(p2.Emits()) != 4 {
+	if _, ok := stmtOf(body[len(body)-1], "emit"); !ok || len(p2.Emits()) != 4 {
 		t.Fatalf("timer body %#v, %d emits, want emit() last and 4 emits", body, len(p2.Emits()))
 	}
 	// In egress too.
@@ -217,7 +217,7 @@ func TestEmitErrors(t *testing.T) {
 type emitTracer struct{ emits int }
 
 func (r *emitTracer) Stmt(s Stmt) {
-	if _, ok := s.(*EmitStmt); ok {
+	if _, ok := stmtOf(s, "emit"); ok {
 		r.emits++
 	}
 }
@@ -408,17 +408,17 @@ func TestEmitPayloadLoad(t *testing.T) {
 		t.Fatal(err)
 	}
 	ing := p.Ingress.Body
-	e, ok := ing[1].(*EmitStmt)
+	e, ok := stmtOf(ing[1], "emit")
 	if !ok || e.Reg != p.Registers[0] {
 		t.Fatalf("ingress statement 1: %#v, want emit(buf, ...)", ing[1])
 	}
-	if s, ok := e.Start.(*FieldExpr); !ok || s.F != p.Field("meta.start") {
-		t.Errorf("START %#v, want meta.start", e.Start)
+	if s, ok := e.Args[0].(*FieldExpr); !ok || s.F != p.Field("meta.start") {
+		t.Errorf("START %#v, want meta.start", e.Args[0])
 	}
-	if c, ok := e.Cells.(*FieldExpr); !ok || c.F != p.Field("meta.n") {
-		t.Errorf("CELLS %#v, want meta.n", e.Cells)
+	if c, ok := e.Args[1].(*FieldExpr); !ok || c.F != p.Field("meta.n") {
+		t.Errorf("CELLS %#v, want meta.n", e.Args[1])
 	}
-	if e, ok := ing[3].(*EmitStmt); !ok || e.Reg != nil || e.Start != nil || e.Cells != nil {
+	if e, ok := stmtOf(ing[3], "emit"); !ok || e.Reg != nil || len(e.Args) != 0 {
 		t.Errorf("ingress statement 3: %#v, want a plain emit()", ing[3])
 	}
 	if n := len(p.Emits()); n != 3 {

@@ -1,8 +1,6 @@
 package programs
 
 import (
-	"encoding/binary"
-	"hash/crc32"
 	"math/rand"
 	"sort"
 
@@ -347,16 +345,8 @@ func (x *Exec) stmt(s Stmt) {
 		}
 	case *CallStmt:
 		x.stmts(s.Fn.Body)
-	case *EmitStmt:
-		x.emit(s)
-	case *ClearStmt:
-		x.clear(s)
-	case *InsertStmt:
-		x.insert(s)
-	case *RemoveStmt:
-		x.remove(s)
-	case *LoadStmt:
-		x.load(s)
+	case *BuiltinStmt:
+		s.Builtin.Exec(x, s)
 	case *CountStmt:
 		idx := x.index(s.Index, s.Counter.Size)
 		c := &x.State.Counters[s.Counter.Index][idx]
@@ -367,70 +357,6 @@ func (x *Exec) stmt(s Stmt) {
 		}
 	}
 	x.Steps++
-}
-
-// emit runs emit() or emit(REG, START, CELLS): the range is clipped to
-// the register (cells before 0 or from its size on are not copied), each
-// cell written big-endian in the register's width.
-func (x *Exec) emit(s *EmitStmt) {
-	var payload []byte
-	if r := s.Reg; r != nil {
-		start, n := clipRange(x.eval(s.Start), x.eval(s.Cells), r.Size)
-		if n > 0 {
-			if x.Tracer != nil {
-				x.Tracer.Bulk(r, start, n)
-			}
-			if x.Emit != nil {
-				w := r.Type.Bits / 8
-				payload = make([]byte, n*w)
-				for i, v := range x.State.Regs[r.Index][start : start+n] {
-					u := uint64(v)
-					for k := 0; k < w; k++ {
-						payload[i*w+k] = byte(u >> (8 * (w - 1 - k)))
-					}
-				}
-			}
-		}
-	}
-	if x.Emit != nil {
-		x.Emit(payload)
-	}
-}
-
-// clear runs clear(REG, START, CELLS): the cells of the range clipped to
-// the register are reset to the register's initial value (both halves of
-// a pair register at once: init is the whole pair's value).
-func (x *Exec) clear(s *ClearStmt) {
-	r := s.Reg
-	start, n := clipRange(x.eval(s.Start), x.eval(s.Cells), r.Size)
-	if n == 0 {
-		return
-	}
-	v := r.Type.Norm(r.Init)
-	cells := x.State.Regs[r.Index][start : start+n]
-	for i := range cells {
-		cells[i] = v
-	}
-	if x.Tracer != nil {
-		x.Tracer.Clear(r, start, n)
-	}
-}
-
-// clipRange intersects cells [start, start+cells) with [0, size) and
-// returns the first cell and the count (0: empty).
-func clipRange(start, cells int64, size int) (int, int) {
-	if cells <= 0 || start >= int64(size) {
-		return 0, 0
-	}
-	if start < 0 {
-		cells += start // both sides of 0 are in range: no overflow
-		start = 0
-	}
-	cells = min(cells, int64(size)-start)
-	if cells <= 0 {
-		return 0, 0
-	}
-	return int(start), int(cells)
 }
 
 // maxLoopIterations bounds loops so a buggy program cannot hang a run.
@@ -492,97 +418,6 @@ func (x *Exec) apply(t *Table) (bool, *Action) {
 	return hit, call.Action
 }
 
-// key evaluates t's key expressions into an exact-table key.
-func (x *Exec) key(t *Table) [maxExactKeys]int64 {
-	var k [maxExactKeys]int64
-	for i, kk := range t.Keys {
-		k[i] = x.eval(kk.Expr)
-	}
-	return k
-}
-
-// insert runs T.insert(A(args)): the arguments are evaluated before the
-// entry is written, each normalized to its parameter's type.
-func (x *Exec) insert(s *InsertStmt) {
-	t := s.Table
-	ts := x.State.Tables[t.Index]
-	k := x.key(t)
-	e := &Entry{Call: ActionCall{Action: s.Action, Args: make([]int64, len(s.Args))}}
-	for i, a := range s.Args {
-		e.Call.Args[i] = s.Action.Params[i].Type.Norm(x.eval(a))
-	}
-	for i, kk := range t.Keys {
-		e.Values = append(e.Values, k[i])
-		e.Masks = append(e.Masks, Type{Bits: kk.Bits}.Max())
-		e.Prefix = append(e.Prefix, kk.Bits)
-	}
-	slot := ts.put(k, e)
-	done := slot >= 0
-	if !done {
-		ts.InsertFailures++
-		slot = KeySlot(k[:len(t.Keys)], t.Size)
-	}
-	if x.Tracer != nil {
-		x.Tracer.TableOp(t, TableInsert, slot, done)
-	}
-}
-
-// remove runs T.remove().
-func (x *Exec) remove(s *RemoveStmt) {
-	t := s.Table
-	k := x.key(t)
-	slot := x.State.Tables[t.Index].remove(k)
-	done := slot >= 0
-	if !done {
-		slot = KeySlot(k[:len(t.Keys)], t.Size)
-	}
-	if x.Tracer != nil {
-		x.Tracer.TableOp(t, TableRemove, slot, done)
-	}
-}
-
-// aged runs T.aged(I).
-func (x *Exec) aged(e *AgedExpr) int64 {
-	i := x.eval(e.Index)
-	aged, occupied := x.State.Tables[e.Table.Index].aged(i)
-	if x.Tracer != nil && i >= 0 && i < int64(e.Table.Size) {
-		x.Tracer.TableOp(e.Table, TableAged, int(i), occupied)
-	}
-	return b2i(aged)
-}
-
-// load runs T.load(I): the entry's key values go to the key fields (plain
-// fields, checked by the loader), then its action runs; an empty slot
-// runs the default action.
-func (x *Exec) load(s *LoadStmt) {
-	t := s.Table
-	i := x.eval(s.Index)
-	r := x.State.Tables[t.Index].record(i)
-	if x.Tracer != nil && i >= 0 && i < int64(t.Size) {
-		x.Tracer.TableOp(t, TableLoad, int(i), r != nil)
-	}
-	call := t.Default
-	if r != nil {
-		for j, k := range t.Keys {
-			f := k.Field
-			x.PHV[f.Slot] = f.Type.Norm(r.key[j])
-		}
-		call = r.e.Call
-	}
-	x.runAction(call)
-}
-
-// runAction runs an action call's body with its arguments.
-func (x *Exec) runAction(call ActionCall) {
-	if call.Action == nil {
-		return
-	}
-	saved := x.params
-	x.params = call.Args
-	x.stmts(call.Action.Body)
-	x.params = saved
-}
-
 func (x *Exec) index(e Expr, size int) int {
 	v := x.eval(e)
 	if v < 0 {
@@ -612,6 +447,10 @@ func (x *Exec) callRegister(c *RegisterCall) int64 {
 	x.ra, x.cell, x.out = savedRA, savedCell, savedOut
 	return out
 }
+
+// Eval evaluates an expression (for the semantics of a built-in defined
+// outside this package).
+func (x *Exec) Eval(e Expr) int64 { return x.eval(e) }
 
 func (x *Exec) eval(e Expr) int64 {
 	switch e := e.(type) {
@@ -658,36 +497,7 @@ func (x *Exec) eval(e Expr) int64 {
 	case *CastExpr:
 		return e.T.Norm(x.eval(e.X))
 	case *CallExpr:
-		if e.Fn == FnConcat {
-			var v uint64
-			for _, a := range e.Args {
-				w := uint(a.Type().Bits)
-				v = v<<w | uint64(a.Type().Norm(x.eval(a)))&(uint64(1)<<w-1)
-			}
-			return int64(v)
-		}
-		a, b := x.eval(e.Args[0]), x.eval(e.Args[1])
-		switch e.Fn {
-		case FnSatAdd:
-			return satAdd(a, b, e.T)
-		case FnSatSub:
-			return satSub(a, b, e.T)
-		case FnMin:
-			return min(a, b)
-		default:
-			return max(a, b)
-		}
-	case *RandomExpr:
-		return e.T.Norm(int64(x.Rng.Uint64()))
-	case *HashExpr:
-		x.hashB = x.hashB[:0]
-		for _, a := range e.Args {
-			n := (a.Type().Bits + 7) / 8
-			var buf [8]byte
-			binary.BigEndian.PutUint64(buf[:], uint64(x.eval(a)))
-			x.hashB = append(x.hashB, buf[8-n:]...)
-		}
-		return int64(crc32.ChecksumIEEE(x.hashB))
+		return e.eval(x, e)
 	case *RegisterCall:
 		return x.callRegister(e)
 	case *MeterCall:
@@ -702,19 +512,11 @@ func (x *Exec) eval(e Expr) int64 {
 			x.Tracer.Meter(m, i)
 		}
 		return c
-	case *PayloadExpr:
-		w := x.eval(e.Index)
-		if x.Tracer != nil {
-			x.Tracer.Payload(int(w))
-		}
-		return payloadWord(x.Payload, w)
 	case *ValidExpr:
 		return x.PHV[e.H.Valid.Slot]
 	case *HitExpr:
 		hit, _ := x.apply(e.Table)
 		return b2i(hit)
-	case *AgedExpr:
-		return x.aged(e)
 	}
 	panic("programs: unknown expression")
 }
@@ -724,28 +526,6 @@ func b2i(b bool) int64 {
 		return 1
 	}
 	return 0
-}
-
-func satAdd(a, b int64, t Type) int64 {
-	s := a + b
-	if s > t.Max() {
-		return t.Max()
-	}
-	if s < t.Min() {
-		return t.Min()
-	}
-	return s
-}
-
-func satSub(a, b int64, t Type) int64 {
-	s := a - b
-	if s > t.Max() {
-		return t.Max()
-	}
-	if s < t.Min() {
-		return t.Min()
-	}
-	return s
 }
 
 // evalBinary applies op; arithmetic results are normalized to t.
@@ -825,22 +605,4 @@ func evalUnary(op Op, a int64, t Type) int64 {
 		return t.Norm(^a)
 	}
 	panic("programs: unknown operator")
-}
-
-// payloadWord returns the i-th 32-bit big-endian word of payload: 0 when
-// the word starts beyond it; a word that runs past its end reads the
-// missing bytes as 0 (the packet model's bytes beyond those it holds).
-func payloadWord(payload []byte, i int64) int64 {
-	if i < 0 || i >= (int64(len(payload))+3)/4 {
-		return 0
-	}
-	off := int(i) * 4
-	var v uint32
-	for k := off; k < off+4; k++ {
-		v <<= 8
-		if k < len(payload) {
-			v |= uint32(payload[k])
-		}
-	}
-	return int64(v)
 }

@@ -4,15 +4,6 @@ import (
 	"strings"
 )
 
-// builtinStmts are the built-in statements of control code.
-var builtinStmts = map[string]bool{"drop": true, "mirror": true, "multicast": true, "recirculate": true, "emit": true,
-	"clear": true}
-
-// builtinFuncs are the built-in functions of expressions (casts bitN/intN/
-// uintN are matched by castRE).
-var builtinFuncs = map[string]bool{"sat_add": true, "sat_sub": true, "min": true, "max": true,
-	"concat": true, "random": true, "hash": true, "log2ceil": true, "payload32": true}
-
 // declareFunctions is the first pass over functions: it registers every
 // name with an empty body, so that calls resolve whatever the declaration
 // order. n is the functions mapping, or a zero node when there is none.
@@ -67,9 +58,9 @@ func (l *loader) loadFunctions(node) error {
 // tables, functions) are clashes.
 func (l *loader) checkCodeName(n node, name, kind string) error {
 	switch {
-	case builtinStmts[name]:
+	case isBuiltinStmt(name):
 		return n.errf("%s name %q is a built-in statement", kind, name)
-	case builtinFuncs[name] || castRE.MatchString(name):
+	case isBuiltinFunc(name):
 		return n.errf("%s name %q is a built-in function", kind, name)
 	}
 	if err := checkName(n, name, kind); err != nil {

@@ -72,12 +72,12 @@ func TestPayloadLoad(t *testing.T) {
 		t.Fatal(err)
 	}
 	a := p.Ingress.Body[0].(*AssignStmt)
-	pe, ok := a.Src.(*PayloadExpr)
-	if !ok || pe.Type() != (Type{Bits: 32}) {
+	pe, ok := a.Src.(*CallExpr)
+	if !ok || !pe.Builtin.Is(OnNothing, "payload32") || pe.Type() != (Type{Bits: 32}) {
 		t.Fatalf("ingress reads %#v, want a 32-bit payload32", a.Src)
 	}
-	if fe, ok := pe.Index.(*FieldExpr); !ok || fe.F.Name != "meta.i" || pe.Pos.Line != lineOf(t, plProgram, "  meta.w = payload32(meta.i)") {
-		t.Fatalf("index %#v at %v", pe.Index, pe.Pos)
+	if fe, ok := pe.Args[0].(*FieldExpr); !ok || fe.F.Name != "meta.i" || pe.Pos.Line != lineOf(t, plProgram, "  meta.w = payload32(meta.i)") {
+		t.Fatalf("index %#v at %v", pe.Args[0], pe.Pos)
 	}
 	// Every read, in file order: the register action's, the action's and
 	// its copy inlined by word(3) (which keeps the action's line), the

@@ -54,10 +54,9 @@ func substExpr(e Expr, args []Expr) Expr {
 		c.X = substExpr(x.X, args)
 		return &c
 	case *CallExpr:
-		c := *x
-		c.Args = substList(x.Args, args)
-		return &c
-	case *HashExpr:
+		if len(x.Args) == 0 {
+			return e // nothing to substitute (random())
+		}
 		c := *x
 		c.Args = substList(x.Args, args)
 		return &c
@@ -66,10 +65,6 @@ func substExpr(e Expr, args []Expr) Expr {
 		c.Index = substExpr(x.Index, args)
 		return &c
 	case *MeterCall:
-		c := *x
-		c.Index = substExpr(x.Index, args)
-		return &c
-	case *PayloadExpr:
 		c := *x
 		c.Index = substExpr(x.Index, args)
 		return &c

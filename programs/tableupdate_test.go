@@ -138,8 +138,8 @@ func TestTableUpdateLoad(t *testing.T) {
 	if u := p.TableUpdates()[2]; u.Pos.Line != lineOf(t, tuProgram, "flows.aged(") {
 		t.Fatalf("aged at %v, want its line", u.Pos)
 	}
-	ins := p.Ingress.Body[0].(*IfStmt).Then[0].(*InsertStmt)
-	if ins.Action.Name != "set" || len(ins.Args) != 1 || ins.Table != p.Table("flows") {
+	ins, ok := stmtOf(p.Ingress.Body[0].(*IfStmt).Then[0], "insert")
+	if !ok || ins.Action.Name != "set" || len(ins.Args) != 1 || ins.Table != p.Table("flows") {
 		t.Fatalf("insert %#v", ins)
 	}
 }

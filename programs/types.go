@@ -504,71 +504,37 @@ func (p *Program) CallDepth() int {
 	return d
 }
 
-// PayloadReads returns every payload32 expression in the program's code
+// PayloadReads returns every payload32 call in the program's code
 // (ingress, egress, functions, timers, actions and register actions),
 // ordered by position in the file.
-func (p *Program) PayloadReads() []*PayloadExpr {
-	var out []*PayloadExpr
-	seen := map[*PayloadExpr]bool{}
-	visit := func(stmts []Stmt) {
-		WalkStmtExprs(stmts, func(e Expr) {
-			if pe, ok := e.(*PayloadExpr); ok && !seen[pe] {
-				seen[pe] = true
-				out = append(out, pe)
-			}
-		})
-	}
-	for _, c := range []*Control{p.Ingress, p.Egress} {
-		if c != nil {
-			visit(c.Body)
-		}
-	}
-	for _, f := range p.Functions {
-		visit(f.Body)
-	}
-	for _, t := range p.Timers {
-		visit(t.Body)
-	}
-	for _, a := range p.Actions {
-		visit(a.Body)
-	}
-	for _, r := range p.Registers {
-		for _, ra := range r.Actions {
-			visit(ra.Body)
-		}
-	}
-	sort.SliceStable(out, func(i, j int) bool {
-		a, b := out[i].Pos, out[j].Pos
-		if a.File != b.File {
-			return a.File < b.File
-		}
-		return a.Line < b.Line
-	})
-	return out
-}
-
-// Emits returns every emit() statement of the program's code (ingress,
-// egress, functions and timers; actions and register actions cannot hold
-// one), ordered by position in the file.
-func (p *Program) Emits() []*EmitStmt {
-	var out []*EmitStmt
-	p.walkControlCode(func(s Stmt) {
-		if e, ok := s.(*EmitStmt); ok {
-			out = append(out, e)
+func (p *Program) PayloadReads() []*CallExpr {
+	var out []*CallExpr
+	p.walkCalls(func(c *CallExpr) {
+		if c.Builtin.Is(OnNothing, "payload32") {
+			out = append(out, c)
 		}
 	})
 	sort.SliceStable(out, func(i, j int) bool { return posLess(out[i].Pos, out[j].Pos) })
 	return out
 }
 
+// Emits returns every emit() statement of the program's code (ingress,
+// egress, functions and timers; actions and register actions cannot hold
+// one), ordered by position in the file.
+func (p *Program) Emits() []*BuiltinStmt { return p.builtinStmts("emit") }
+
 // Clears returns every clear() statement of the program's code (ingress,
 // egress, functions and timers; actions and register actions cannot hold
 // one), ordered by position in the file.
-func (p *Program) Clears() []*ClearStmt {
-	var out []*ClearStmt
+func (p *Program) Clears() []*BuiltinStmt { return p.builtinStmts("clear") }
+
+// builtinStmts returns the statements of the built-in name in control
+// code, ordered by position in the file.
+func (p *Program) builtinStmts(name string) []*BuiltinStmt {
+	var out []*BuiltinStmt
 	p.walkControlCode(func(s Stmt) {
-		if c, ok := s.(*ClearStmt); ok {
-			out = append(out, c)
+		if b, ok := s.(*BuiltinStmt); ok && b.Builtin.Is(OnNothing, name) {
+			out = append(out, b)
 		}
 	})
 	sort.SliceStable(out, func(i, j int) bool { return posLess(out[i].Pos, out[j].Pos) })
@@ -588,24 +554,69 @@ type TableUpdate struct {
 // register actions cannot hold one), ordered by position in the file.
 func (p *Program) TableUpdates() []TableUpdate {
 	var out []TableUpdate
-	p.walkControlCode(func(s Stmt) {
-		switch s := s.(type) {
-		case *InsertStmt:
-			out = append(out, TableUpdate{s.Table, TableInsert, s.Pos})
-		case *RemoveStmt:
-			out = append(out, TableUpdate{s.Table, TableRemove, s.Pos})
-		case *LoadStmt:
-			out = append(out, TableUpdate{s.Table, TableLoad, s.Pos})
+	for _, u := range p.BuiltinUses() {
+		if u.Builtin.On == OnTable {
+			out = append(out, TableUpdate{u.Table, u.Builtin.tableOp, u.Pos})
 		}
-	})
-	for _, body := range p.controlBodies() {
-		WalkStmtExprs(body, func(e Expr) {
-			if a, ok := e.(*AgedExpr); ok {
-				out = append(out, TableUpdate{a.Table, TableAged, a.Pos})
+	}
+	return out
+}
+
+// BuiltinUse is one use of a built-in that has a node of its own: its row,
+// the register or table it acts on, and where it is.
+type BuiltinUse struct {
+	Builtin *BuiltinSpec
+	Reg     *Register
+	Table   *Table
+	Pos     Pos
+}
+
+// BuiltinUses returns every use of a built-in with a node of its own in
+// the program's code (ingress, egress, functions, timers, actions and
+// register actions), ordered by position in the file; on one line,
+// statements come before the values computed in them.
+func (p *Program) BuiltinUses() []BuiltinUse {
+	var out []BuiltinUse
+	for _, body := range p.allBodies() {
+		WalkStmts(body, func(s Stmt) {
+			if b, ok := s.(*BuiltinStmt); ok {
+				out = append(out, BuiltinUse{b.Builtin, b.Reg, b.Table, b.Pos})
 			}
 		})
 	}
+	p.walkCalls(func(c *CallExpr) {
+		out = append(out, BuiltinUse{Builtin: c.Builtin, Table: c.Table, Pos: c.Pos})
+	})
 	sort.SliceStable(out, func(i, j int) bool { return posLess(out[i].Pos, out[j].Pos) })
+	return out
+}
+
+// walkCalls calls fn once for every value built-in call in the program's
+// code, body by body in the order of allBodies.
+func (p *Program) walkCalls(fn func(*CallExpr)) {
+	seen := map[*CallExpr]bool{}
+	for _, body := range p.allBodies() {
+		WalkStmtExprs(body, func(e Expr) {
+			if c, ok := e.(*CallExpr); ok && !seen[c] {
+				seen[c] = true
+				fn(c)
+			}
+		})
+	}
+}
+
+// allBodies returns the control bodies (controlBodies), then the actions'
+// and the register actions' bodies.
+func (p *Program) allBodies() [][]Stmt {
+	out := p.controlBodies()
+	for _, a := range p.Actions {
+		out = append(out, a.Body)
+	}
+	for _, r := range p.Registers {
+		for _, ra := range r.Actions {
+			out = append(out, ra.Body)
+		}
+	}
 	return out
 }
 

@@ -449,15 +449,25 @@ func (lw *lowerer) reads(e programs.Expr, set *fieldSet, lt *LT) {
 			lt.Meters = appendOnce(lt.Meters, x.Meter)
 			lw.reads(x.Index, &lt.MatchReads, lt)
 			lt.addIndex(x.Meter.Size, x.Index)
-		case *programs.RandomExpr:
-			lt.Random = true
-		case *programs.HashExpr:
-			lt.Hash = true
-			for _, a := range x.Args {
-				lw.reads(a, &lt.MatchReads, lt)
-			}
+		case *programs.CallExpr:
+			lw.unitReads(x, lt)
 		}
 	})
+}
+
+// unitReads records a built-in computed by a unit other than the action
+// ALUs (its row's Tofino cost): the random number generator, or a hash
+// unit, whose inputs are read through the input crossbar.
+func (lw *lowerer) unitReads(x *programs.CallExpr, lt *LT) {
+	switch x.Builtin.Tofino.Unit {
+	case programs.TofinoRNG:
+		lt.Random = true
+	case programs.TofinoHash:
+		lt.Hash = true
+		for _, a := range x.Args {
+			lw.reads(a, &lt.MatchReads, lt)
+		}
+	}
 }
 
 // walkExpr visits e and its operands (not into register action bodies).
@@ -485,11 +495,12 @@ func walk(e programs.Expr, fn func(programs.Expr), intoFieldSlices bool) {
 	case *programs.CastExpr:
 		walk(x.X, fn, intoFieldSlices)
 	case *programs.CallExpr:
+		if x.Builtin.Tofino.Unit == programs.TofinoHash {
+			break // a hash unit's inputs are not ALU operands
+		}
 		for _, a := range x.Args {
 			walk(a, fn, intoFieldSlices)
 		}
-	case *programs.PayloadExpr:
-		walk(x.Index, fn, intoFieldSlices)
 	}
 }
 

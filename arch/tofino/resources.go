@@ -83,7 +83,10 @@ func exprKey(e programs.Expr) string {
 	case *programs.BinaryExpr:
 		return fmt.Sprintf("(%s%s%s)", exprKey(x.X), x.Op, exprKey(x.Y))
 	case *programs.CallExpr:
-		s := x.Fn.String() + "("
+		if x.Builtin.Tofino.Unit != programs.TofinoALU || x.Builtin.Tofino.Reject != nil {
+			break // a generator or hash unit's output is its own
+		}
+		s := x.Builtin.Name + "("
 		for _, a := range x.Args {
 			s += exprKey(a) + ","
 		}

@@ -2,6 +2,7 @@ package tofino
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"archsim/programs"
@@ -92,11 +93,11 @@ func stdRights(c *Config, g Gress, id programs.StdID) stdAccess {
 }
 
 // checkThreads rejects what a packet-driven pipeline cannot run at all,
-// before lowering: timer threads, reads of the bytes after the parsed
-// headers (payload32), packet creation (emit), resets of register
-// ranges (clear) and data-plane writes or scans of match tables
-// (T.insert, T.remove, T.aged, T.load); of each kind, the first one in the
-// file is reported.
+// before lowering: timer threads, and the built-ins whose row in the
+// table of built-ins names the rule they break (reads of the bytes after
+// the parsed headers, packet creation, resets of register ranges,
+// data-plane writes or scans of match tables); of each kind, the first one
+// in the file is reported.
 func checkThreads(prog *programs.Program) error {
 	type violation struct {
 		rule Rule
@@ -109,19 +110,14 @@ func checkThreads(prog *programs.Program) error {
 		t := prog.Timers[0]
 		vs = append(vs, violation{RuleTimerThreads, t.Pos, "timers", fmt.Sprintf("timer %s: a PISA pipeline has no timer threads: periodic work needs packets from the packet generator, and a timeout over a table needs the control plane to scan it (the Trio paper §5)", t.Name)})
 	}
-	if reads := prog.PayloadReads(); len(reads) > 0 {
-		vs = append(vs, violation{RulePayloadAccess, reads[0].Pos, "payload32", "payload32 reads the packet after its parsed headers, but a PISA parser extracts headers only; the bytes after the parsed headers are not visible to the match-action stages: parse them as header fields instead, as SwitchML does"})
-	}
-	if emits := prog.Emits(); len(emits) > 0 {
-		vs = append(vs, violation{RulePacketCreation, emits[0].Pos, "emit()", "emit(): a PISA pipeline cannot create packets in the data plane; it can only copy the packet it processes (mirror, multicast, recirculate)"})
-	}
-	if clears := prog.Clears(); len(clears) > 0 {
-		c := clears[0]
-		vs = append(vs, violation{RuleStageLocal, c.Pos, "clear()", fmt.Sprintf("clear(%s, ...): register %s lives in one pipeline stage, whose stateful ALU accesses one cell per packet; a range of cells cannot be reset in the data plane (reset it from the control plane, or one cell per packet with a register action)", c.Reg.Name, c.Reg.Name)})
-	}
-	if ups := prog.TableUpdates(); len(ups) > 0 {
-		u := ups[0]
-		vs = append(vs, violation{RuleTableUpdate, u.Pos, "table updates", fmt.Sprintf("%s.%s(): a match table is written by the control plane; the MAU stages only look entries up, so the data plane cannot add, delete or scan the entries of table %s. For aging, declare aging: true and let Tofino's idle timeout (per-entry idle-time bits set by hits) notify the control plane, which removes idle entries; state the data plane must write belongs in registers", u.Table.Name, u.Op, u.Table.Name)})
+	uses := prog.BuiltinUses()
+	for _, r := range rejections() {
+		for _, u := range uses {
+			if u.Builtin.Tofino.Reject == r {
+				vs = append(vs, violation{Rule(r.Rule), u.Pos, r.What, r.Message(u)})
+				break
+			}
+		}
 	}
 	if len(vs) == 0 {
 		return nil
@@ -137,6 +133,18 @@ func checkThreads(prog *programs.Program) error {
 		msg += "; the program also uses " + strings.Join(also, ", ")
 	}
 	return ruleErr(vs[0].rule, vs[0].pos, "%s", msg)
+}
+
+// rejections lists the rules that reject built-ins, in the order of the
+// table of built-ins (rows sharing a rule are one violation).
+func rejections() []*programs.TofinoReject {
+	var out []*programs.TofinoReject
+	for _, b := range programs.BuiltinTable() {
+		if r := b.Tofino.Reject; r != nil && !slices.Contains(out, r) {
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 // checkRules applies the target's operation limits to every logical table
@@ -262,7 +270,7 @@ func checkActionBody(c *Config, lt *LT, body []programs.Stmt) error {
 					err = checkALUOp(c, lt, x)
 				}
 			case *programs.CallExpr:
-				ops++
+				ops += x.Builtin.Tofino.ALUOps
 			}
 		})
 		if err != nil {
@@ -498,7 +506,7 @@ func (sc *saluCheck) expr(e programs.Expr, inCond bool) error {
 				ops++
 			}
 		case *programs.CallExpr:
-			ops++
+			ops += x.Builtin.Tofino.ALUOps
 		case *programs.FieldExpr:
 			sc.input(x.F, x.F.Type.Bits)
 		case *programs.SliceExpr:

@@ -33,6 +33,10 @@ import (
 //     counters are packet/byte counter XTXNs (asynchronous).
 //   - Loops run as many times as they iterate; each iteration costs its
 //     body plus one instruction for the post statement and the branch.
+//   - Built-ins cost what their row in the table of built-ins says
+//     (programs.TrioCost): a function is a condition-ALU operation,
+//     payload32 a local-memory read, and the statements below issue the
+//     transactions their rows name.
 //   - emit() is one instruction. emit(REG, START, CELLS) also runs a loop
 //     building the new packet's tail ([TRIO] §4, Trio-ML's Result packet):
 //     per xtxn.result_chunk_bytes chunk, synchronous reads of up to
@@ -346,18 +350,10 @@ func (m *Microcode) registerActions() error {
 			walkE(s.Src, true)
 		case *programs.IfStmt:
 			walkE(s.Cond, true)
-		case *programs.EmitStmt:
-			walkE(s.Start, true)
-			walkE(s.Cells, true)
-		case *programs.ClearStmt:
-			walkE(s.Start, true)
-			walkE(s.Cells, true)
-		case *programs.InsertStmt:
+		case *programs.BuiltinStmt:
 			for _, a := range s.Args {
 				walkE(a, true)
 			}
-		case *programs.LoadStmt:
-			walkE(s.Index, true)
 		}
 	})
 	for _, r := range m.Prog.Registers {
@@ -610,72 +606,8 @@ func (pk *packer) stmts(list []programs.Stmt) {
 			body.stmts(s.Body)
 			body.stmts(s.Post)
 			pk.total += body.total
-		case *programs.EmitStmt:
-			if s.Reg == nil {
-				m.stmt[s] = &StmtCost{Instr: 1}
-				pk.total++
-				pk.open = false
-				break
-			}
-			// The range's operands pack like an assignment's; creating the
-			// packet is one more instruction, and the copy loop's body
-			// (a read, a packet-buffer write and bulkLoopInstr) is a block
-			// of its own.
-			d := m.exprDemand(s.Start)
-			d.merge(m.exprDemand(s.Cells))
-			pk.place(s, d)
-			m.stmt[s].Instr++
-			pk.total++
-			pk.open = false
-			pk.total += bulkLoopInstr
-			m.xsites[XRead]++
-			m.xsites[XPMEM]++
-		case *programs.ClearStmt:
-			// The range's operands pack like an assignment's; the write
-			// loop's body (bulkLoopInstr instructions issuing the writes,
-			// the offset increment and the branch) is a block of its own.
-			d := m.exprDemand(s.Start)
-			d.merge(m.exprDemand(s.Cells))
-			pk.place(s, d)
-			pk.open = false
-			pk.total += bulkLoopInstr
-			m.xsites[XWrite]++
-		case *programs.InsertStmt:
-			// The key and the action data are assembled and the hash
-			// transaction issued like a lookup's; the record write rides
-			// on the instruction that takes the reply.
-			d := m.keyDemand(s.Table)
-			for _, a := range s.Args {
-				d.merge(m.exprDemand(a))
-			}
-			d.xtxn++
-			d.syncReply = true
-			m.xsites[XHash]++
-			m.xsites[XWrite]++
-			pk.place(s, d)
-			pk.cur.xtxn++
-		case *programs.RemoveStmt:
-			d := m.keyDemand(s.Table)
-			d.xtxn++
-			m.xsites[XWrite]++
-			pk.place(s, d)
-		case *programs.LoadStmt:
-			// The record read is synchronous; the key fields are written
-			// from the reply, then the action runs (a branch target, as
-			// after a lookup).
-			d := m.exprDemand(s.Index)
-			d.xtxn++
-			d.syncReply = true
-			m.xsites[XRead]++
-			pk.place(s, d)
-			// The key writes use the instruction that takes the reply (and
-			// more when they exceed its write ports).
-			n := len(s.Table.Keys)
-			if extra := (n+m.cfg.Instr.Writes-1)/m.cfg.Instr.Writes - 1; extra > 0 {
-				m.stmt[s].Instr += extra
-				pk.total += extra
-			}
-			pk.open = false
+		case *programs.BuiltinStmt:
+			pk.builtin(s)
 		case *programs.CallStmt:
 			// A subroutine call is one instruction (the return rides on the
 			// body's last one); the body is lowered once, as its own block.
@@ -688,6 +620,86 @@ func (pk *packer) stmts(list []programs.Stmt) {
 			pk.open = false
 		}
 	}
+}
+
+// builtin lowers a statement built-in as its row's Trio cost says: its
+// operands (and its table's key) pack like an assignment's with the
+// transactions it issues, and one that reads and issues nothing (emit())
+// takes only its own instructions; the key writes from a reply, the end
+// of the instruction and the loop over a register range (a block of
+// bulkLoopInstr instructions) follow.
+func (pk *packer) builtin(s *programs.BuiltinStmt) {
+	m, tc := pk.m, s.Builtin.Trio
+	if len(s.Args) > 0 || tc.Key || len(tc.XTXN) > 0 {
+		pk.place(s, m.builtinDemand(s))
+	} else {
+		m.stmt[s] = &StmtCost{}
+	}
+	pk.cur.xtxn += len(tc.Reply)
+	m.sites(tc.Reply)
+	cost := m.stmt[s]
+	if tc.KeyWrites {
+		// The key writes use the instruction that takes the reply (and
+		// more when they exceed its write ports).
+		n := len(s.Table.Keys)
+		if extra := (n+m.cfg.Instr.Writes-1)/m.cfg.Instr.Writes - 1; extra > 0 {
+			cost.Instr += extra
+			pk.total += extra
+		}
+	}
+	cost.Instr += tc.Instr
+	pk.total += tc.Instr
+	if tc.Ends {
+		pk.open = false
+	}
+	if s.Reg != nil && len(tc.RangeLoop) > 0 {
+		pk.total += bulkLoopInstr
+		m.sites(tc.RangeLoop)
+	}
+}
+
+// builtinDemand is what a statement built-in needs of the instruction
+// that issues it: its operands, its table's key, its transactions.
+func (m *Microcode) builtinDemand(s *programs.BuiltinStmt) demand {
+	tc := s.Builtin.Trio
+	d := demand{reads: map[*programs.Field]bool{}, written: map[*programs.Field]bool{}}
+	if tc.Key {
+		d = m.keyDemand(s.Table)
+	}
+	for _, a := range s.Args {
+		d.merge(m.exprDemand(a))
+	}
+	d.xtxn += len(tc.XTXN)
+	d.syncReply = d.syncReply || tc.Sync
+	m.sites(tc.XTXN)
+	return d
+}
+
+// sites counts the transaction sites of the kinds named.
+func (m *Microcode) sites(kinds []string) {
+	for _, k := range kinds {
+		m.xsites[xkindNamed(k)]++
+	}
+}
+
+// xkindNamed is the transaction kind of a name in a built-in's Trio cost.
+func xkindNamed(name string) XKind {
+	for k := XKind(0); k < xkinds; k++ {
+		if xkindNames[k] == name {
+			return k
+		}
+	}
+	panic("trio: unknown transaction kind " + name)
+}
+
+// callDemand adds what a value built-in needs of its instruction, as its
+// row's Trio cost says.
+func (m *Microcode) callDemand(tc programs.TrioCost, d *demand) {
+	d.ops += tc.ALUOps
+	d.lmemReads += tc.LMEMReads
+	d.xtxn += len(tc.XTXN)
+	m.sites(tc.XTXN)
+	d.syncReply = d.syncReply || tc.Sync
 }
 
 // lookup lowers a table apply: key assembly and the lookup XTXN.
@@ -745,13 +757,10 @@ func (m *Microcode) exprDemand(e programs.Expr) demand {
 					d.regReads++
 				}
 			}
-		case *programs.BinaryExpr, *programs.UnaryExpr, *programs.CallExpr, *programs.RandomExpr, *programs.HashExpr:
+		case *programs.BinaryExpr, *programs.UnaryExpr:
 			d.ops++
-		case *programs.PayloadExpr:
-			// A word of the packet in local memory (the head); words in the
-			// tail are fetched by transaction when first touched (charged
-			// by the PFE when the packet runs).
-			d.lmemReads++
+		case *programs.CallExpr:
+			m.callDemand(x.Builtin.Trio, &d)
 		case *programs.RegisterCall:
 			d.xtxn++
 			m.xsites[XRMW]++
@@ -761,11 +770,6 @@ func (m *Microcode) exprDemand(e programs.Expr) demand {
 		case *programs.MeterCall:
 			d.xtxn++
 			m.xsites[XPolicer]++
-			d.syncReply = true
-		case *programs.AgedExpr:
-			// Fetch-and-clear of the record's REF flag.
-			d.xtxn++
-			m.xsites[XRMW]++
 			d.syncReply = true
 		case *programs.HitExpr:
 			d.xtxn++

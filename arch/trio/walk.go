@@ -22,17 +22,9 @@ func walkExpr(e programs.Expr, f func(programs.Expr)) {
 		for _, a := range x.Args {
 			walkExpr(a, f)
 		}
-	case *programs.HashExpr:
-		for _, a := range x.Args {
-			walkExpr(a, f)
-		}
 	case *programs.RegisterCall:
 		walkExpr(x.Index, f)
 	case *programs.MeterCall:
-		walkExpr(x.Index, f)
-	case *programs.PayloadExpr:
-		walkExpr(x.Index, f)
-	case *programs.AgedExpr:
 		walkExpr(x.Index, f)
 	}
 }
