@@ -146,12 +146,12 @@ func (t *Topology) reach(src int) map[int]int {
 // FrontPorts) each host and each link end sits on.
 type plan struct {
 	topo      *Topology
-	hostAt    []int   // host -> switch
-	hostLocal []int   // host -> local port index on its switch
+	hostAt    []int    // host -> switch
+	hostLocal []int    // host -> local port index on its switch
 	linkLocal [][2]int // link -> local port index on each end (in Between order)
-	ports     []int   // switch -> local ports in use
-	hostsOf   [][]int // switch -> its hosts, in order
-	routes    [][]int // switch -> destination host -> local port index
+	ports     []int    // switch -> local ports in use
+	hostsOf   [][]int  // switch -> its hosts, in order
+	routes    [][]int  // switch -> destination host -> local port index
 }
 
 func newPlan(t *Topology) *plan {
