@@ -15,6 +15,7 @@ import (
 // configs/aggregation.yaml".
 type aggregateOptions struct {
 	sw         string
+	chip       string
 	workers    int
 	perPacket  int
 	window     int
@@ -91,7 +92,7 @@ training and straggler parameters come from configs/aggregation.yaml
 				return writeJSON(out, r)
 			}
 			var buf bytes.Buffer
-			fmt.Fprintf(&buf, "%s on %s: %d workers, %d gradients per packet, window %d, %d iterations\n\n", r.Program, r.Switch, r.Workers, r.GradsPerPacket, r.Window, r.Iterations)
+			fmt.Fprintf(&buf, "%s on %s: %d workers, %d gradients per packet, window %d, %d iterations\n\n", r.Program, r.Chip, r.Workers, r.GradsPerPacket, r.Window, r.Iterations)
 			t := tables.New(&buf, "Measure", "Value")
 			row := func(k, v string) { t.Row(k, v) }
 			row("Finished", fmt.Sprint(r.Done))
@@ -111,6 +112,7 @@ training and straggler parameters come from configs/aggregation.yaml
 	}
 	f := cmd.Flags()
 	f.StringVar(&o.sw, "switch", "trio", "trio (trio-ml on Trio PFEs) or tofino (switchml)")
+	f.StringVar(&o.chip, "chip", "", "the chip the switch is (default: trio for --switch trio, tofino for tofino; e.g. trio6, tofino2)")
 	f.IntVar(&o.workers, "workers", 0, "workers (default: configs/aggregation.yaml)")
 	f.IntVar(&o.perPacket, "gradients-per-packet", 0, "gradients per packet (trio: up to 4095; tofino: 64 runs switchml, 256 switchml-256)")
 	f.IntVar(&o.window, "window", 0, "outstanding blocks per worker")
@@ -174,7 +176,7 @@ func aggregateCompare(out io.Writer, cmd *cobra.Command, o *aggregateOptions, p 
 }
 
 func setupFor(o *aggregateOptions, p *aggregation.Params, wc aggregation.WorkersConfig) aggregation.Setup {
-	s := aggregation.Setup{Switch: o.sw, Workers: wc, Seed: o.seed, Pool: p.SwitchML.Pool}
+	s := aggregation.Setup{Switch: o.sw, Chip: o.chip, Workers: wc, Seed: o.seed, Pool: p.SwitchML.Pool}
 	if o.pool > 0 {
 		s.Pool = o.pool
 	}

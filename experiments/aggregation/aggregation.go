@@ -66,7 +66,8 @@ func LoadParams(sets []string) (*Params, error) {
 
 // Setup is one run.
 type Setup struct {
-	Switch     string // "trio" or "tofino"
+	Switch     string // the system: "trio" (Trio-ML) or "tofino" (SwitchML), see systems
+	Chip       string // the registered chip it runs on ("": the system's own, e.g. trio6 for a Trio 6 PFE)
 	Workers    workers.Config
 	Pool       int               // SwitchML slots per worker
 	Params     map[string]string // program constants (besides the ones Run sets)
@@ -95,6 +96,7 @@ func (p *Params) Workers(prob float64, typicalPs int64, seed int64) workers.Conf
 // Result is what a run measured.
 type Result struct {
 	Switch          string  `json:"switch"`
+	Chip            string  `json:"chip"`
 	Program         string  `json:"program"`
 	Workers         int     `json:"workers"`
 	GradsPerPacket  int     `json:"gradients_per_packet"`
@@ -137,6 +139,30 @@ type Result struct {
 	SimulatedMs    float64 `json:"simulated_ms"`
 }
 
+// system is an aggregation system a job runs on: an aggregation program
+// family with its workers' protocol, on a chip that runs it.
+type system struct {
+	chip  string // the registered chip it runs on unless Setup.Chip says otherwise
+	doc   string
+	build func(s Setup, engine sim.Engine, params map[string]string, wc *workers.Config, r *Result) (*fabric, error)
+}
+
+// fabric is the switches of a job as its workers see them.
+type fabric struct {
+	proto      workers.Protocol
+	uplink     func(w int) sim.Handler
+	port       func(w int) int
+	attach     func(w int, h sim.Handler, propPs int64) // connects worker w
+	collect    func(r *Result)
+	stopTimers func(ps int64)
+}
+
+// systems are the two systems [TRIO] §6 compares (Setup.Switch).
+var systems = map[string]system{
+	"trio":   {chip: "trio", doc: "Trio-ML on Trio PFEs (one, or first-level PFEs feeding a top-level one)", build: trioML},
+	"tofino": {chip: "tofino", doc: "SwitchML (64 gradients per packet) or SwitchML-256 (256) on a Tofino pipeline", build: switchML},
+}
+
 // Run simulates one job.
 func Run(s Setup) (*Result, error) {
 	engine := &packet.CountingEngine{Engine: sim.NewSerialEngine()}
@@ -148,118 +174,19 @@ func Run(s Setup) (*Result, error) {
 	if s.FirstLevel == 1 || s.FirstLevel < 0 || s.FirstLevel > wc.Workers {
 		return nil, fmt.Errorf("first-level PFEs: %d, want 0 (one PFE) or 2..%d (servers split among them)", s.FirstLevel, wc.Workers)
 	}
-	var proto workers.Protocol
-	var uplink func(int) sim.Handler
-	var attach func(w int, h sim.Handler, propPs int64) // connects worker w
-	var collect func(r *Result)
-	var stopTimers func(ps int64)
-	r := &Result{Switch: s.Switch, Workers: wc.Workers, GradsPerPacket: wc.PerPacket, Window: wc.Window, Iterations: wc.Iterations}
-	port := func(w int) int { return w }
-	switch s.Switch {
-	case "trio":
-		r.Program = "trio-ml"
-		if wc.PerPacket > 4095 {
-			return nil, fmt.Errorf("gradients per packet: %d, the Trio-ML header's grad_cnt has 12 bits", wc.PerPacket)
-		}
-		if err := wc.Validate(); err != nil {
-			return nil, err
-		}
-		if _, ok := params["GRAD_MAX"]; !ok {
-			params["GRAD_MAX"] = fmt.Sprint(max(16, (wc.PerPacket+15)/16*16))
-		}
-		if _, ok := params["BLOCKS"]; !ok {
-			params["BLOCKS"] = fmt.Sprint(pow2(wc.Window))
-		}
-		h, err := buildHierarchy(engine, params, wc.Workers, s.FirstLevel, s.FabricPs, s.Seed)
-		if err != nil {
-			return nil, err
-		}
-		proto = workers.TrioML{Port: 12000, ResultPort: 12001, Job: 1}
-		uplink = func(w int) sim.Handler { return h.edge(w).IngressHandler(0) }
-		attach = func(w int, wk sim.Handler, prop int64) { h.edge(w).Attach(h.port(w), link.To(wk, h.port(w), prop)) }
-		port = h.port
-		deadline := s.DeadlinePs
-		if deadline <= 0 {
-			deadline = defaultDeadline(s.StartPs, wc)
-		}
-		for _, pfe := range h.all {
-			pfe.SetDeadline(deadline)
-			if ts, ok := pfe.(arch.TimerSwitch); ok {
-				ts.StartTimers(deadline)
-			}
-		}
-		collect = func(r *Result) {
-			for i, pfe := range h.all {
-				c := pfe.Counters()
-				if i == 0 {
-					r.InstrPerPacket = c.InstrPerPacket
-				}
-				r.SwitchDrops += unexpectedDrops(c.Drops)
-				r.Consumed += programDrops(c.Drops)
-				r.Created += c.Created
-				r.Copies += c.Copies
-				r.Delivered += c.Delivered
-			}
-		}
-		stopTimers = func(ps int64) {
-			for _, pfe := range h.all {
-				if ts, ok := pfe.(arch.TimerSwitch); ok {
-					ts.StopTimers(ps)
-				}
-			}
-		}
-	case "tofino":
-		sp, ok := switchMLPrograms[wc.PerPacket]
-		if !ok {
-			return nil, fmt.Errorf("switchml carries %d (program switchml) or %d (switchml-256) gradients per packet, not %d",
-				workers.SwitchMLValues, workers.SwitchML256Values, wc.PerPacket)
-		}
-		r.Program = sp.name
-		params["NUM_WORKERS"] = fmt.Sprint(wc.Workers)
-		sw, err := build(engine, "tofino", sp.name, params, s.Seed)
-		if err != nil {
-			return nil, err
-		}
-		prog := sw.Program()
-		pool := s.Pool
-		if pool <= 0 {
-			pool = wc.Window
-		}
-		if pool > sp.slots {
-			return nil, fmt.Errorf("%s pool: %d slots, the program has %d", sp.name, pool, sp.slots)
-		}
-		wc.Window = min(wc.Window, pool)
-		r.Window = wc.Window
-		sml := workers.SwitchML{Port: 48864, Pool: pool, Values: wc.PerPacket}
-		if err := sml.Validate(); err != nil {
-			return nil, err
-		}
-		proto = sml
-		uplink = sw.IngressHandler
-		attach = func(w int, wk sim.Handler, prop int64) { sw.Attach(port(w), link.To(wk, port(w), prop)) }
-		sw.SetDeadline(1 << 62)
-		if s.DeadlinePs > 0 {
-			sw.SetDeadline(s.DeadlinePs)
-		}
-		// Every pass of a contribution or harvest through the pipe runs one
-		// action of the first processor register.
-		first := prog.Register("value00")
-		if t, ok := sw.(arch.RegisterTracer); ok {
-			t.TraceRegister(func(_ int, ra *programs.RegisterAction, _, _ int64) {
-				if ra.Register == first {
-					r.Passes++
-				}
-			})
-		}
-		collect = func(r *Result) {
-			drops := sw.Counters().Drops
-			r.SwitchDrops = unexpectedDrops(drops)
-			r.Consumed = programDrops(drops)
-		}
-		stopTimers = func(int64) {}
-	default:
+	sys, ok := systems[s.Switch]
+	if !ok {
 		return nil, fmt.Errorf("switch %q: want trio or tofino", s.Switch)
 	}
+	if s.Chip == "" {
+		s.Chip = sys.chip
+	}
+	r := &Result{Switch: s.Switch, Chip: s.Chip, Workers: wc.Workers, GradsPerPacket: wc.PerPacket, Window: wc.Window, Iterations: wc.Iterations}
+	f, err := sys.build(s, engine, params, &wc, r)
+	if err != nil {
+		return nil, err
+	}
+	proto, uplink, port, attach, collect, stopTimers := f.proto, f.uplink, f.port, f.attach, f.collect, f.stopTimers
 	job, err := workers.MakeBuilder().WithEngine(engine).WithConfig(wc).WithProtocol(proto).WithUplinks(uplink, port).Build("Job")
 	if err != nil {
 		return nil, err
@@ -296,6 +223,120 @@ func Run(s Setup) (*Result, error) {
 	r.SimulatedMs = float64(packet.SecToPs(engine.CurrentTime())) / 1e9
 	collect(r)
 	return r, nil
+}
+
+// trioML builds Trio-ML's PFEs (one, or a hierarchy) for the workers.
+func trioML(s Setup, engine sim.Engine, params map[string]string, wcp *workers.Config, r *Result) (*fabric, error) {
+	wc := *wcp
+	f := &fabric{}
+	r.Program = "trio-ml"
+	if wc.PerPacket > 4095 {
+		return nil, fmt.Errorf("gradients per packet: %d, the Trio-ML header's grad_cnt has 12 bits", wc.PerPacket)
+	}
+	if err := wc.Validate(); err != nil {
+		return nil, err
+	}
+	if _, ok := params["GRAD_MAX"]; !ok {
+		params["GRAD_MAX"] = fmt.Sprint(max(16, (wc.PerPacket+15)/16*16))
+	}
+	if _, ok := params["BLOCKS"]; !ok {
+		params["BLOCKS"] = fmt.Sprint(pow2(wc.Window))
+	}
+	h, err := buildHierarchy(engine, s.Chip, params, wc.Workers, s.FirstLevel, s.FabricPs, s.Seed)
+	if err != nil {
+		return nil, err
+	}
+	f.proto = workers.TrioML{Port: 12000, ResultPort: 12001, Job: 1}
+	f.uplink = func(w int) sim.Handler { return h.edge(w).IngressHandler(0) }
+	f.attach = func(w int, wk sim.Handler, prop int64) { h.edge(w).Attach(h.port(w), link.To(wk, h.port(w), prop)) }
+	f.port = h.port
+	deadline := s.DeadlinePs
+	if deadline <= 0 {
+		deadline = defaultDeadline(s.StartPs, wc)
+	}
+	for _, pfe := range h.all {
+		pfe.SetDeadline(deadline)
+		if ts, ok := pfe.(arch.TimerSwitch); ok {
+			ts.StartTimers(deadline)
+		}
+	}
+	f.collect = func(r *Result) {
+		for i, pfe := range h.all {
+			c := pfe.Counters()
+			if i == 0 {
+				r.InstrPerPacket = c.InstrPerPacket
+			}
+			r.SwitchDrops += unexpectedDrops(c.Drops)
+			r.Consumed += programDrops(c.Drops)
+			r.Created += c.Created
+			r.Copies += c.Copies
+			r.Delivered += c.Delivered
+		}
+	}
+	f.stopTimers = func(ps int64) {
+		for _, pfe := range h.all {
+			if ts, ok := pfe.(arch.TimerSwitch); ok {
+				ts.StopTimers(ps)
+			}
+		}
+	}
+	return f, nil
+}
+
+// switchML builds the SwitchML switch for the workers: the program by the
+// gradients per packet, the pool bounding the window.
+func switchML(s Setup, engine sim.Engine, params map[string]string, wc *workers.Config, r *Result) (*fabric, error) {
+	f := &fabric{port: func(w int) int { return w }}
+	port := f.port
+	sp, ok := switchMLPrograms[wc.PerPacket]
+	if !ok {
+		return nil, fmt.Errorf("switchml carries %d (program switchml) or %d (switchml-256) gradients per packet, not %d",
+			workers.SwitchMLValues, workers.SwitchML256Values, wc.PerPacket)
+	}
+	r.Program = sp.name
+	params["NUM_WORKERS"] = fmt.Sprint(wc.Workers)
+	sw, err := build(engine, s.Chip, sp.name, params, s.Seed)
+	if err != nil {
+		return nil, err
+	}
+	prog := sw.Program()
+	pool := s.Pool
+	if pool <= 0 {
+		pool = wc.Window
+	}
+	if pool > sp.slots {
+		return nil, fmt.Errorf("%s pool: %d slots, the program has %d", sp.name, pool, sp.slots)
+	}
+	wc.Window = min(wc.Window, pool)
+	r.Window = wc.Window
+	sml := workers.SwitchML{Port: 48864, Pool: pool, Values: wc.PerPacket}
+	if err := sml.Validate(); err != nil {
+		return nil, err
+	}
+	f.proto = sml
+	f.uplink = sw.IngressHandler
+	f.attach = func(w int, wk sim.Handler, prop int64) { sw.Attach(port(w), link.To(wk, port(w), prop)) }
+	sw.SetDeadline(1 << 62)
+	if s.DeadlinePs > 0 {
+		sw.SetDeadline(s.DeadlinePs)
+	}
+	// Every pass of a contribution or harvest through the pipe runs one
+	// action of the first processor register.
+	first := prog.Register("value00")
+	if t, ok := sw.(arch.RegisterTracer); ok {
+		t.TraceRegister(func(_ int, ra *programs.RegisterAction, _, _ int64) {
+			if ra.Register == first {
+				r.Passes++
+			}
+		})
+	}
+	f.collect = func(r *Result) {
+		drops := sw.Counters().Drops
+		r.SwitchDrops = unexpectedDrops(drops)
+		r.Consumed = programDrops(drops)
+	}
+	f.stopTimers = func(int64) {}
+	return f, nil
 }
 
 func meanPs(v []int64) float64 {
@@ -345,7 +386,7 @@ func (h *hierarchy) port(w int) int {
 // ids 0..first-1) and multicasts the result back down (group first =
 // ports 0..first-1), where each first-level PFE multicasts it to its
 // servers.
-func buildHierarchy(engine sim.Engine, params map[string]string, servers, first int, fabricPs, seed int64) (*hierarchy, error) {
+func buildHierarchy(engine sim.Engine, chip string, params map[string]string, servers, first int, fabricPs, seed int64) (*hierarchy, error) {
 	with := func(extra map[string]string) map[string]string {
 		m := map[string]string{}
 		for k, v := range params {
@@ -357,7 +398,7 @@ func buildHierarchy(engine sim.Engine, params map[string]string, servers, first 
 		return m
 	}
 	if first == 0 {
-		pfe, err := build(engine, "trio", "trio-ml", with(map[string]string{"SOURCES": fmt.Sprint(servers), "GROUP": fmt.Sprint(servers)}), seed)
+		pfe, err := build(engine, chip, "trio-ml", with(map[string]string{"SOURCES": fmt.Sprint(servers), "GROUP": fmt.Sprint(servers)}), seed)
 		if err != nil {
 			return nil, err
 		}
@@ -370,13 +411,13 @@ func buildHierarchy(engine sim.Engine, params map[string]string, servers, first 
 	// The top level scans with twice the period, so a first-level PFE's
 	// partial result (sent one to two periods after its last reference)
 	// reaches a live record.
-	top, err := build(engine, "trio", "trio-ml", with(map[string]string{"SOURCES": fmt.Sprint(first), "GROUP": fmt.Sprint(first), "TIMEOUT_SCALE": "2"}), seed)
+	top, err := build(engine, chip, "trio-ml", with(map[string]string{"SOURCES": fmt.Sprint(first), "GROUP": fmt.Sprint(first), "TIMEOUT_SCALE": "2"}), seed)
 	if err != nil {
 		return nil, err
 	}
 	h := &hierarchy{all: []arch.Switch{top}, perEdge: per}
 	for i := 0; i < first; i++ {
-		pfe, err := build(engine, "trio", "trio-ml", with(map[string]string{"SOURCES": fmt.Sprint(per), "GROUP": fmt.Sprint(per),
+		pfe, err := build(engine, chip, "trio-ml", with(map[string]string{"SOURCES": fmt.Sprint(per), "GROUP": fmt.Sprint(per),
 			"UP_PORT": fmt.Sprint(per), "UP_SRC": fmt.Sprint(i)}), seed+int64(i)+1)
 		if err != nil {
 			return nil, err
