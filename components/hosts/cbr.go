@@ -79,7 +79,7 @@ func (h *CBRHost) Handle(e sim.Event) error {
 		}
 		f := s.flow
 		pkt := &packet.Packet{ID: h.rec.NewID(true, f.ID), Flow: f.ID, Len: h.cfg.MSS,
-			Head: encode(ndpHeader{src: HostIP(f.Src), dst: HostIP(f.Dst), flow: uint16(f.ID), seq: uint16(s.seq)}, h.cfg.MSS)}
+			Head: encode(Header{Src: HostIP(f.Src), Dst: HostIP(f.Dst), Flow: uint16(f.ID), Seq: uint16(s.seq)}, h.cfg.MSS)}
 		s.seq++
 		h.nic.send(pkt, false, now)
 		packet.Schedule(h.engine, h, now+h.gapPs(), evFlowTimer, nil, ev.Port)
@@ -89,22 +89,22 @@ func (h *CBRHost) Handle(e sim.Event) error {
 		if now > h.deadline {
 			return nil
 		}
-		hd, ok := decode(ev.Pkt.Head)
-		if !ok || h.sinks[int(hd.flow)] == nil {
+		hd, ok := Decode(ev.Pkt.Head)
+		if !ok || h.sinks[int(hd.Flow)] == nil {
 			return nil
 		}
 		// A switch marks a trimmed header (ndp.p4 sets flag 0x80); a
 		// traffic manager that trims (SONiC) just cuts the frame.
-		trimmed := hd.flags&FlagTrimmed != 0 || ev.Pkt.Len < h.cfg.MSS
+		trimmed := hd.Flags&FlagTrimmed != 0 || ev.Pkt.Len < h.cfg.MSS
 		h.rec.delivered(ev.Pkt.ID, !trimmed)
-		k := h.sinks[int(hd.flow)]
-		seq := unwrap16(k.highest, hd.seq)
+		k := h.sinks[int(hd.Flow)]
+		seq := unwrap16(k.highest, hd.Seq)
 		k.highest = max(k.highest, seq)
-		h.rec.Arrivals = append(h.rec.Arrivals, PacketArrival{Flow: int(hd.flow), Seq: seq, AtPs: now, Trimmed: trimmed, Flags: hd.flags})
+		h.rec.Arrivals = append(h.rec.Arrivals, PacketArrival{Flow: int(hd.Flow), Seq: seq, AtPs: now, Trimmed: trimmed, Flags: hd.Flags})
 		if trimmed {
-			h.rec.Headers = append(h.rec.Headers, HeaderArrival{Flow: int(hd.flow), AtPs: now})
+			h.rec.Headers = append(h.rec.Headers, HeaderArrival{Flow: int(hd.Flow), AtPs: now})
 		} else {
-			h.rec.Goodput[hd.flow] += int64(h.cfg.MSS - HeaderLen)
+			h.rec.Goodput[hd.Flow] += int64(h.cfg.MSS - HeaderLen)
 		}
 	}
 	return nil

@@ -243,7 +243,7 @@ func (h *NDPHost) sendData(s *ndpSource, now int64) bool {
 	}
 	f := s.flow
 	pkt := &packet.Packet{ID: h.rec.NewID(true, f.ID), Flow: f.ID, Len: h.cfg.MSS,
-		Head: encode(ndpHeader{src: HostIP(f.Src), dst: HostIP(f.Dst), flow: uint16(f.ID), seq: uint16(seq)}, h.cfg.MSS)}
+		Head: encode(Header{Src: HostIP(f.Src), Dst: HostIP(f.Dst), Flow: uint16(f.ID), Seq: uint16(seq)}, h.cfg.MSS)}
 	h.DataSent++
 	h.transmit(pkt, false, now)
 	return true
@@ -251,7 +251,7 @@ func (h *NDPHost) sendData(s *ndpSource, now int64) bool {
 
 func (h *NDPHost) sendCtrl(f *Flow, flags uint8, seq, pull int, now int64) {
 	pkt := &packet.Packet{ID: h.rec.NewID(false, f.ID), Flow: f.ID, Len: h.cfg.CtrlBytes,
-		Head: encode(ndpHeader{src: HostIP(f.Dst), dst: HostIP(f.Src), flow: uint16(f.ID), flags: flags, seq: uint16(seq), pull: uint16(pull)}, h.cfg.CtrlBytes)}
+		Head: encode(Header{Src: HostIP(f.Dst), Dst: HostIP(f.Src), Flow: uint16(f.ID), Flags: flags, Seq: uint16(seq), Pull: uint16(pull)}, h.cfg.CtrlBytes)}
 	if h.cfg.CtrlDSCP != 0 {
 		packet.SetDSCP(pkt.Head, h.cfg.CtrlDSCP)
 	}
@@ -263,13 +263,13 @@ func (h *NDPHost) receive(pkt *packet.Packet, now int64) {
 	if now > h.deadlinePs {
 		return // arrived after the end of the run: still in flight
 	}
-	hd, ok := decode(pkt.Head)
+	hd, ok := Decode(pkt.Head)
 	if !ok {
 		return
 	}
-	fid := int(hd.flow)
+	fid := int(hd.Flow)
 	switch {
-	case hd.flags&(FlagACK|FlagNACK|FlagPULL) != 0:
+	case hd.Flags&(FlagACK|FlagNACK|FlagPULL) != 0:
 		s := h.srcs[fid]
 		if s == nil {
 			return
@@ -277,14 +277,14 @@ func (h *NDPHost) receive(pkt *packet.Packet, now int64) {
 		// The wire carries 16-bit sequence and pull numbers; an ACK or
 		// NACK names a packet at most 32 767 behind the newest sent, and
 		// pulls only grow.
-		seq := unwrap16(s.nextSeq-1, hd.seq)
-		if hd.flags&FlagACK != 0 && seq >= 0 && seq < s.nextSeq {
+		seq := unwrap16(s.nextSeq-1, hd.Seq)
+		if hd.Flags&FlagACK != 0 && seq >= 0 && seq < s.nextSeq {
 			s.acked.set(seq)
 		}
-		if hd.flags&FlagNACK != 0 && seq >= 0 && seq < s.nextSeq {
+		if hd.Flags&FlagNACK != 0 && seq >= 0 && seq < s.nextSeq {
 			s.rtx = append(s.rtx, seq)
 		}
-		if pull := unwrap16(s.lastPull, hd.pull); hd.flags&FlagPULL != 0 && pull > s.lastPull {
+		if pull := unwrap16(s.lastPull, hd.Pull); hd.Flags&FlagPULL != 0 && pull > s.lastPull {
 			n := pull - s.lastPull
 			s.lastPull = pull
 			for i := 0; i < n; i++ {
@@ -298,14 +298,14 @@ func (h *NDPHost) receive(pkt *packet.Packet, now int64) {
 		if k == nil {
 			return
 		}
-		seq := unwrap16(k.highest, hd.seq)
+		seq := unwrap16(k.highest, hd.Seq)
 		if seq < 0 || seq >= k.flow.Packets {
 			return
 		}
 		k.highest = max(k.highest, seq)
 		// A switch marks a trimmed header (ndp.p4 sets flag 0x80); a
 		// traffic manager that trims (SONiC) just cuts the frame.
-		trimmed := hd.flags&FlagTrimmed != 0 || pkt.Len < h.cfg.MSS
+		trimmed := hd.Flags&FlagTrimmed != 0 || pkt.Len < h.cfg.MSS
 		h.rec.delivered(pkt.ID, !trimmed)
 		if !trimmed && !k.received.has(seq) {
 			k.received.set(seq)

@@ -29,16 +29,17 @@ const (
 	FlagTrimmed = 0x80
 )
 
-// ndpHeader is the part of an NDP packet hosts read and write.
-type ndpHeader struct {
-	src, dst uint32 // IPv4 addresses
-	flow     uint16 // UDP source port: the flow id
-	flags    uint8
-	seq      uint16
-	pull     uint16
+// Header is what the NDP wire header of a packet carries.
+type Header struct {
+	Src, Dst uint32 // IPv4 source and destination: HostIP of the hosts
+	Flow     uint16 // UDP source port: the flow id
+	Flags    uint8  // NDP shim flags: FlagACK, FlagNACK, FlagPULL, FlagTrimmed
+	Seq      uint16 // a data packet's sequence number; an ACK's or NACK's: the packet it answers
+	Pull     uint16 // the receiver's running pull count for the flow (with FlagPULL)
 }
 
-func encode(h ndpHeader, length int) []byte {
+// encode writes h as the header of a length-byte NDP packet.
+func encode(h Header, length int) []byte {
 	b := make([]byte, HeaderLen)
 	binary.BigEndian.PutUint16(b[12:], 0x0800)
 	ip := b[ethLen:]
@@ -46,25 +47,25 @@ func encode(h ndpHeader, length int) []byte {
 	binary.BigEndian.PutUint16(ip[2:], uint16(length-ethLen))
 	ip[8] = 64
 	ip[9] = 17
-	binary.BigEndian.PutUint32(ip[12:], h.src)
-	binary.BigEndian.PutUint32(ip[16:], h.dst)
+	binary.BigEndian.PutUint32(ip[12:], h.Src)
+	binary.BigEndian.PutUint32(ip[16:], h.Dst)
 	udp := ip[ipLen:]
-	binary.BigEndian.PutUint16(udp[0:], h.flow)
+	binary.BigEndian.PutUint16(udp[0:], h.Flow)
 	binary.BigEndian.PutUint16(udp[2:], NDPPort)
 	binary.BigEndian.PutUint16(udp[4:], uint16(length-ethLen-ipLen))
 	n := udp[udpLen:]
-	n[0] = h.flags
-	binary.BigEndian.PutUint16(n[2:], h.seq)
-	binary.BigEndian.PutUint16(n[4:], h.pull)
+	n[0] = h.Flags
+	binary.BigEndian.PutUint16(n[2:], h.Seq)
+	binary.BigEndian.PutUint16(n[4:], h.Pull)
 	return b
 }
 
-// decode reads an NDP packet's header; ok is false for anything else.
-func decode(b []byte) (h ndpHeader, ok bool) {
-	if len(b) < HeaderLen || binary.BigEndian.Uint16(b[12:]) != 0x0800 {
+// Decode reads an NDP packet's header from head; ok is false for any other packet.
+func Decode(head []byte) (h Header, ok bool) {
+	if len(head) < HeaderLen || binary.BigEndian.Uint16(head[12:]) != 0x0800 {
 		return h, false
 	}
-	ip := b[ethLen:]
+	ip := head[ethLen:]
 	if ip[9] != 17 {
 		return h, false
 	}
@@ -73,12 +74,12 @@ func decode(b []byte) (h ndpHeader, ok bool) {
 		return h, false
 	}
 	n := udp[udpLen:]
-	h.src = binary.BigEndian.Uint32(ip[12:])
-	h.dst = binary.BigEndian.Uint32(ip[16:])
-	h.flow = binary.BigEndian.Uint16(udp[0:])
-	h.flags = n[0]
-	h.seq = binary.BigEndian.Uint16(n[2:])
-	h.pull = binary.BigEndian.Uint16(n[4:])
+	h.Src = binary.BigEndian.Uint32(ip[12:])
+	h.Dst = binary.BigEndian.Uint32(ip[16:])
+	h.Flow = binary.BigEndian.Uint16(udp[0:])
+	h.Flags = n[0]
+	h.Seq = binary.BigEndian.Uint16(n[2:])
+	h.Pull = binary.BigEndian.Uint16(n[4:])
 	return h, true
 }
 
@@ -96,8 +97,8 @@ func HostIP(h int) uint32 { return 10<<24 | 1<<16 | uint32(h)<<8 | 1 }
 // IsHeader reports whether an NDP packet is a header: a control packet
 // (ACK, NACK, PULL) or a trimmed data packet.
 func IsHeader(p *packet.Packet) bool {
-	h, ok := decode(p.Head)
-	return ok && h.flags&(FlagACK|FlagNACK|FlagPULL|FlagTrimmed) != 0
+	h, ok := Decode(p.Head)
+	return ok && h.Flags&(FlagACK|FlagNACK|FlagPULL|FlagTrimmed) != 0
 }
 
 // Trim turns a data packet into its header of size bytes, marked trimmed.
