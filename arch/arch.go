@@ -24,7 +24,6 @@ import (
 
 	"archsim/components/link"
 	"archsim/components/packet"
-	"archsim/components/trafficgen"
 	"archsim/configs"
 	"archsim/programs"
 )
@@ -318,7 +317,7 @@ type Offerer interface {
 }
 
 // Arrival is a packet offered to a switch port at a time.
-type Arrival = trafficgen.Arrival
+type Arrival = packet.Arrival
 
 // Measurement is what the latency harness simulated: the latency run and,
 // if asked for, a rate probe (packets offered at once to unpaced ports).

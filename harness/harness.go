@@ -10,7 +10,6 @@ import (
 
 	"archsim/arch"
 	"archsim/components/packet"
-	"archsim/components/trafficgen"
 )
 
 // Sim is what the latency harness simulates.
@@ -61,7 +60,7 @@ func latencyRun(t arch.Target, c *arch.Compiled, seed int64, s Sim) (*arch.Run, 
 			return nil, err
 		}
 	}
-	off, err := trafficgen.Generate(c.Program, sw.IngressGbps, s.Packets, s.Load, seed)
+	off, err := Generate(c.Program, sw.IngressGbps, s.Packets, s.Load, seed)
 	if err != nil {
 		return nil, err
 	}
@@ -92,7 +91,7 @@ func RateProbe(t arch.Target, c *arch.Compiled, seed int64, n int) (*arch.Run, e
 	if err != nil {
 		return nil, err
 	}
-	off, err := trafficgen.Generate(c.Program, sw.IngressGbps, n, 1, seed)
+	off, err := Generate(c.Program, sw.IngressGbps, n, 1, seed)
 	if err != nil {
 		return nil, err
 	}

@@ -45,3 +45,11 @@ type Packet struct {
 	EgressOutPs  int64
 	Passes       int // ingress passes (recirculations + 1)
 }
+
+// Arrival is a packet offered to a switch port at a time (a traffic
+// generator's output).
+type Arrival struct {
+	Pkt  *Packet
+	Port int
+	AtPs int64
+}

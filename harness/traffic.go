@@ -1,9 +1,10 @@
-// Package trafficgen builds the test traffic a program describes (its
+package harness
+
+// The traffic generator: the test traffic a program describes (its
 // traffic templates) for a latency measurement: per ingress port a train
 // of packets at a fraction of the port's line rate, or one every
 // interval_ns, sizes cycling through each template's size classes, the
 // template of each packet drawn by weight from a seeded generator.
-package trafficgen
 
 import (
 	"fmt"
@@ -14,13 +15,6 @@ import (
 	"archsim/programs"
 )
 
-// Arrival is a packet offered to a switch port at a time.
-type Arrival struct {
-	Pkt  *packet.Packet
-	Port int
-	AtPs int64
-}
-
 // PortRate gives the rate a source on a port sends at, or why the port
 // cannot inject packets.
 type PortRate func(port int) (gbps float64, err error)
@@ -29,7 +23,7 @@ type PortRate func(port int) (gbps float64, err error)
 type Offered struct {
 	// Arrivals in generation order: port by port (ascending), each
 	// port's packets in time order.
-	Arrivals       []Arrival
+	Arrivals       []packet.Arrival
 	LastArrivalPs  int64
 	MeanFrameBytes float64
 }
@@ -72,7 +66,7 @@ func Generate(prog *programs.Program, rate PortRate, packets int, load float64, 
 		return nil, fmt.Errorf("--load %g: must be in (0, 1]", load)
 	}
 	rng := rand.New(rand.NewSource(seed))
-	out := &Offered{Arrivals: make([]Arrival, 0, packets)}
+	out := &Offered{Arrivals: make([]packet.Arrival, 0, packets)}
 	var id uint64
 	var bytes float64
 	for pi, pf := range ports {
@@ -110,7 +104,7 @@ func Generate(prog *programs.Program, rate PortRate, packets int, load float64, 
 			}
 			id++
 			pkt := &packet.Packet{ID: id, Flow: fi*4096 + pf.port, Head: head, Len: size, InPort: pf.port, BornPs: t, Passes: 1}
-			out.Arrivals = append(out.Arrivals, Arrival{Pkt: pkt, Port: pf.port, AtPs: t})
+			out.Arrivals = append(out.Arrivals, packet.Arrival{Pkt: pkt, Port: pf.port, AtPs: t})
 			bytes += float64(size)
 			out.LastArrivalPs = max(out.LastArrivalPs, t)
 			t += gap
@@ -122,8 +116,8 @@ func Generate(prog *programs.Program, rate PortRate, packets int, load float64, 
 
 // TimeOrdered returns the arrivals sorted by time (ties keep generation
 // order).
-func (o *Offered) TimeOrdered() []Arrival {
-	as := append([]Arrival(nil), o.Arrivals...)
+func (o *Offered) TimeOrdered() []packet.Arrival {
+	as := append([]packet.Arrival(nil), o.Arrivals...)
 	sort.SliceStable(as, func(i, j int) bool { return as[i].AtPs < as[j].AtPs })
 	return as
 }
