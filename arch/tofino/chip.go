@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"archsim/arch"
+	"archsim/arch/tofino/spec"
 	"archsim/programs"
 )
 
@@ -47,12 +48,16 @@ func (c *Chip) Load(o arch.Overrides) (arch.Target, error) {
 	if err != nil {
 		return nil, err
 	}
-	cfg, err := LoadConfig(l)
+	cfg, err := spec.LoadConfig(l)
 	if err != nil {
 		return nil, err
 	}
 	return &Target{chip: c, cfg: cfg}, nil
 }
+
+// Config is a Tofino-family chip description (configs/tofino.yaml): the
+// chip the compiler places for and the model simulates.
+type Config = spec.Config
 
 // LoadArch loads a Tofino-family chip by name with key=value overrides.
 func LoadArch(name string, sets ...string) (*Config, error) {
@@ -155,13 +160,13 @@ func (p *Placement) resourceTable() []arch.Resource {
 func (p *Placement) unitListing() []arch.Unit {
 	var out []arch.Unit
 	for _, st := range p.Stages {
-		if len(st.LTs[Ingress])+len(st.LTs[Egress]) == 0 {
+		if len(st.LTs[spec.Ingress])+len(st.LTs[spec.Egress]) == 0 {
 			continue
 		}
 		u := arch.Unit{Name: fmt.Sprintf("stage %d", st.Index)}
 		for g := range st.LTs {
 			for _, lt := range sortedLTs(st.LTs[g]) {
-				u.Items = append(u.Items, Gress(g).String()+" "+lt.Name)
+				u.Items = append(u.Items, spec.Gress(g).String()+" "+lt.Name)
 			}
 		}
 		u.Items = append(u.Items, st.Objects...)

@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 
+	"archsim/arch/tofino/spec"
 	"archsim/programs"
 )
 
@@ -699,7 +700,7 @@ func (p *Placement) latency() {
 		}
 		total := start + p.Stages[len(p.Stages)-1].PipeLen[g]
 		p.RawMAU[g] = total
-		if Gress(g) == Egress {
+		if spec.Gress(g) == spec.Egress {
 			total = max(total, L.MinEgressMAU)
 		}
 		p.MAUCycles[g] = total
@@ -737,7 +738,7 @@ func (p *Placement) totals() {
 }
 
 // StagesOf returns the stages a thread uses (first..last+1), for reports.
-func (p *Placement) StagesOf(g Gress) int {
+func (p *Placement) StagesOf(g spec.Gress) int {
 	n := 0
 	for _, st := range p.Stages {
 		if len(st.LTs[g]) > 0 {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"archsim/arch"
+	"archsim/arch/tofino/spec"
 	"archsim/components/stats"
 )
 
@@ -96,13 +97,13 @@ func NewReport(arch string, p *Placement, r *RunResult, seed int64) *Report {
 			ExactXbar: c.MAU.ExactXbarBytes, TernaryXbar: c.MAU.TernaryXbarBytes, HashBits: c.MAU.HashBits,
 			HashDist: c.MAU.HashDistUnits, Gateways: c.MAU.Gateways, LogicalIDs: c.MAU.LogicalTables,
 			TernaryTables: c.MAU.TernaryTables, VLIW: c.MAU.VLIWRows, MeterALU: c.MAU.MeterALUs, StatsALU: c.MAU.StatsALUs},
-		MAUCycles: ThreadCycles{Ingress: p.MAUCycles[Ingress], Egress: p.MAUCycles[Egress]},
+		MAUCycles: ThreadCycles{Ingress: p.MAUCycles[spec.Ingress], Egress: p.MAUCycles[spec.Egress]},
 		ClockMHz:  c.ClockMHz, Seed: seed, place: p,
 	}
 	for _, st := range p.Stages {
 		sr := StageReport{Stage: st.Index, Objects: append([]string{}, st.Objects...), Resources: st.Res,
 			Ingress: []LTReport{}, Egress: []LTReport{},
-			Cycles: ThreadCycles{Ingress: st.PipeLen[Ingress], Egress: st.PipeLen[Egress]}}
+			Cycles: ThreadCycles{Ingress: st.PipeLen[spec.Ingress], Egress: st.PipeLen[spec.Egress]}}
 		for g := 0; g < 2; g++ {
 			sr.Dependency[g] = st.Dep[g].String()
 			for _, lt := range sortedLTs(st.LTs[g]) {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/bits"
 
+	"archsim/arch/tofino/spec"
 	"archsim/programs"
 )
 
@@ -65,7 +66,7 @@ type hashIndex struct {
 	bits int
 }
 
-func indexKey(g Gress, ix indexUse) hashIndex {
+func indexKey(g spec.Gress, ix indexUse) hashIndex {
 	return hashIndex{key: fmt.Sprintf("%d:%s", g, exprKey(ix.expr)), bits: ceilLog2(ix.size)}
 }
 

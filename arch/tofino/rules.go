@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"archsim/arch/tofino/spec"
 	"archsim/programs"
 )
 
@@ -68,16 +69,16 @@ func errAt(pos programs.Pos, msg string) *PlacementError {
 // egress_intrinsic_metadata_t, tofino1_base.p4).
 type stdAccess struct{ read, write bool }
 
-func stdRights(c *Config, g Gress, id programs.StdID) stdAccess {
+func stdRights(c *Config, g spec.Gress, id programs.StdID) stdAccess {
 	switch id {
 	case programs.StdIngressPort:
-		return stdAccess{read: g == Ingress}
+		return stdAccess{read: g == spec.Ingress}
 	case programs.StdEgressPort, programs.StdQid:
-		return stdAccess{read: true, write: g == Ingress}
+		return stdAccess{read: true, write: g == spec.Ingress}
 	case programs.StdDrop, programs.StdMirror, programs.StdMirrorSession:
 		return stdAccess{read: true, write: true}
 	case programs.StdDeflectOnDrop, programs.StdMcastGrp, programs.StdRecirculate, programs.StdBypassEgress, programs.StdTrimDisable:
-		return stdAccess{read: g == Ingress, write: g == Ingress}
+		return stdAccess{read: g == spec.Ingress, write: g == spec.Ingress}
 	case programs.StdPacketLength, programs.StdTstamp:
 		return stdAccess{read: true}
 	case programs.StdTimerIndex:
@@ -85,9 +86,9 @@ func stdRights(c *Config, g Gress, id programs.StdID) stdAccess {
 		// place): a constant the compiler folds.
 		return stdAccess{read: true}
 	case programs.StdEnqQdepth:
-		return stdAccess{read: g == Egress || c.Features.IngressQueueVisibility}
+		return stdAccess{read: g == spec.Egress || c.Features.IngressQueueVisibility}
 	case programs.StdDeqQdepth, programs.StdEnqTstamp, programs.StdDeqTimedelta, programs.StdDeflected:
-		return stdAccess{read: g == Egress}
+		return stdAccess{read: g == spec.Egress}
 	}
 	return stdAccess{}
 }

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"archsim/arch/tofino/spec"
 	"archsim/programs"
 )
 
@@ -51,13 +52,13 @@ func TestMeasuredLatencyIsDerived(t *testing.T) {
 	// (ingress adds no bridged metadata here).
 	parser := L.ParserBase + L.ParserPerState*1 + ceilDiv(24, L.ParserWindowBytes)
 	deparser := L.DeparserBase + ceilDiv(24, L.DeparserBytesPerCycle)
-	fixed := float64(parser + p.MAUCycles[Ingress] + deparser)
+	fixed := float64(parser + p.MAUCycles[spec.Ingress] + deparser)
 	got := r.Ingress.LatencyCycles
 	// Arrivals are not aligned to the clock: up to one cycle of wait.
 	if got.Min < fixed || got.Max > fixed+1.0001 {
 		t.Fatalf("ingress latency %.2f..%.2f cycles, want %.0f..%.0f", got.Min, got.Max, fixed, fixed+1)
 	}
-	efixed := float64(parser + p.MAUCycles[Egress] + deparser)
+	efixed := float64(parser + p.MAUCycles[spec.Egress] + deparser)
 	if e := r.Egress.LatencyCycles; e.Min < efixed || e.Max > efixed+1.0001 {
 		t.Fatalf("egress latency %.2f..%.2f cycles, want %.0f..%.0f", e.Min, e.Max, efixed, efixed+1)
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/sarchlab/akita/v3/sim"
 
 	"archsim/arch"
+	"archsim/arch/tofino/spec"
 	"archsim/arch/tofino/tm"
 	"archsim/components/link"
 	"archsim/components/packet"
@@ -110,8 +111,8 @@ func (b Builder) Build(name string) *Switch {
 		st := programs.NewState(sw.prog)
 		u := &pipeUnits{state: st}
 		// One random generator per thread, seeded from the run seed.
-		u.ingress = newPipeThread(sw, Ingress, pipe, st, rand.New(rand.NewSource(b.seed*1000003+int64(2*pipe))))
-		u.egress = newPipeThread(sw, Egress, pipe, st, rand.New(rand.NewSource(b.seed*1000003+int64(2*pipe+1))))
+		u.ingress = newPipeThread(sw, spec.Ingress, pipe, st, rand.New(rand.NewSource(b.seed*1000003+int64(2*pipe))))
+		u.egress = newPipeThread(sw, spec.Egress, pipe, st, rand.New(rand.NewSource(b.seed*1000003+int64(2*pipe+1))))
 		u.ingress.next = sw.tm
 		u.egress.next = sw.ports
 		sw.pipes = append(sw.pipes, u)
@@ -281,7 +282,7 @@ func (sw *Switch) FrontPorts() []int {
 // the recirculation and packet-generator ports at the recirculation rate.
 func (sw *Switch) IngressGbps(port int) (float64, error) {
 	c := sw.cfg
-	if !c.isIngressPort(port) {
+	if !isIngressPort(c, port) {
 		return 0, fmt.Errorf("port %d is not an ingress port of %s (device port = pipe*%d + local; local 0..%d front panel, %d recirculation/packet generator)",
 			port, c.Name, c.DevPortPipeStride, c.FrontPortsPerPipe-1, c.RecircLocalPort)
 	}
@@ -318,7 +319,7 @@ func (sw *Switch) OnDeflect(f func(now int64, pkt *packet.Packet)) { sw.tm.OnDef
 
 // isIngressPort reports whether a device port can inject packets: a
 // front-panel port, or the recirculation/packet-generator port of a pipe.
-func (c *Config) isIngressPort(dp int) bool {
+func isIngressPort(c *Config, dp int) bool {
 	if dp < 0 {
 		return false
 	}
