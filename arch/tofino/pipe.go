@@ -5,6 +5,7 @@ import (
 
 	"github.com/sarchlab/akita/v3/sim"
 
+	"archsim/arch/tofino/compiler"
 	"archsim/arch/tofino/spec"
 	"archsim/arch/tofino/tm"
 	"archsim/components/packet"
@@ -28,7 +29,7 @@ type PipeThread struct {
 	engine sim.Engine
 	cfg    *Config
 	prog   *programs.Program
-	place  *Placement
+	place  *compiler.Placement
 	gress  spec.Gress
 	pipe   int
 	state  *programs.State
@@ -181,4 +182,13 @@ func newPipeThread(sw *Switch, gress spec.Gress, pipe int, state *programs.State
 		p.exec.Dyn = func() int64 { return sw.tm.DepthCells(int(p.phv[egress])) }
 	}
 	return p
+}
+
+// ceilDiv is a/b rounded up (0 when b <= 0): whole cycles for a number of
+// bytes at a rate per cycle.
+func ceilDiv(a, b int) int {
+	if b <= 0 {
+		return 0
+	}
+	return (a + b - 1) / b
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/sarchlab/akita/v3/sim"
 
 	"archsim/arch"
+	"archsim/arch/tofino/compiler"
 	"archsim/arch/tofino/spec"
 	"archsim/arch/tofino/tm"
 	"archsim/components/link"
@@ -24,7 +25,7 @@ type Switch struct {
 	engine sim.Engine
 	cfg    *Config
 	prog   *programs.Program
-	place  *Placement
+	place  *compiler.Placement
 	pipes  []*pipeUnits
 	tm     *tm.TrafficManager
 	ports  *Ports
@@ -58,7 +59,7 @@ type pipeUnits struct {
 type Builder struct {
 	engine sim.Engine
 	cfg    *Config
-	place  *Placement
+	place  *compiler.Placement
 	seed   int64
 }
 
@@ -79,7 +80,7 @@ func (b Builder) WithEngine(e sim.Engine) Builder { b.engine = e; return b }
 func (b Builder) WithConfig(c *Config) Builder { b.cfg = c; return b }
 
 // WithPlacement sets the placed program.
-func (b Builder) WithPlacement(p *Placement) Builder { b.place = p; return b }
+func (b Builder) WithPlacement(p *compiler.Placement) Builder { b.place = p; return b }
 
 // WithSeed sets the seed of the switch's random number generators.
 func (b Builder) WithSeed(s int64) Builder { b.seed = s; return b }

@@ -1,15 +1,15 @@
 package tofino
 
 import (
-	"archsim/arch/tofino/spec"
-	"archsim/components/link"
-	"errors"
 	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/sarchlab/akita/v3/sim"
 
+	"archsim/arch/tofino/compiler"
+	"archsim/arch/tofino/spec"
+	"archsim/components/link"
 	"archsim/components/packet"
 	"archsim/programs"
 )
@@ -111,7 +111,7 @@ type tmDrop struct {
 type tmRig struct {
 	t       *testing.T
 	cfg     *Config
-	place   *Placement
+	place   *compiler.Placement
 	eng     *sim.SerialEngine
 	sw      *Switch
 	offered int
@@ -160,7 +160,7 @@ func newTMRigProg(t *testing.T, prog *programs.Program, sets ...string) *tmRig {
 	if packet.SerializationPs(976, c.PortGbps) != tmWire(976) || packet.SerializationPs(64, c.PortGbps) != 7040 {
 		t.Fatalf("SerializationPs(976) = %d, want (976+24)*80 = %d", packet.SerializationPs(976, c.PortGbps), tmWire(976))
 	}
-	place, err := Place(c, prog)
+	place, err := compiler.Place(c, prog)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -972,22 +972,6 @@ multicast_groups:
 }
 
 func tmBitInt(b bool) int { return int(tmBit(b)) }
-
-// TestTMDeflectQueueOutOfRange: on_drop may name queue 0..31 (the loader's
-// range) but a Tofino 1 port has 8 queues; a deflection must not crash the
-// simulator (enqueue maps other out-of-range queues to 0).
-func TestTMDeflectQueueOutOfRange(t *testing.T) {
-	for _, sec := range []string{
-		"tm:\n  queues:\n    - {qid: 0, limit_cells: 3}\n  on_drop: {mode: deflect, queue: 9}\n",
-		"tm:\n  queues:\n    - {qid: 8, limit_cells: 3}\n",
-	} {
-		_, err := Place(chip(t), tmProg(t, "", "", sec))
-		var pe *PlacementError
-		if !errors.As(err, &pe) || pe.Rule != RuleTMQueues || !strings.Contains(err.Error(), "queues 0..7") || !strings.Contains(err.Error(), "tm_test.yaml:") {
-			t.Errorf("%q: got %v, want rule tm-queues naming the file and the chip's queues 0..7", sec, err)
-		}
-	}
-}
 
 // TestTMEgressGrowthKeepsLineRate: egress adds a 40-byte header to every
 // packet; the wire carries the grown frames, so a 100G port cannot deliver

@@ -1,4 +1,4 @@
-package tofino
+package compiler
 
 import (
 	"errors"
@@ -11,7 +11,7 @@ import (
 	"archsim/programs"
 )
 
-func chip(t testing.TB, sets ...string) *Config {
+func chip(t testing.TB, sets ...string) *spec.Config {
 	t.Helper()
 	l, err := configs.Load(configs.Source{Base: []string{"tofino.yaml"}, Sets: sets})
 	if err != nil {

@@ -1,4 +1,4 @@
-package tofino
+package compiler
 
 import (
 	"fmt"
@@ -69,7 +69,7 @@ func errAt(pos programs.Pos, msg string) *PlacementError {
 // egress_intrinsic_metadata_t, tofino1_base.p4).
 type stdAccess struct{ read, write bool }
 
-func stdRights(c *Config, g spec.Gress, id programs.StdID) stdAccess {
+func stdRights(c *spec.Config, g spec.Gress, id programs.StdID) stdAccess {
 	switch id {
 	case programs.StdIngressPort:
 		return stdAccess{read: g == spec.Ingress}
@@ -150,7 +150,7 @@ func rejections() []*programs.TofinoReject {
 
 // checkRules applies the target's operation limits to every logical table
 // and register action. It returns the first violation.
-func checkRules(c *Config, prog *programs.Program, lts []*LT) error {
+func checkRules(c *spec.Config, prog *programs.Program, lts []*LT) error {
 	if err := checkQueues(c, prog); err != nil {
 		return err
 	}
@@ -192,7 +192,7 @@ func checkRules(c *Config, prog *programs.Program, lts []*LT) error {
 
 // checkQueues: every queue the program's traffic-manager setup names must
 // exist on the chip's ports.
-func checkQueues(c *Config, prog *programs.Program) error {
+func checkQueues(c *spec.Config, prog *programs.Program) error {
 	n := c.TM.QueuesPerPort
 	for _, q := range prog.TM.Queues {
 		if q.Qid >= n {
@@ -212,7 +212,7 @@ func checkQueues(c *Config, prog *programs.Program) error {
 
 func nibbles(k *programs.Key) int { return (k.Bits + 3) / 4 }
 
-func checkIntrinsics(c *Config, prog *programs.Program, lt *LT) error {
+func checkIntrinsics(c *spec.Config, prog *programs.Program, lt *LT) error {
 	check := func(set fieldSet, write bool) error {
 		for _, slot := range set.slots() {
 			if slot >= len(prog.Fields) {
@@ -245,7 +245,7 @@ func checkIntrinsics(c *Config, prog *programs.Program, lt *LT) error {
 }
 
 // checkActionBody applies the VLIW limits to the statements of one action.
-func checkActionBody(c *Config, lt *LT, body []programs.Stmt) error {
+func checkActionBody(c *spec.Config, lt *LT, body []programs.Stmt) error {
 	stateful := 0
 	for _, s := range body {
 		var src programs.Expr
@@ -293,7 +293,7 @@ func isPow2Const(e programs.Expr) bool {
 	return ok && c.Val > 0 && c.Val&(c.Val-1) == 0
 }
 
-func checkALUOp(c *Config, lt *LT, x *programs.BinaryExpr) error {
+func checkALUOp(c *spec.Config, lt *LT, x *programs.BinaryExpr) error {
 	switch x.Op {
 	case programs.OpMul:
 		if c.ALU.Multiply == "pow2_constant" && !isPow2Const(x.X) && !isPow2Const(x.Y) {
@@ -313,7 +313,7 @@ func checkALUOp(c *Config, lt *LT, x *programs.BinaryExpr) error {
 
 // checkRegister applies the stateful ALU limits to a register and its
 // register actions ([BFP4C] mau/stateful_alu.cpp).
-func checkRegister(c *Config, r *programs.Register) error {
+func checkRegister(c *spec.Config, r *programs.Register) error {
 	if !r.Pair && r.Type.Bits > c.SALU.MaxWidth {
 		return ruleErr(RuleRegisterWidth, r.Pos, "register %s is %d bits wide; a %s register holds at most %d bits (or a pair of two %d-bit halves)",
 			r.Name, r.Type.Bits, c.Name, c.SALU.MaxWidth, c.SALU.MaxWidth)
@@ -334,7 +334,7 @@ func checkRegister(c *Config, r *programs.Register) error {
 }
 
 type saluCheck struct {
-	c       *Config
+	c       *spec.Config
 	ra      *programs.RegisterAction
 	cmps    int
 	inputs  fieldSet
@@ -344,7 +344,7 @@ type saluCheck struct {
 	wideN   int
 }
 
-func checkRegisterAction(c *Config, ra *programs.RegisterAction) error {
+func checkRegisterAction(c *spec.Config, ra *programs.RegisterAction) error {
 	sc := &saluCheck{c: c, ra: ra}
 	if err := sc.block(ra.Body, map[string]bool{}); err != nil {
 		return err

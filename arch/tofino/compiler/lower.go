@@ -1,4 +1,4 @@
-package tofino
+package compiler
 
 import (
 	"fmt"
@@ -69,7 +69,7 @@ type LT struct {
 	Stage  int
 	Why    string
 	Res    Resources
-	merged bool // a gateway merged into the table heading its branch
+	Merged bool // a gateway that shares the logical table ID of the table heading its branch in the same stage
 }
 
 // indexUse is a stateful array index computed from the packet.
