@@ -1,3 +1,11 @@
+// Package tofino is the timing model of a Tofino-family switch and its
+// seam to the rest of archsim. A Builder assembles, from a chip description
+// (arch/tofino/spec) and a program the compiler placed
+// (arch/tofino/compiler), per pipe an ingress and an egress thread (parser,
+// the placed MAU stages, deparser: pipe.go) sharing the pipe's stateful
+// memory, one traffic manager (arch/tofino/tm) and the MACs. Chip and Target
+// (chip.go) implement arch.Chip and arch.Target; Report (report.go,
+// render.go) is the main job's output.
 package tofino
 
 import (
