@@ -10,6 +10,7 @@ import (
 
 	"archsim/arch"
 	"archsim/arch/tofino"
+	"archsim/arch/tofino/compiler"
 	"archsim/experiments"
 	"archsim/job"
 )
@@ -93,7 +94,7 @@ type Context struct {
 }
 
 type placeResult struct {
-	p   *tofino.Placement
+	p   *compiler.Placement
 	err error
 }
 
@@ -119,7 +120,7 @@ func (c *Context) target(sets ...string) (arch.Target, error) {
 
 // place places a built-in program (with constant overrides) on Tofino 1;
 // a program that does not fit returns its placement error.
-func (c *Context) place(program string, params map[string]string, sets ...string) (*tofino.Placement, error) {
+func (c *Context) place(program string, params map[string]string, sets ...string) (*compiler.Placement, error) {
 	key := fmt.Sprintf("%s|%v|%v", program, params, sets)
 	if r, ok := c.places[key]; ok {
 		return r.p, r.err

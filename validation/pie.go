@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"strings"
 
-	"archsim/arch/tofino"
+	"archsim/arch/tofino/compiler"
 )
 
 // PIE on Tofino (Kunze et al., IFIP/IEEE IM 2021).
@@ -23,11 +23,11 @@ func pieClaims() []Claim {
 				if err == nil {
 					return unmeasured("placed (no error)", 0)
 				}
-				var pe *tofino.PlacementError
+				var pe *compiler.PlacementError
 				if !errors.As(err, &pe) {
 					return broken(err)
 				}
-				ok := pe.Rule == tofino.RuleStageLocal && strings.Contains(pe.Msg, "drop_probability_reg")
+				ok := pe.Rule == compiler.RuleStageLocal && strings.Contains(pe.Msg, "drop_probability_reg")
 				return decided(fmt.Sprintf("rejected: rule %s: %s", pe.Rule, firstClause(pe.Msg)), ok)
 			},
 			check: holds(1),
@@ -105,7 +105,7 @@ const table3Note = "measured = the model's placement of programs/builtin/%s.yaml
 func table3Claims() []Claim {
 	var out []Claim
 	for _, row := range table3 {
-		placed := func(get func(*tofino.Placement) reading) func(*Context) reading {
+		placed := func(get func(*compiler.Placement) reading) func(*Context) reading {
 			return func(ctx *Context) reading {
 				p, err := ctx.place(row.program, nil)
 				if err != nil {
@@ -120,7 +120,7 @@ func table3Claims() []Claim {
 			Expected:  fmt.Sprintf("%.1f %% (%d of 12 stages)", 100*float64(row.stages)/12, row.stages),
 			Tolerance: "± 1 stage",
 			Note:      fmt.Sprintf(table3Note, row.program),
-			probe: placed(func(p *tofino.Placement) reading {
+			probe: placed(func(p *compiler.Placement) reading {
 				return read(fmt.Sprintf("%.1f %% (%d of %d stages)", p.Pct.Stages, p.StagesUsed, p.Chip.MAU.Stages), float64(p.StagesUsed))
 			}),
 			check: between(float64(row.stages-1), float64(row.stages+1), float64(row.stages)),
@@ -128,25 +128,25 @@ func table3Claims() []Claim {
 		cols := []struct {
 			id, name string
 			want     float64
-			get      func(*tofino.Placement) (float64, string)
+			get      func(*compiler.Placement) (float64, string)
 			note     string
 		}{
-			{"sram", "SRAM", row.sram, func(p *tofino.Placement) (float64, string) {
+			{"sram", "SRAM", row.sram, func(p *compiler.Placement) (float64, string) {
 				return p.Pct.SRAM, fmt.Sprintf("%d blocks", p.Totals.SRAM)
 			}, ""},
-			{"tcam", "TCAM", row.tcam, func(p *tofino.Placement) (float64, string) {
+			{"tcam", "TCAM", row.tcam, func(p *compiler.Placement) (float64, string) {
 				return p.Pct.TCAM, fmt.Sprintf("%d blocks", p.Totals.TCAM)
 			}, ""},
-			{"hash", "Hash Bits", row.hash, func(p *tofino.Placement) (float64, string) {
+			{"hash", "Hash Bits", row.hash, func(p *compiler.Placement) (float64, string) {
 				return p.Pct.HashBits, fmt.Sprintf("%d bits", p.Totals.HashBits)
 			}, ""},
-			{"vliw", "VLIW Actions", row.vliw, func(p *tofino.Placement) (float64, string) {
+			{"vliw", "VLIW Actions", row.vliw, func(p *compiler.Placement) (float64, string) {
 				return p.Pct.VLIW, fmt.Sprintf("%d rows", p.Totals.VLIW)
 			}, ""},
-			{"xbar", "(Exact + Ternary) Match Crossbar", row.xbar, func(p *tofino.Placement) (float64, string) {
+			{"xbar", "(Exact + Ternary) Match Crossbar", row.xbar, func(p *compiler.Placement) (float64, string) {
 				return p.Pct.Crossbar, fmt.Sprintf("%d bytes", p.Totals.ExactXbar+p.Totals.TernaryXbar)
 			}, ""},
-			{"salu", "(Stateful + Meter) ALUs", row.salu, func(p *tofino.Placement) (float64, string) {
+			{"salu", "(Stateful + Meter) ALUs", row.salu, func(p *compiler.Placement) (float64, string) {
 				return p.Pct.SALU, fmt.Sprintf("%d of 48", p.Totals.MeterALU)
 			}, "the model counts used meter ALUs over 48 (bf-p4c's Meter ALU column, 4 per stage); Table III's 5.2 % and 6.3 % equal 5/96 and 6/96, as if the paper's tool divided by 96"},
 		}
@@ -157,7 +157,7 @@ func table3Claims() []Claim {
 				Expected:  fmt.Sprintf("%.1f %%", col.want),
 				Tolerance: fmt.Sprintf("± %.1f pp", table3Tolerance),
 				Note:      strings.TrimSuffix(fmt.Sprintf(table3Note, row.program)+"; "+col.note, "; "),
-				probe: placed(func(p *tofino.Placement) reading {
+				probe: placed(func(p *compiler.Placement) reading {
 					v, units := col.get(p)
 					return read(fmt.Sprintf("%.1f %% (%s)", v, units), v)
 				}),

@@ -9,7 +9,7 @@ import (
 	"math"
 	"strings"
 
-	"archsim/arch/tofino"
+	"archsim/arch/tofino/compiler"
 	"archsim/arch/trio"
 	"archsim/experiments/aggregation"
 )
@@ -87,7 +87,7 @@ func trioClaims() []Claim {
 		contrastClaim("trio.contrast.pie-rfc", trioSrc+" §1, §3; PIE paper §IV",
 			"PIE_RFC is rejected on Tofino (stage-local memory) and runs on Trio", "exact",
 			"the same pie-rfc description placed on the Tofino model and lowered and simulated on the Trio 5 PFE (its traffic section)",
-			"pie-rfc", nil, tofino.RuleStageLocal, func(r *trioRun) (bool, string) {
+			"pie-rfc", nil, compiler.RuleStageLocal, func(r *trioRun) (bool, string) {
 				return r.Delivered+r.Dropped > 0, fmt.Sprintf("%d packets processed, %d instructions per packet", r.Delivered+r.Dropped, int(math.Round(r.Instr)))
 			}),
 		// A 100 µs scan period, so the short run sees every thread.
@@ -95,7 +95,7 @@ func trioClaims() []Claim {
 			"straggler mitigation needs timer threads: trio-ml is rejected on Tofino and its 100 scan threads run on Trio",
 			"exact: Tofino rule timer-threads; Trio runs the scan threads",
 			"trio-ml placed on the Tofino model, then simulated on the Trio 5 PFE with its traffic section and a 100 µs scan period (TIMEOUT_NS), so the 100 scan threads, started 1 µs apart, run during the short run",
-			"trio-ml", map[string]string{"TIMEOUT_NS": "100000"}, tofino.RuleTimerThreads, func(r *trioRun) (bool, string) {
+			"trio-ml", map[string]string{"TIMEOUT_NS": "100000"}, compiler.RuleTimerThreads, func(r *trioRun) (bool, string) {
 				return r.TimerRuns > 0, fmt.Sprintf("%d scan-thread runs during %.0f µs", r.TimerRuns, r.SimUs)
 			}),
 		{
@@ -267,11 +267,11 @@ func trioClaims() []Claim {
 // contrastClaim places a built-in program on Tofino, which must reject it
 // with rule, and runs it on the Trio 5 PFE (with params), where runs
 // decides whether it ran and describes the run.
-func contrastClaim(id, source, expected, tol, note, program string, params map[string]string, rule tofino.Rule, runs func(*trioRun) (bool, string)) Claim {
+func contrastClaim(id, source, expected, tol, note, program string, params map[string]string, rule compiler.Rule, runs func(*trioRun) (bool, string)) Claim {
 	return Claim{ID: id, Source: source, Expected: expected, Tolerance: tol, Note: note,
 		probe: func(ctx *Context) reading {
 			_, err := ctx.place(program, nil)
-			var pe *tofino.PlacementError
+			var pe *compiler.PlacementError
 			rejected := errors.As(err, &pe) && pe.Rule == rule
 			r, terr := runOnTrio(program, params)
 			if terr != nil {
@@ -332,7 +332,7 @@ func knee(pts []aggregation.WindowPoint) int {
 }
 
 func ruleOf(err error) string {
-	var pe *tofino.PlacementError
+	var pe *compiler.PlacementError
 	if errors.As(err, &pe) {
 		return "rejected, rule " + string(pe.Rule)
 	}

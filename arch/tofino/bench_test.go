@@ -3,6 +3,7 @@ package tofino
 import (
 	"testing"
 
+	"archsim/arch/tofino/compiler"
 	"archsim/programs"
 )
 
@@ -15,7 +16,7 @@ func BenchmarkMeasureNDP(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	p, err := Place(c, prog)
+	p, err := compiler.Place(c, prog)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -31,19 +32,4 @@ func BenchmarkMeasureNDP(b *testing.B) {
 	}
 	b.ReportMetric(float64(events)/float64(b.N*packets), "events/packet")
 	b.ReportMetric(float64(b.N*packets)/b.Elapsed().Seconds(), "packets/s")
-}
-
-// BenchmarkPlaceSwitchML times the placement pass on the largest built-in
-// program (130 logical tables).
-func BenchmarkPlaceSwitchML(b *testing.B) {
-	c := chip(b)
-	prog, err := programs.Resolve("switchml", nil)
-	if err != nil {
-		b.Fatal(err)
-	}
-	for i := 0; i < b.N; i++ {
-		if _, err := Place(c, prog); err != nil {
-			b.Fatal(err)
-		}
-	}
 }

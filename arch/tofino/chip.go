@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"archsim/arch"
+	"archsim/arch/tofino/compiler"
+	"archsim/arch/tofino/spec"
 	"archsim/programs"
 )
 
@@ -47,12 +49,16 @@ func (c *Chip) Load(o arch.Overrides) (arch.Target, error) {
 	if err != nil {
 		return nil, err
 	}
-	cfg, err := LoadConfig(l)
+	cfg, err := spec.LoadConfig(l)
 	if err != nil {
 		return nil, err
 	}
 	return &Target{chip: c, cfg: cfg}, nil
 }
+
+// Config is a Tofino-family chip description (configs/tofino.yaml): the
+// chip the compiler places for and the model simulates.
+type Config = spec.Config
 
 // LoadArch loads a Tofino-family chip by name with key=value overrides.
 func LoadArch(name string, sets ...string) (*Config, error) {
@@ -95,9 +101,9 @@ func (t *Target) Compile(prog *programs.Program) (*arch.Compiled, error) {
 		return nil, fmt.Errorf("%s runs a data-plane program: give one", t.cfg.Name)
 	}
 	c := &arch.Compiled{Arch: t.chip.name, Chip: t.cfg.Name, Program: prog}
-	place, err := Place(t.cfg, prog)
+	place, err := compiler.Place(t.cfg, prog)
 	if err != nil {
-		var pe *PlacementError
+		var pe *compiler.PlacementError
 		if !errors.As(err, &pe) {
 			return nil, err
 		}
@@ -108,15 +114,15 @@ func (t *Target) Compile(prog *programs.Program) (*arch.Compiled, error) {
 	}
 	c.Fits, c.Impl = true, place
 	c.Structure = fmt.Sprintf("%d of %d MAU stages", place.StagesUsed, t.cfg.MAU.Stages)
-	c.Resources = place.resourceTable()
-	c.Units = place.unitListing()
+	c.Resources = resourceTable(place)
+	c.Units = unitListing(place)
 	return c, nil
 }
 
 // Placement is the placement of a compiled program (nil if it does not
 // fit).
-func Placed(c *arch.Compiled) *Placement {
-	p, _ := c.Impl.(*Placement)
+func Placed(c *arch.Compiled) *compiler.Placement {
+	p, _ := c.Impl.(*compiler.Placement)
 	return p
 }
 
@@ -138,7 +144,7 @@ func (t *Target) Build(s arch.BuildSpec) (arch.Switch, error) {
 
 // resourceTable lists the resources in bf-p4c's columns, against the whole
 // chip.
-func (p *Placement) resourceTable() []arch.Resource {
+func resourceTable(p *compiler.Placement) []arch.Resource {
 	c, u, n := p.Chip, p.Totals, float64(p.Chip.MAU.Stages)
 	return []arch.Resource{
 		{Name: "Stages", Used: float64(p.StagesUsed), Capacity: n, Unit: "stages"},
@@ -152,16 +158,16 @@ func (p *Placement) resourceTable() []arch.Resource {
 }
 
 // unitListing lists each used MAU stage's logical tables and objects.
-func (p *Placement) unitListing() []arch.Unit {
+func unitListing(p *compiler.Placement) []arch.Unit {
 	var out []arch.Unit
 	for _, st := range p.Stages {
-		if len(st.LTs[Ingress])+len(st.LTs[Egress]) == 0 {
+		if len(st.LTs[spec.Ingress])+len(st.LTs[spec.Egress]) == 0 {
 			continue
 		}
 		u := arch.Unit{Name: fmt.Sprintf("stage %d", st.Index)}
 		for g := range st.LTs {
 			for _, lt := range sortedLTs(st.LTs[g]) {
-				u.Items = append(u.Items, Gress(g).String()+" "+lt.Name)
+				u.Items = append(u.Items, spec.Gress(g).String()+" "+lt.Name)
 			}
 		}
 		u.Items = append(u.Items, st.Objects...)

@@ -5,10 +5,17 @@ import (
 
 	"github.com/sarchlab/akita/v3/sim"
 
+	"archsim/arch/tofino/compiler"
+	"archsim/arch/tofino/spec"
+	"archsim/arch/tofino/tm"
 	"archsim/components/packet"
 	"archsim/components/stats"
 	"archsim/programs"
 )
+
+// NoPort is the egress port of a packet ingress gave no unicast
+// destination.
+const NoPort = tm.NoPort
 
 // PipeThread is one thread (ingress or egress) of one pipe: parser, the
 // placed MAU stages and deparser. It accepts packets_per_cycle packets per
@@ -22,8 +29,8 @@ type PipeThread struct {
 	engine sim.Engine
 	cfg    *Config
 	prog   *programs.Program
-	place  *Placement
-	gress  Gress
+	place  *compiler.Placement
+	gress  spec.Gress
 	pipe   int
 	state  *programs.State
 	exec   *programs.Exec
@@ -57,7 +64,7 @@ func (p *PipeThread) NotifyPortFree(sim.VTimeInSec, sim.Port) {}
 // harness).
 func (p *PipeThread) Handle(e sim.Event) error {
 	ev := e.(*packet.Event)
-	if p.gress == Ingress {
+	if p.gress == spec.Ingress {
 		ev.Pkt.InPort = ev.Port
 	}
 	p.process(ev.Pkt, packet.SecToPs(ev.T))
@@ -85,7 +92,7 @@ func (p *PipeThread) process(pkt *packet.Packet, nowPs int64) {
 	phv := p.phv
 	phv[p.std(programs.StdPacketLength)] = int64(pkt.Len)
 	phv[p.std(programs.StdTstamp)] = (issuePs / 1000) & (1<<48 - 1)
-	if p.gress == Ingress {
+	if p.gress == spec.Ingress {
 		phv[p.std(programs.StdIngressPort)] = int64(pkt.InPort)
 		phv[p.std(programs.StdEgressPort)] = NoPort
 	} else {
@@ -99,7 +106,7 @@ func (p *PipeThread) process(pkt *packet.Packet, nowPs int64) {
 			phv[p.std(programs.StdDeflected)] = 1
 		}
 	}
-	res := p.prog.Parse(pkt.Head, pkt.Len, phv, p.gress == Egress, p.gress == Egress && !pkt.NoBridge)
+	res := p.prog.Parse(pkt.Head, pkt.Len, phv, p.gress == spec.Egress, p.gress == spec.Egress && !pkt.NoBridge)
 	p.Stats.ParserStates.Add(int64(res.States))
 	if res.Rejected {
 		p.Stats.ParserDrops++
@@ -108,7 +115,7 @@ func (p *PipeThread) process(pkt *packet.Packet, nowPs int64) {
 	}
 	p.exec.NowPs = issuePs
 	var ctl *programs.Control
-	if p.gress == Ingress {
+	if p.gress == spec.Ingress {
 		ctl = p.prog.Ingress
 	} else {
 		ctl = p.prog.Egress
@@ -116,7 +123,7 @@ func (p *PipeThread) process(pkt *packet.Packet, nowPs int64) {
 	p.exec.PHV = phv
 	p.exec.RunControl(ctl)
 
-	head, length := p.prog.Deparse(phv, pkt.Head, pkt.Len, res.Offset, p.gress == Ingress)
+	head, length := p.prog.Deparse(phv, pkt.Head, pkt.Len, res.Offset, p.gress == spec.Ingress)
 	emitted := len(head) - max(0, len(pkt.Head)-res.Offset)
 	L := c.Latency
 	parser := L.ParserBase + L.ParserPerState*res.States + ceilDiv(res.Bytes, L.ParserWindowBytes)
@@ -130,7 +137,7 @@ func (p *PipeThread) process(pkt *packet.Packet, nowPs int64) {
 
 	mirrored := false
 	if phv[p.std(programs.StdMirror)] != 0 {
-		mirrored = p.sw.tm.MirrorCopy(pkt, int(phv[p.std(programs.StdMirrorSession)]), outPs, p.gress == Egress)
+		mirrored = p.sw.tm.MirrorCopy(pkt, int(phv[p.std(programs.StdMirrorSession)]), outPs, p.gress == spec.Egress)
 	}
 	if phv[p.std(programs.StdDrop)] != 0 {
 		p.Stats.ProgramDrops++
@@ -141,7 +148,7 @@ func (p *PipeThread) process(pkt *packet.Packet, nowPs int64) {
 		}
 		return
 	}
-	if p.gress == Ingress {
+	if p.gress == spec.Ingress {
 		pkt.IngressInPs, pkt.IngressOutPs = nowPs, outPs
 		pkt.OutPort = int(phv[p.std(programs.StdEgressPort)])
 		pkt.Qid = int(phv[p.std(programs.StdQid)])
@@ -157,8 +164,8 @@ func (p *PipeThread) process(pkt *packet.Packet, nowPs int64) {
 	packet.Schedule(p.engine, p.next, outPs, packet.KindArrive, pkt, pkt.OutPort)
 }
 
-func newPipeThread(sw *Switch, gress Gress, pipe int, state *programs.State, rng *rand.Rand) *PipeThread {
-	name := sim.BuildNameWithIndex(sw.name, "Pipe", pipe) + "." + map[Gress]string{Ingress: "Ingress", Egress: "Egress"}[gress]
+func newPipeThread(sw *Switch, gress spec.Gress, pipe int, state *programs.State, rng *rand.Rand) *PipeThread {
+	name := sim.BuildNameWithIndex(sw.name, "Pipe", pipe) + "." + map[spec.Gress]string{spec.Ingress: "Ingress", spec.Egress: "Egress"}[gress]
 	p := &PipeThread{
 		ComponentBase: sim.NewComponentBase(name),
 		engine:        sw.engine, cfg: sw.cfg, prog: sw.prog, place: sw.place,
@@ -167,7 +174,7 @@ func newPipeThread(sw *Switch, gress Gress, pipe int, state *programs.State, rng
 	}
 	p.exec = programs.NewExec(state, rng)
 	p.exec.Gress = gress.String()
-	if gress == Ingress && sw.cfg.Features.IngressQueueVisibility {
+	if gress == spec.Ingress && sw.cfg.Features.IngressQueueVisibility {
 		// Tofino 2 ghost thread: ingress reads the current depth of the
 		// queue its packet is heading for.
 		egress := sw.prog.Std[programs.StdEgressPort].Slot
@@ -175,4 +182,13 @@ func newPipeThread(sw *Switch, gress Gress, pipe int, state *programs.State, rng
 		p.exec.Dyn = func() int64 { return sw.tm.DepthCells(int(p.phv[egress])) }
 	}
 	return p
+}
+
+// ceilDiv is a/b rounded up (0 when b <= 0): whole cycles for a number of
+// bytes at a rate per cycle.
+func ceilDiv(a, b int) int {
+	if b <= 0 {
+		return 0
+	}
+	return (a + b - 1) / b
 }

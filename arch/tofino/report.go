@@ -2,33 +2,36 @@ package tofino
 
 import (
 	"fmt"
+	"sort"
 
 	"archsim/arch"
+	"archsim/arch/tofino/compiler"
+	"archsim/arch/tofino/spec"
 	"archsim/components/stats"
 )
 
 // Report is what `archsim --arch tofino --program P` prints, as one JSON
 // object. Its keys are a contract (README "Output"): keep them stable.
 type Report struct {
-	Arch        string         `json:"arch"`
-	Chip        string         `json:"chip"`
-	Program     string         `json:"program"`
-	ProgramFile string         `json:"program_file"`
-	Feasible    bool           `json:"feasible"`
-	Errors      []string       `json:"errors"`
-	Rule        string         `json:"rule,omitempty"`
-	StagesUsed  int            `json:"stages_used"`
-	StagesTotal int            `json:"stages_total"`
-	Resources   Percent        `json:"resources"`
-	Units       Resources      `json:"resource_units"`
-	Capacity    Resources      `json:"resource_capacity_per_stage"`
-	PerStage    []StageReport  `json:"per_stage"`
-	MAUCycles   ThreadCycles   `json:"mau_cycles"`
-	Latency     *LatencyReport `json:"latency,omitempty"`
-	Simulation  *RunResult     `json:"simulation,omitempty"`
-	ClockMHz    float64        `json:"clock_mhz"`
-	Seed        int64          `json:"seed"`
-	place       *Placement
+	Arch        string             `json:"arch"`
+	Chip        string             `json:"chip"`
+	Program     string             `json:"program"`
+	ProgramFile string             `json:"program_file"`
+	Feasible    bool               `json:"feasible"`
+	Errors      []string           `json:"errors"`
+	Rule        string             `json:"rule,omitempty"`
+	StagesUsed  int                `json:"stages_used"`
+	StagesTotal int                `json:"stages_total"`
+	Resources   compiler.Percent   `json:"resources"`
+	Units       compiler.Resources `json:"resource_units"`
+	Capacity    compiler.Resources `json:"resource_capacity_per_stage"`
+	PerStage    []StageReport      `json:"per_stage"`
+	MAUCycles   ThreadCycles       `json:"mau_cycles"`
+	Latency     *LatencyReport     `json:"latency,omitempty"`
+	Simulation  *RunResult         `json:"simulation,omitempty"`
+	ClockMHz    float64            `json:"clock_mhz"`
+	Seed        int64              `json:"seed"`
+	place       *compiler.Placement
 }
 
 // JSON is the object --json prints.
@@ -51,13 +54,13 @@ type LatencyReport struct {
 
 // StageReport is one MAU stage of the placement.
 type StageReport struct {
-	Stage      int          `json:"stage"`
-	Ingress    []LTReport   `json:"ingress"`
-	Egress     []LTReport   `json:"egress"`
-	Objects    []string     `json:"objects"`
-	Resources  Resources    `json:"resources"`
-	Dependency [2]string    `json:"dependency"` // ingress, egress: what separates this stage from the previous one
-	Cycles     ThreadCycles `json:"pipeline_cycles"`
+	Stage      int                `json:"stage"`
+	Ingress    []LTReport         `json:"ingress"`
+	Egress     []LTReport         `json:"egress"`
+	Objects    []string           `json:"objects"`
+	Resources  compiler.Resources `json:"resources"`
+	Dependency [2]string          `json:"dependency"` // ingress, egress: what separates this stage from the previous one
+	Cycles     ThreadCycles       `json:"pipeline_cycles"`
 }
 
 // LTReport is one logical table in a stage.
@@ -70,7 +73,7 @@ type LTReport struct {
 }
 
 // uses lists the stateful objects a logical table touches.
-func uses(lt *LT) []string {
+func uses(lt *compiler.LT) []string {
 	out := []string{}
 	for _, r := range lt.Regs {
 		out = append(out, r.RA.Register.Name+"."+r.RA.Name)
@@ -85,29 +88,29 @@ func uses(lt *LT) []string {
 }
 
 // NewReport summarizes a placement (and, if run, its measurement).
-func NewReport(arch string, p *Placement, r *RunResult, seed int64) *Report {
+func NewReport(arch string, p *compiler.Placement, r *RunResult, seed int64) *Report {
 	c := p.Chip
 	rep := &Report{
 		Arch: arch, Chip: c.Name, Program: p.Prog.Name, ProgramFile: p.Prog.File,
 		Feasible: true, Errors: []string{},
 		StagesUsed: p.StagesUsed, StagesTotal: c.MAU.Stages,
 		Resources: p.Pct, Units: p.Totals,
-		Capacity: Resources{SRAM: c.MAU.SRAMBlocks, MapRAM: c.MAU.MapRAMs, TCAM: c.MAU.TCAMBlocks,
+		Capacity: compiler.Resources{SRAM: c.MAU.SRAMBlocks, MapRAM: c.MAU.MapRAMs, TCAM: c.MAU.TCAMBlocks,
 			ExactXbar: c.MAU.ExactXbarBytes, TernaryXbar: c.MAU.TernaryXbarBytes, HashBits: c.MAU.HashBits,
 			HashDist: c.MAU.HashDistUnits, Gateways: c.MAU.Gateways, LogicalIDs: c.MAU.LogicalTables,
 			TernaryTables: c.MAU.TernaryTables, VLIW: c.MAU.VLIWRows, MeterALU: c.MAU.MeterALUs, StatsALU: c.MAU.StatsALUs},
-		MAUCycles: ThreadCycles{Ingress: p.MAUCycles[Ingress], Egress: p.MAUCycles[Egress]},
+		MAUCycles: ThreadCycles{Ingress: p.MAUCycles[spec.Ingress], Egress: p.MAUCycles[spec.Egress]},
 		ClockMHz:  c.ClockMHz, Seed: seed, place: p,
 	}
 	for _, st := range p.Stages {
 		sr := StageReport{Stage: st.Index, Objects: append([]string{}, st.Objects...), Resources: st.Res,
 			Ingress: []LTReport{}, Egress: []LTReport{},
-			Cycles: ThreadCycles{Ingress: st.PipeLen[Ingress], Egress: st.PipeLen[Egress]}}
+			Cycles: ThreadCycles{Ingress: st.PipeLen[spec.Ingress], Egress: st.PipeLen[spec.Egress]}}
 		for g := 0; g < 2; g++ {
 			sr.Dependency[g] = st.Dep[g].String()
 			for _, lt := range sortedLTs(st.LTs[g]) {
 				kind := lt.Kind.String()
-				if lt.merged {
+				if lt.Merged {
 					kind += " (merged)"
 				}
 				l := LTReport{Name: lt.Name, Kind: kind, Line: lt.Pos.Line, Uses: uses(lt), Why: lt.Why}
@@ -134,7 +137,7 @@ func NewReport(arch string, p *Placement, r *RunResult, seed int64) *Report {
 func FailedReport(arch string, c *Config, progName, file string, err error) *Report {
 	rep := &Report{Arch: arch, Chip: c.Name, Program: progName, ProgramFile: file, Feasible: false,
 		Errors: []string{err.Error()}, StagesTotal: c.MAU.Stages, PerStage: []StageReport{}, ClockMHz: c.ClockMHz}
-	if pe, ok := err.(*PlacementError); ok {
+	if pe, ok := err.(*compiler.PlacementError); ok {
 		rep.Rule = string(pe.Rule)
 	}
 	return rep
@@ -212,4 +215,11 @@ func (t *Target) Summary(c *arch.Compiled, m *arch.Measurement) arch.Summary {
 		r.RateNote = fmt.Sprintf("one pass per cycle per pipe over %.2f measured passes per packet (recirculation); the %g Gb/s recirculation ports may bind lower", passes, cfg.RecircGbps)
 	}
 	return r
+}
+
+// sortedLTs returns a stage's logical tables of a thread in program order.
+func sortedLTs(lts []*compiler.LT) []*compiler.LT {
+	out := append([]*compiler.LT(nil), lts...)
+	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	return out
 }

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"archsim/arch/tofino/compiler"
 	"archsim/programs"
 )
 
@@ -35,7 +36,7 @@ func TestMutatedProgramsPlaceAndRun(t *testing.T) {
 				return
 			}
 			loaded++
-			p, err := Place(c, prog)
+			p, err := compiler.Place(c, prog)
 			if err != nil {
 				return
 			}

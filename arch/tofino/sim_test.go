@@ -2,15 +2,55 @@ package tofino
 
 import (
 	"encoding/json"
+	"os"
 	"strings"
 	"testing"
 
+	"archsim/arch/tofino/compiler"
+	"archsim/arch/tofino/spec"
+	"archsim/configs"
 	"archsim/programs"
 )
 
+// chip is Tofino 1 (configs/tofino.yaml) with key=value overrides.
+func chip(t testing.TB, sets ...string) *Config {
+	t.Helper()
+	l, err := configs.Load(configs.Source{Base: []string{"tofino.yaml"}, Sets: sets})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := spec.LoadConfig(l)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// variant is the compiler tests' base program with ingress code appended
+// to its control flow.
+func variant(t testing.TB, ingress string) *programs.Program {
+	t.Helper()
+	s := strings.Replace(programSource(t), "#INGRESS", indent(ingress), 1)
+	s = strings.Replace(s, "#EGRESS", indent(""), 1)
+	s = strings.Replace(s, "#EXTRA", "", 1)
+	p, err := programs.Load([]byte(s), "base.yaml", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func indent(code string) string {
+	lines := strings.Split(strings.TrimSpace(code), "\n")
+	for i, l := range lines {
+		lines[i] = "  " + l
+	}
+	return strings.Join(lines, "\n")
+}
+
 func withTraffic(t *testing.T, ingress, traffic string) *programs.Program {
 	t.Helper()
-	p := variant(t, ingress, "", "")
+	p := variant(t, ingress)
 	// Replace the base traffic with the test's.
 	src := strings.Split(programSource(t), "traffic:")[0] + "traffic:\n" + traffic
 	src = strings.Replace(src, "#INGRESS", indent(ingress), 1)
@@ -23,9 +63,15 @@ func withTraffic(t *testing.T, ingress, traffic string) *programs.Program {
 	return q
 }
 
-func programSource(t *testing.T) string {
+// programSource is the base program the compiler's tests splice code
+// into (compiler/testdata/base.yaml).
+func programSource(t testing.TB) string {
 	t.Helper()
-	return string(mustReadFile(t, "testdata/base.yaml"))
+	data, err := os.ReadFile("compiler/testdata/base.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
 }
 
 // TestMeasuredLatencyIsDerived pushes packets through the Akita pipeline at
@@ -34,8 +80,8 @@ func programSource(t *testing.T) string {
 // length from the placement, and the deparser.
 func TestMeasuredLatencyIsDerived(t *testing.T) {
 	c := chip(t)
-	prog := variant(t, "meta.a = ip.src", "", "")
-	p, err := Place(c, prog)
+	prog := variant(t, "meta.a = ip.src")
+	p, err := compiler.Place(c, prog)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,13 +97,13 @@ func TestMeasuredLatencyIsDerived(t *testing.T) {
 	// (ingress adds no bridged metadata here).
 	parser := L.ParserBase + L.ParserPerState*1 + ceilDiv(24, L.ParserWindowBytes)
 	deparser := L.DeparserBase + ceilDiv(24, L.DeparserBytesPerCycle)
-	fixed := float64(parser + p.MAUCycles[Ingress] + deparser)
+	fixed := float64(parser + p.MAUCycles[spec.Ingress] + deparser)
 	got := r.Ingress.LatencyCycles
 	// Arrivals are not aligned to the clock: up to one cycle of wait.
 	if got.Min < fixed || got.Max > fixed+1.0001 {
 		t.Fatalf("ingress latency %.2f..%.2f cycles, want %.0f..%.0f", got.Min, got.Max, fixed, fixed+1)
 	}
-	efixed := float64(parser + p.MAUCycles[Egress] + deparser)
+	efixed := float64(parser + p.MAUCycles[spec.Egress] + deparser)
 	if e := r.Egress.LatencyCycles; e.Min < efixed || e.Max > efixed+1.0001 {
 		t.Fatalf("egress latency %.2f..%.2f cycles, want %.0f..%.0f", e.Min, e.Max, efixed, efixed+1)
 	}
@@ -68,7 +114,7 @@ func TestMeasuredLatencyIsDerived(t *testing.T) {
 func TestLatencyTracksPlacementAndClock(t *testing.T) {
 	c := chip(t)
 	measure := func(c *Config, ingress string) *RunResult {
-		p, err := Place(c, variant(t, ingress, "", ""))
+		p, err := compiler.Place(c, variant(t, ingress))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -97,7 +143,7 @@ func TestIssueSlotContention(t *testing.T) {
 	c := chip(t)
 	run := func(ports string) *RunResult {
 		prog := withTraffic(t, "meta.a = ip.src", "  - ports: ["+ports+"]\n    sizes: [64]\n    headers:\n      eth: {etype: 0x0800}\n      ip: {ttl: 64, dst: 10.0.0.1}\n")
-		p, err := Place(c, prog)
+		p, err := compiler.Place(c, prog)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -127,7 +173,7 @@ func TestConservation(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		p, err := Place(c, prog)
+		p, err := compiler.Place(c, prog)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -151,7 +197,7 @@ func TestMeasureDeterministic(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := Place(c, prog)
+	p, err := compiler.Place(c, prog)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,3 +1,11 @@
+// Package tofino is the timing model of a Tofino-family switch and its
+// seam to the rest of archsim. A Builder assembles, from a chip description
+// (arch/tofino/spec) and a program the compiler placed
+// (arch/tofino/compiler), per pipe an ingress and an egress thread (parser,
+// the placed MAU stages, deparser: pipe.go) sharing the pipe's stateful
+// memory, one traffic manager (arch/tofino/tm) and the MACs. Chip and Target
+// (chip.go) implement arch.Chip and arch.Target; Report (report.go,
+// render.go) is the main job's output.
 package tofino
 
 import (
@@ -8,6 +16,8 @@ import (
 	"github.com/sarchlab/akita/v3/sim"
 
 	"archsim/arch"
+	"archsim/arch/tofino/compiler"
+	"archsim/arch/tofino/spec"
 	"archsim/arch/tofino/tm"
 	"archsim/components/link"
 	"archsim/components/packet"
@@ -23,7 +33,7 @@ type Switch struct {
 	engine sim.Engine
 	cfg    *Config
 	prog   *programs.Program
-	place  *Placement
+	place  *compiler.Placement
 	pipes  []*pipeUnits
 	tm     *tm.TrafficManager
 	ports  *Ports
@@ -57,7 +67,7 @@ type pipeUnits struct {
 type Builder struct {
 	engine sim.Engine
 	cfg    *Config
-	place  *Placement
+	place  *compiler.Placement
 	seed   int64
 }
 
@@ -78,7 +88,7 @@ func (b Builder) WithEngine(e sim.Engine) Builder { b.engine = e; return b }
 func (b Builder) WithConfig(c *Config) Builder { b.cfg = c; return b }
 
 // WithPlacement sets the placed program.
-func (b Builder) WithPlacement(p *Placement) Builder { b.place = p; return b }
+func (b Builder) WithPlacement(p *compiler.Placement) Builder { b.place = p; return b }
 
 // WithSeed sets the seed of the switch's random number generators.
 func (b Builder) WithSeed(s int64) Builder { b.seed = s; return b }
@@ -110,8 +120,8 @@ func (b Builder) Build(name string) *Switch {
 		st := programs.NewState(sw.prog)
 		u := &pipeUnits{state: st}
 		// One random generator per thread, seeded from the run seed.
-		u.ingress = newPipeThread(sw, Ingress, pipe, st, rand.New(rand.NewSource(b.seed*1000003+int64(2*pipe))))
-		u.egress = newPipeThread(sw, Egress, pipe, st, rand.New(rand.NewSource(b.seed*1000003+int64(2*pipe+1))))
+		u.ingress = newPipeThread(sw, spec.Ingress, pipe, st, rand.New(rand.NewSource(b.seed*1000003+int64(2*pipe))))
+		u.egress = newPipeThread(sw, spec.Egress, pipe, st, rand.New(rand.NewSource(b.seed*1000003+int64(2*pipe+1))))
 		u.ingress.next = sw.tm
 		u.egress.next = sw.ports
 		sw.pipes = append(sw.pipes, u)
@@ -281,7 +291,7 @@ func (sw *Switch) FrontPorts() []int {
 // the recirculation and packet-generator ports at the recirculation rate.
 func (sw *Switch) IngressGbps(port int) (float64, error) {
 	c := sw.cfg
-	if !c.isIngressPort(port) {
+	if !isIngressPort(c, port) {
 		return 0, fmt.Errorf("port %d is not an ingress port of %s (device port = pipe*%d + local; local 0..%d front panel, %d recirculation/packet generator)",
 			port, c.Name, c.DevPortPipeStride, c.FrontPortsPerPipe-1, c.RecircLocalPort)
 	}
@@ -318,7 +328,7 @@ func (sw *Switch) OnDeflect(f func(now int64, pkt *packet.Packet)) { sw.tm.OnDef
 
 // isIngressPort reports whether a device port can inject packets: a
 // front-panel port, or the recirculation/packet-generator port of a pipe.
-func (c *Config) isIngressPort(dp int) bool {
+func isIngressPort(c *Config, dp int) bool {
 	if dp < 0 {
 		return false
 	}

@@ -1,14 +1,15 @@
 package tofino
 
 import (
-	"archsim/components/link"
-	"errors"
 	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/sarchlab/akita/v3/sim"
 
+	"archsim/arch/tofino/compiler"
+	"archsim/arch/tofino/spec"
+	"archsim/components/link"
 	"archsim/components/packet"
 	"archsim/programs"
 )
@@ -110,7 +111,7 @@ type tmDrop struct {
 type tmRig struct {
 	t       *testing.T
 	cfg     *Config
-	place   *Placement
+	place   *compiler.Placement
 	eng     *sim.SerialEngine
 	sw      *Switch
 	offered int
@@ -159,7 +160,7 @@ func newTMRigProg(t *testing.T, prog *programs.Program, sets ...string) *tmRig {
 	if packet.SerializationPs(976, c.PortGbps) != tmWire(976) || packet.SerializationPs(64, c.PortGbps) != 7040 {
 		t.Fatalf("SerializationPs(976) = %d, want (976+24)*80 = %d", packet.SerializationPs(976, c.PortGbps), tmWire(976))
 	}
-	place, err := Place(c, prog)
+	place, err := compiler.Place(c, prog)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -203,7 +204,7 @@ func (r *tmRig) run() {
 // header (one parse state, one 32-byte parser window, 20 bytes deparsed):
 // what TestMeasuredLatencyIsDerived checks. Arrivals at a cycle boundary
 // with a free issue slot wait nothing.
-func (r *tmRig) threadPs(g Gress) int64 {
+func (r *tmRig) threadPs(g spec.Gress) int64 {
 	L := r.cfg.Latency
 	parser := L.ParserBase + L.ParserPerState + ceilDiv(tmHeadBytes, L.ParserWindowBytes)
 	deparser := L.DeparserBase + ceilDiv(tmHeadBytes, L.DeparserBytesPerCycle)
@@ -213,7 +214,7 @@ func (r *tmRig) threadPs(g Gress) int64 {
 // arrivalPs is when a packet dequeued at deq (a multiple of the cycle)
 // reaches its sink: egress thread, the frame's wire time, propagation.
 func (r *tmRig) arrivalPs(deq int64, length int) int64 {
-	return deq + r.threadPs(Egress) + tmWire(length) + tmProp
+	return deq + r.threadPs(spec.Egress) + tmWire(length) + tmProp
 }
 
 func (r *tmRig) at800(ps int64) int64 { return (ps + 799) / 800 * 800 }
@@ -285,7 +286,7 @@ func TestTMLineRateDrain(t *testing.T) {
 			r.run()
 			ser := tmWire(length)
 			cells := (length + 79) / 80
-			d0 := r.threadPs(Ingress) // first packet reaches the idle port's TM queue
+			d0 := r.threadPs(spec.Ingress) // first packet reaches the idle port's TM queue
 			got := r.port(1)
 			if len(got) != n || len(r.drops) != 0 {
 				t.Fatalf("delivered %d of %d, drops %v", len(got), n, r.drops)
@@ -392,7 +393,7 @@ func TestTMStrictPriority(t *testing.T) {
 	if len(got) != n {
 		t.Fatalf("delivered %d of %d", len(got), n)
 	}
-	d0 := r.threadPs(Ingress)
+	d0 := r.threadPs(spec.Ingress)
 	for i, a := range got {
 		if a.id != want[i] {
 			t.Fatalf("departure %d is packet %d (qid %d), want packet %d; order %v", i, a.id, a.qid, want[i], ids(got))
@@ -628,7 +629,7 @@ func TestTMDeflectOnDrop(t *testing.T) {
 		t.Fatalf("OnDeflect called %d times, want 10", len(deflected))
 	}
 	for k, at := range deflected {
-		if w := r.threadPs(Ingress) + int64(10+k)*800; at != w {
+		if w := r.threadPs(spec.Ingress) + int64(10+k)*800; at != w {
 			t.Errorf("deflection %d at %d ps, want %d", k, at, w)
 		}
 	}
@@ -780,7 +781,7 @@ func TestTMIngressMirror(t *testing.T) {
 	if len(orig) != 3 || len(c5) != 1 || len(c6) != 1 {
 		t.Fatalf("port 1 got %d, port 131 %d, port 132 %d; want 3 1 1", len(orig), len(c5), len(c6))
 	}
-	d0 := r.threadPs(Ingress)
+	d0 := r.threadPs(spec.Ingress)
 	for i, a := range orig {
 		if a.id != uint64(i+1) || a.length != 500 || a.qid != 0 {
 			t.Errorf("original %d: packet %d len %d qid %d", i, a.id, a.length, a.qid)
@@ -816,7 +817,7 @@ func TestTMMulticast(t *testing.T) {
 	if r.sw.Copies != 6 || r.sw.Replicated != 1 || r.sw.Delivered != 7 || len(r.drops) != 0 {
 		t.Errorf("copies %d replicated %d delivered %d drops %d, want 6 1 7 0", r.sw.Copies, r.sw.Replicated, r.sw.Delivered, len(r.drops))
 	}
-	d0 := r.threadPs(Ingress)
+	d0 := r.threadPs(spec.Ingress)
 	for _, p := range []int{2, 130, 258} {
 		got := r.port(p)
 		if len(got) != 2 || got[0].id != 1 || got[1].id != 2 {
@@ -892,7 +893,7 @@ func TestTMPause(t *testing.T) {
 	for k := 8; k < 12; k++ {
 		r.send(0, int64(k)*800, length, tmHdr{port: 1, qid: 0})
 	}
-	d0 := r.threadPs(Ingress) + 800 // the first low packet reaches the idle port
+	d0 := r.threadPs(spec.Ingress) + 800 // the first low packet reaches the idle port
 	// Resume between the 3rd low packet's start (d0 + 2 ser) and its end.
 	resume := d0 + 2*ser + 3*800
 	r.at(resume, func(now int64) { tm.Pause(1, 1, false, now) })
@@ -914,7 +915,7 @@ func TestTMPause(t *testing.T) {
 	for k := 0; k < 3; k++ {
 		r2.send(0, int64(k)*800, length, tmHdr{port: 1})
 	}
-	pauseAt := r2.threadPs(Ingress) + 800 // packet 1 is on the wire, 2 and 3 wait
+	pauseAt := r2.threadPs(spec.Ingress) + 800 // packet 1 is on the wire, 2 and 3 wait
 	const resume2 = 2_000_000
 	r2.at(pauseAt, func(now int64) { tm2.Pause(1, 0, true, now) })
 	r2.at(resume2, func(now int64) { tm2.Pause(1, 0, false, now) })
@@ -923,7 +924,7 @@ func TestTMPause(t *testing.T) {
 	if len(got2) != 3 {
 		t.Fatalf("delivered %d of 3", len(got2))
 	}
-	d := r2.threadPs(Ingress)
+	d := r2.threadPs(spec.Ingress)
 	for n, w := range []int64{r2.arrivalPs(d, length), r2.arrivalPs(resume2, length), r2.arrivalPs(resume2+ser, length)} {
 		if got2[n].at != w {
 			t.Errorf("paused mid-burst: packet %d arrived at %d ps, want %d", got2[n].id, got2[n].at, w)
@@ -971,22 +972,6 @@ multicast_groups:
 }
 
 func tmBitInt(b bool) int { return int(tmBit(b)) }
-
-// TestTMDeflectQueueOutOfRange: on_drop may name queue 0..31 (the loader's
-// range) but a Tofino 1 port has 8 queues; a deflection must not crash the
-// simulator (enqueue maps other out-of-range queues to 0).
-func TestTMDeflectQueueOutOfRange(t *testing.T) {
-	for _, sec := range []string{
-		"tm:\n  queues:\n    - {qid: 0, limit_cells: 3}\n  on_drop: {mode: deflect, queue: 9}\n",
-		"tm:\n  queues:\n    - {qid: 8, limit_cells: 3}\n",
-	} {
-		_, err := Place(chip(t), tmProg(t, "", "", sec))
-		var pe *PlacementError
-		if !errors.As(err, &pe) || pe.Rule != RuleTMQueues || !strings.Contains(err.Error(), "queues 0..7") || !strings.Contains(err.Error(), "tm_test.yaml:") {
-			t.Errorf("%q: got %v, want rule tm-queues naming the file and the chip's queues 0..7", sec, err)
-		}
-	}
-}
 
 // TestTMEgressGrowthKeepsLineRate: egress adds a 40-byte header to every
 // packet; the wire carries the grown frames, so a 100G port cannot deliver

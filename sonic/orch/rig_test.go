@@ -26,6 +26,7 @@ import (
 	"github.com/sarchlab/akita/v3/sim"
 
 	"archsim/arch/tofino"
+	"archsim/arch/tofino/compiler"
 	tofinotm "archsim/arch/tofino/tm"
 	"archsim/components/packet"
 	"archsim/programs"
@@ -237,7 +238,7 @@ type dropRec struct {
 type rig struct {
 	t     *testing.T
 	chip  *tofino.Config
-	place *tofino.Placement
+	place *compiler.Placement
 	eng   *sim.SerialEngine
 	sw    *tofino.Switch
 	rt    *sonic.Runtime
@@ -263,13 +264,13 @@ func (s *sink) Handle(e sim.Event) error {
 var (
 	chipOnce  sync.Once
 	chipCfg   *tofino.Config
-	chipPlace *tofino.Placement
+	chipPlace *compiler.Placement
 	chipErr   error
 )
 
 // defaultChip is the default tofino config with sonic-l3 placed on it
 // (built once: the placement is read-only).
-func defaultChip(t testing.TB) (*tofino.Config, *tofino.Placement) {
+func defaultChip(t testing.TB) (*tofino.Config, *compiler.Placement) {
 	t.Helper()
 	chipOnce.Do(func() {
 		var err error
@@ -282,7 +283,7 @@ func defaultChip(t testing.TB) (*tofino.Config, *tofino.Placement) {
 			chipErr = err
 			return
 		}
-		chipPlace, chipErr = tofino.Place(chipCfg, prog)
+		chipPlace, chipErr = compiler.Place(chipCfg, prog)
 	})
 	if chipErr != nil {
 		t.Fatal(chipErr)

@@ -1,4 +1,4 @@
-package tofino
+package compiler
 
 import (
 	"errors"

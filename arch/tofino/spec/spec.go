@@ -1,4 +1,25 @@
-package tofino
+// Package spec is the description of a Tofino-family chip: the numbers
+// of its hardware, decoded from configs/tofino.yaml (tofino2.yaml over it
+// for Tofino 2), which gives every value's source (bf-p4c [BFP4C], bf-asm
+// [BFASM], tofino-model [MODEL], the drivers [DRV], the trimming paper
+// [TRIM]): the pipes and their ports, the MAU stage budgets and
+// table-layout rules, the stateful and action ALU limits, the pipeline
+// timing in clock cycles, the traffic manager's buffer (tm.Config), the
+// what-if features and what the platform reports to SONiC. It also holds
+// the structure those numbers describe: the device-port address map and
+// the two threads (ingress, egress) of every pipe.
+//
+// It is a leaf package so that both halves of the tool chain read one
+// datasheet: the placement compiler (arch/tofino/compiler) checks a program
+// against the budgets and derives each thread's MAU pipeline length from
+// the latencies, and the timing model (arch/tofino) builds pipes, ports and
+// the traffic manager from the same numbers. Giving the compiler config
+// types of its own for the chip's to embed (as tm.Config is embedded) would
+// cut through sections rather than between blocks: the compiler reads the
+// MAU, stateful ALU, action ALU, latency and feature sections and the
+// traffic manager's queues per port, and the model reads the latency
+// section too (parser, deparser) and the same ingress queue visibility.
+package spec
 
 import (
 	"fmt"
@@ -248,10 +269,6 @@ func (c *Config) validate(l *configs.Loaded) error {
 	return nil
 }
 
-// NoPort is the egress port of a packet ingress gave no unicast
-// destination.
-const NoPort = tm.NoPort
-
 // CyclePs returns the MAU clock period in picoseconds.
 func (c *Config) CyclePs() float64 { return 1e6 / c.ClockMHz }
 
@@ -268,3 +285,16 @@ func (c *Config) PipeOf(devPort int) int { return devPort / c.DevPortPipeStride 
 
 // RecircPort returns the device id of a pipe's recirculation port.
 func (c *Config) RecircPort(pipe int) int { return c.DevPort(pipe, c.RecircLocalPort) }
+
+// Gress is a thread of a pipe: ingress or egress. Each pipe runs both,
+// sharing the pipe's stateful memory; the compiler places each thread's
+// logical tables and the model runs each as a component of its own.
+type Gress int
+
+// Gresses.
+const (
+	Ingress Gress = iota
+	Egress
+)
+
+func (g Gress) String() string { return [...]string{"ingress", "egress"}[g] }

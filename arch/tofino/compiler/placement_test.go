@@ -1,4 +1,4 @@
-package tofino
+package compiler
 
 import (
 	"errors"
@@ -6,17 +6,18 @@ import (
 	"strings"
 	"testing"
 
+	"archsim/arch/tofino/spec"
 	"archsim/configs"
 	"archsim/programs"
 )
 
-func chip(t testing.TB, sets ...string) *Config {
+func chip(t testing.TB, sets ...string) *spec.Config {
 	t.Helper()
 	l, err := configs.Load(configs.Source{Base: []string{"tofino.yaml"}, Sets: sets})
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := LoadConfig(l)
+	c, err := spec.LoadConfig(l)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -188,17 +189,17 @@ func TestLatencyFollowsPlacement(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if long.MAUCycles[Ingress] <= short.MAUCycles[Ingress] {
-		t.Fatalf("ingress MAU cycles: long chain %d, short %d", long.MAUCycles[Ingress], short.MAUCycles[Ingress])
+	if long.MAUCycles[spec.Ingress] <= short.MAUCycles[spec.Ingress] {
+		t.Fatalf("ingress MAU cycles: long chain %d, short %d", long.MAUCycles[spec.Ingress], short.MAUCycles[spec.Ingress])
 	}
 	// All-concurrent pipeline: base + (stages-1) x concurrent + corner turn.
 	L := c.Latency
 	want := L.StageBase + (c.MAU.Stages-1)*L.Concurrent + L.CornerTurn
-	if short.RawMAU[Ingress] != want {
-		t.Fatalf("single-stage program: %d cycles, want %d", short.RawMAU[Ingress], want)
+	if short.RawMAU[spec.Ingress] != want {
+		t.Fatalf("single-stage program: %d cycles, want %d", short.RawMAU[spec.Ingress], want)
 	}
-	if short.MAUCycles[Egress] != L.MinEgressMAU {
-		t.Fatalf("egress is padded to %d cycles, got %d", L.MinEgressMAU, short.MAUCycles[Egress])
+	if short.MAUCycles[spec.Egress] != L.MinEgressMAU {
+		t.Fatalf("egress is padded to %d cycles, got %d", L.MinEgressMAU, short.MAUCycles[spec.Egress])
 	}
 }
 

@@ -1,9 +1,10 @@
-package tofino
+package compiler
 
 import (
 	"fmt"
 	"math/bits"
 
+	"archsim/arch/tofino/spec"
 	"archsim/programs"
 )
 
@@ -65,7 +66,7 @@ type hashIndex struct {
 	bits int
 }
 
-func indexKey(g Gress, ix indexUse) hashIndex {
+func indexKey(g spec.Gress, ix indexUse) hashIndex {
 	return hashIndex{key: fmt.Sprintf("%d:%s", g, exprKey(ix.expr)), bits: ceilLog2(ix.size)}
 }
 
@@ -186,7 +187,7 @@ func instrBits(n int) int {
 
 // cost estimates a logical table's resources following bf-p4c's layout
 // rules (see configs/tofino.yaml and ../shared/references for the sources).
-func cost(c *Config, lt *LT) ltCost {
+func cost(c *spec.Config, lt *LT) ltCost {
 	var k ltCost
 	k.res.LogicalIDs = 1
 	for _, body := range lt.Actions {
@@ -230,7 +231,7 @@ func cost(c *Config, lt *LT) ltCost {
 	return k
 }
 
-func gatewayCost(c *Config, lt *LT, k *ltCost) {
+func gatewayCost(c *spec.Config, lt *LT, k *ltCost) {
 	bytes := 0
 	walkNoSlice(lt.Cond, func(x programs.Expr) {
 		switch x := x.(type) {
@@ -255,7 +256,7 @@ func gatewayCost(c *Config, lt *LT, k *ltCost) {
 	k.res.Gateways = max(1, ceilDiv(bytes, c.MAU.GatewayBytes))
 }
 
-func matchCost(c *Config, t *programs.Table, k *ltCost) {
+func matchCost(c *spec.Config, t *programs.Table, k *ltCost) {
 	ternary := false
 	for _, key := range t.Keys {
 		if key.Kind != programs.MatchExact {
@@ -298,7 +299,7 @@ func hasRange(t *programs.Table) bool {
 
 // adtRAMs is the direct action-data RAMs for a table of the given capacity
 // ([BFP4C] ActionDataPerWord).
-func adtRAMs(c *Config, capacity, adtBytes int) int {
+func adtRAMs(c *spec.Config, capacity, adtBytes int) int {
 	if adtBytes == 0 {
 		return 0
 	}
@@ -313,7 +314,7 @@ func adtRAMs(c *Config, capacity, adtBytes int) int {
 // exactCost sizes a hash (exact-match) table: entries packed per RAM word,
 // at least exact_min_ways ways, hash bits per way ([BFP4C]
 // LayoutChoices::setup_exact_match, StageUseEstimate::options_to_ways).
-func exactCost(c *Config, t *programs.Table, overhead, adtBytes int, k *ltCost) {
+func exactCost(c *spec.Config, t *programs.Table, overhead, adtBytes int, k *ltCost) {
 	keyBits, keyBytes := 0, 0
 	var byteBits []int
 	for _, key := range t.Keys {
@@ -424,7 +425,7 @@ func sortInts(a []int) {
 // the version nibble, 512-entry rows, range expansion, and the ternary
 // indirection RAM for its overhead bits ([BFP4C] TableFormat,
 // RangeEntries, TernaryIndirectPerWord).
-func ternaryCost(c *Config, t *programs.Table, overhead, adtBytes int, k *ltCost) {
+func ternaryCost(c *spec.Config, t *programs.Table, overhead, adtBytes int, k *ltCost) {
 	k.res.TernaryTables = 1
 	k.tcam = true
 	xbarBytes := 0
@@ -457,7 +458,7 @@ func ternaryCost(c *Config, t *programs.Table, overhead, adtBytes int, k *ltCost
 // registerCost is a register's memory and ALU: (entries per 128-bit word =
 // 128/width) RAMs plus one spare bank, one map RAM per RAM, one meter ALU
 // ([BFP4C] RegisterPerWord, Memories::mems_needed).
-func registerCost(c *Config, r *programs.Register) Resources {
+func registerCost(c *spec.Config, r *programs.Register) Resources {
 	w := pow2Ceil(r.Type.Bits)
 	if r.Type.Bits == 1 {
 		w = 1
@@ -471,14 +472,14 @@ func registerCost(c *Config, r *programs.Register) Resources {
 
 // meterCost: one meter per 128-bit word, plus spare, map RAMs and colour
 // map RAMs (4096 colours per map RAM) ([BFP4C] Memories, COLOR_MAPRAM_PER_ROW).
-func meterCost(c *Config, m *programs.Meter) Resources {
+func meterCost(c *spec.Config, m *programs.Meter) Resources {
 	rams := ceilDiv(m.Size, c.MAU.SRAMDepth) + 1
 	return Resources{SRAM: rams, MapRAM: rams + ceilDiv(m.Size, 4*c.MAU.SRAMDepth), MeterALU: 1}
 }
 
 // counterCost: packet-and-byte counters, two per 128-bit word, spare bank,
 // map RAMs and one stats ALU ([BFP4C] CounterPerWord).
-func counterCost(c *Config, ctr *programs.Counter) Resources {
+func counterCost(c *spec.Config, ctr *programs.Counter) Resources {
 	rams := ceilDiv(ctr.Size, 2*c.MAU.SRAMDepth) + 1
 	return Resources{SRAM: rams, MapRAM: rams, StatsALU: 1}
 }

@@ -1,4 +1,4 @@
-package tofino
+package spec
 
 import (
 	"strings"
@@ -8,11 +8,18 @@ import (
 )
 
 func TestConfigs(t *testing.T) {
-	c := chip(t)
+	l, err := configs.Load(configs.Source{Base: []string{"tofino.yaml"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := LoadConfig(l)
+	if err != nil {
+		t.Fatal(err)
+	}
 	if c.MAU.Stages != 12 || c.MAU.SRAMBlocks != 80 || c.MAU.MeterALUs != 4 || c.ClockMHz != 1250 {
 		t.Fatalf("tofino.yaml decoded wrong: %+v", c.MAU)
 	}
-	l, err := configs.Load(configs.Source{Base: []string{"tofino.yaml", "tofino2.yaml"}})
+	l, err = configs.Load(configs.Source{Base: []string{"tofino.yaml", "tofino2.yaml"}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,10 +1,11 @@
-package tofino
+package compiler
 
 import (
 	"errors"
 	"slices"
 	"testing"
 
+	"archsim/arch/tofino/spec"
 	"archsim/programs"
 )
 
@@ -56,7 +57,7 @@ func TestBuiltinCostFromTable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	i := slices.IndexFunc(p.LTs, func(lt *LT) bool { return lt.Kind == KindKeyless && lt.Gress == Ingress })
+	i := slices.IndexFunc(p.LTs, func(lt *LT) bool { return lt.Kind == KindKeyless && lt.Gress == spec.Ingress })
 	if i < 0 || !p.LTs[i].Hash || !p.LTs[i].MatchReads.has(p.Prog.Field("meta.b")) || p.LTs[i].ActionReads.has(p.Prog.Field("meta.b")) {
 		t.Fatalf("the hash unit's inputs are crossbar reads: %+v", p.LTs)
 	}

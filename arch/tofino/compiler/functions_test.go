@@ -1,4 +1,4 @@
-package tofino
+package compiler
 
 import (
 	"errors"
@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"archsim/arch/tofino/spec"
 	"archsim/programs"
 )
 
@@ -35,7 +36,7 @@ func withFunctions(t *testing.T, fns [][2]string, ingress string) (*programs.Pro
 // source lines that name implicit tables.
 type ltShape struct {
 	Kind    LTKind
-	Gress   Gress
+	Gress   spec.Gress
 	Table   string
 	Stmts   int
 	Stage   int
@@ -109,7 +110,7 @@ func TestFunctionInlinedPlacement(t *testing.T) {
 	for i := range a.Stages {
 		sa, sb := a.Stages[i], b.Stages[i]
 		if sa.Res != sb.Res || sa.Dep != sb.Dep || sa.PipeLen != sb.PipeLen || !reflect.DeepEqual(sa.Objects, sb.Objects) ||
-			len(sa.LTs[Ingress]) != len(sb.LTs[Ingress]) || len(sa.LTs[Egress]) != len(sb.LTs[Egress]) {
+			len(sa.LTs[spec.Ingress]) != len(sb.LTs[spec.Ingress]) || len(sa.LTs[spec.Egress]) != len(sb.LTs[spec.Egress]) {
 			t.Fatalf("stage %d differs: %+v vs %+v", i, sa.Res, sb.Res)
 		}
 	}

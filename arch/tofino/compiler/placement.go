@@ -1,10 +1,30 @@
-package tofino
+// Package compiler is the Tofino placement compiler: the tool-chain step
+// that, like the back end of bf-p4c ([BFP4C]), turns a program into a
+// placement on the chip's MAU stages or refuses it. Place rejects what a
+// packet pipeline cannot run at all (timer threads, payload reads, packet
+// creation, data-plane table updates), lowers the control flow to logical
+// tables as bf-p4c does (every apply a table, every if a gateway, runs of
+// inline statements keyless tables, functions inlined), checks the target's
+// rules (TNA's intrinsic metadata per thread, the VLIW action ALU, the
+// stateful ALU limits of [BFP4C] mau/stateful_alu.cpp, queue ids), analyses
+// the dependencies between logical tables (bf-p4c table_dependency_graph),
+// binds every register, meter, counter and table to one stage, schedules
+// the tables into stages under the per-stage budgets with costs following
+// bf-p4c's table-layout rules, and derives each thread's MAU pipeline length
+// from the stage dependencies ([BFASM] Stage::cycles_contribute_to_latency,
+// [BFP4C] compute_pipe_latency).
+//
+// The result is a Placement, which the timing model (arch/tofino) runs and
+// reports, or a PlacementError naming the Rule the program breaks. The chip
+// comes from arch/tofino/spec; the compiler knows nothing of the model.
+package compiler
 
 import (
 	"fmt"
 	"sort"
 	"strings"
 
+	"archsim/arch/tofino/spec"
 	"archsim/programs"
 )
 
@@ -35,7 +55,7 @@ type dep struct {
 
 // Placement is the result of placing a program on a Tofino-family chip.
 type Placement struct {
-	Chip       *Config
+	Chip       *spec.Config
 	Prog       *programs.Program
 	LTs        []*LT
 	Stages     []*Stage
@@ -87,7 +107,7 @@ type Stage struct {
 // rule checks, dependency analysis, stage scheduling under the per-stage
 // budgets, binding of every register/meter/counter to one stage, and the
 // MAU latency implied by the stage dependencies.
-func Place(c *Config, prog *programs.Program) (*Placement, error) {
+func Place(c *spec.Config, prog *programs.Program) (*Placement, error) {
 	if err := checkThreads(prog); err != nil {
 		return nil, err
 	}
@@ -641,7 +661,7 @@ func (p *Placement) mergeGateways() {
 		for _, lt := range p.LTs {
 			if lt.Ctrl == g && lt.Stage == g.Stage && lt.Kind != KindGateway && !used[lt] {
 				used[lt] = true
-				g.merged = true
+				g.Merged = true
 				p.Stages[g.Stage].Res.LogicalIDs--
 				break
 			}
@@ -699,7 +719,7 @@ func (p *Placement) latency() {
 		}
 		total := start + p.Stages[len(p.Stages)-1].PipeLen[g]
 		p.RawMAU[g] = total
-		if Gress(g) == Egress {
+		if spec.Gress(g) == spec.Egress {
 			total = max(total, L.MinEgressMAU)
 		}
 		p.MAUCycles[g] = total
@@ -737,7 +757,7 @@ func (p *Placement) totals() {
 }
 
 // StagesOf returns the stages a thread uses (first..last+1), for reports.
-func (p *Placement) StagesOf(g Gress) int {
+func (p *Placement) StagesOf(g spec.Gress) int {
 	n := 0
 	for _, st := range p.Stages {
 		if len(st.LTs[g]) > 0 {
@@ -745,11 +765,4 @@ func (p *Placement) StagesOf(g Gress) int {
 		}
 	}
 	return n
-}
-
-// sortedLTs returns a stage's logical tables of a thread in program order.
-func sortedLTs(lts []*LT) []*LT {
-	out := append([]*LT(nil), lts...)
-	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
-	return out
 }

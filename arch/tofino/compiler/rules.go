@@ -1,10 +1,11 @@
-package tofino
+package compiler
 
 import (
 	"fmt"
 	"slices"
 	"strings"
 
+	"archsim/arch/tofino/spec"
 	"archsim/programs"
 )
 
@@ -68,16 +69,16 @@ func errAt(pos programs.Pos, msg string) *PlacementError {
 // egress_intrinsic_metadata_t, tofino1_base.p4).
 type stdAccess struct{ read, write bool }
 
-func stdRights(c *Config, g Gress, id programs.StdID) stdAccess {
+func stdRights(c *spec.Config, g spec.Gress, id programs.StdID) stdAccess {
 	switch id {
 	case programs.StdIngressPort:
-		return stdAccess{read: g == Ingress}
+		return stdAccess{read: g == spec.Ingress}
 	case programs.StdEgressPort, programs.StdQid:
-		return stdAccess{read: true, write: g == Ingress}
+		return stdAccess{read: true, write: g == spec.Ingress}
 	case programs.StdDrop, programs.StdMirror, programs.StdMirrorSession:
 		return stdAccess{read: true, write: true}
 	case programs.StdDeflectOnDrop, programs.StdMcastGrp, programs.StdRecirculate, programs.StdBypassEgress, programs.StdTrimDisable:
-		return stdAccess{read: g == Ingress, write: g == Ingress}
+		return stdAccess{read: g == spec.Ingress, write: g == spec.Ingress}
 	case programs.StdPacketLength, programs.StdTstamp:
 		return stdAccess{read: true}
 	case programs.StdTimerIndex:
@@ -85,9 +86,9 @@ func stdRights(c *Config, g Gress, id programs.StdID) stdAccess {
 		// place): a constant the compiler folds.
 		return stdAccess{read: true}
 	case programs.StdEnqQdepth:
-		return stdAccess{read: g == Egress || c.Features.IngressQueueVisibility}
+		return stdAccess{read: g == spec.Egress || c.Features.IngressQueueVisibility}
 	case programs.StdDeqQdepth, programs.StdEnqTstamp, programs.StdDeqTimedelta, programs.StdDeflected:
-		return stdAccess{read: g == Egress}
+		return stdAccess{read: g == spec.Egress}
 	}
 	return stdAccess{}
 }
@@ -149,7 +150,7 @@ func rejections() []*programs.TofinoReject {
 
 // checkRules applies the target's operation limits to every logical table
 // and register action. It returns the first violation.
-func checkRules(c *Config, prog *programs.Program, lts []*LT) error {
+func checkRules(c *spec.Config, prog *programs.Program, lts []*LT) error {
 	if err := checkQueues(c, prog); err != nil {
 		return err
 	}
@@ -191,7 +192,7 @@ func checkRules(c *Config, prog *programs.Program, lts []*LT) error {
 
 // checkQueues: every queue the program's traffic-manager setup names must
 // exist on the chip's ports.
-func checkQueues(c *Config, prog *programs.Program) error {
+func checkQueues(c *spec.Config, prog *programs.Program) error {
 	n := c.TM.QueuesPerPort
 	for _, q := range prog.TM.Queues {
 		if q.Qid >= n {
@@ -211,7 +212,7 @@ func checkQueues(c *Config, prog *programs.Program) error {
 
 func nibbles(k *programs.Key) int { return (k.Bits + 3) / 4 }
 
-func checkIntrinsics(c *Config, prog *programs.Program, lt *LT) error {
+func checkIntrinsics(c *spec.Config, prog *programs.Program, lt *LT) error {
 	check := func(set fieldSet, write bool) error {
 		for _, slot := range set.slots() {
 			if slot >= len(prog.Fields) {
@@ -244,7 +245,7 @@ func checkIntrinsics(c *Config, prog *programs.Program, lt *LT) error {
 }
 
 // checkActionBody applies the VLIW limits to the statements of one action.
-func checkActionBody(c *Config, lt *LT, body []programs.Stmt) error {
+func checkActionBody(c *spec.Config, lt *LT, body []programs.Stmt) error {
 	stateful := 0
 	for _, s := range body {
 		var src programs.Expr
@@ -292,7 +293,7 @@ func isPow2Const(e programs.Expr) bool {
 	return ok && c.Val > 0 && c.Val&(c.Val-1) == 0
 }
 
-func checkALUOp(c *Config, lt *LT, x *programs.BinaryExpr) error {
+func checkALUOp(c *spec.Config, lt *LT, x *programs.BinaryExpr) error {
 	switch x.Op {
 	case programs.OpMul:
 		if c.ALU.Multiply == "pow2_constant" && !isPow2Const(x.X) && !isPow2Const(x.Y) {
@@ -312,7 +313,7 @@ func checkALUOp(c *Config, lt *LT, x *programs.BinaryExpr) error {
 
 // checkRegister applies the stateful ALU limits to a register and its
 // register actions ([BFP4C] mau/stateful_alu.cpp).
-func checkRegister(c *Config, r *programs.Register) error {
+func checkRegister(c *spec.Config, r *programs.Register) error {
 	if !r.Pair && r.Type.Bits > c.SALU.MaxWidth {
 		return ruleErr(RuleRegisterWidth, r.Pos, "register %s is %d bits wide; a %s register holds at most %d bits (or a pair of two %d-bit halves)",
 			r.Name, r.Type.Bits, c.Name, c.SALU.MaxWidth, c.SALU.MaxWidth)
@@ -333,7 +334,7 @@ func checkRegister(c *Config, r *programs.Register) error {
 }
 
 type saluCheck struct {
-	c       *Config
+	c       *spec.Config
 	ra      *programs.RegisterAction
 	cmps    int
 	inputs  fieldSet
@@ -343,7 +344,7 @@ type saluCheck struct {
 	wideN   int
 }
 
-func checkRegisterAction(c *Config, ra *programs.RegisterAction) error {
+func checkRegisterAction(c *spec.Config, ra *programs.RegisterAction) error {
 	sc := &saluCheck{c: c, ra: ra}
 	if err := sc.block(ra.Body, map[string]bool{}); err != nil {
 		return err

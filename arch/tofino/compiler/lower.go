@@ -1,21 +1,11 @@
-package tofino
+package compiler
 
 import (
 	"fmt"
 
+	"archsim/arch/tofino/spec"
 	"archsim/programs"
 )
-
-// Gress is a pipeline thread: ingress or egress.
-type Gress int
-
-// Gresses.
-const (
-	Ingress Gress = iota
-	Egress
-)
-
-func (g Gress) String() string { return [...]string{"ingress", "egress"}[g] }
 
 // LTKind is the kind of a logical table.
 type LTKind int
@@ -51,7 +41,7 @@ type LT struct {
 	ID    int
 	Name  string
 	Kind  LTKind
-	Gress Gress
+	Gress spec.Gress
 	Table *programs.Table // KindMatch
 	Stmts []programs.Stmt // KindKeyless
 	Cond  programs.Expr   // KindGateway
@@ -79,7 +69,7 @@ type LT struct {
 	Stage  int
 	Why    string
 	Res    Resources
-	merged bool // a gateway merged into the table heading its branch
+	Merged bool // a gateway that shares the logical table ID of the table heading its branch in the same stage
 }
 
 // indexUse is a stateful array index computed from the packet.
@@ -94,7 +84,7 @@ type lowerer struct {
 	lts    []*LT
 	nodes  int
 	nextID int
-	gress  Gress
+	gress  spec.Gress
 	synth  int // synthetic temporaries created for gateway conditions
 	errs   []error
 	// calling holds the functions being inlined (guards against recursion).
@@ -107,9 +97,9 @@ func lowerProgram(prog *programs.Program) ([]*LT, error) {
 		if c == nil {
 			continue
 		}
-		lw.gress = Ingress
+		lw.gress = spec.Ingress
 		if c.Name == "egress" {
-			lw.gress = Egress
+			lw.gress = spec.Egress
 		}
 		body, _ := lw.inline(c.Body)
 		lw.block(body, nil, nil)
