@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"archsim/arch/trio"
+	"archsim/arch/trio/spec"
 	"archsim/programs"
 )
 
@@ -45,10 +46,10 @@ parser:
 	return programs.Load([]byte(src), "probe.yaml", nil)
 }
 
-func trio5(sets ...string) (*trio.Config, error) { return trio.LoadArch("trio", sets...) }
+func trio5(sets ...string) (*spec.Config, error) { return trio.LoadArch("trio", sets...) }
 
 // probeThreadNs is the mean time a packet holds its thread.
-func probeThreadNs(c *trio.Config, p *programs.Program) (float64, *trio.RunResult, error) {
+func probeThreadNs(c *spec.Config, p *programs.Program) (float64, *trio.RunResult, error) {
 	o, err := job.RunProgram(trio.NewTarget(trio.Trio, c), p, 1, &harness.Sim{Packets: 20, Load: 0.01})
 	if err != nil {
 		return 0, nil, err

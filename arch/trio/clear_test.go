@@ -3,13 +3,14 @@ package trio
 import (
 	"testing"
 
+	"archsim/arch/trio/spec"
 	"archsim/components/packet"
 	"archsim/programs"
 )
 
 // clearRun lowers p, fills register 0 with 1, 2, 3, ..., sends one
 // packet and returns the PFE after the run.
-func clearRun(t *testing.T, c *Config, p *programs.Program) *PFE {
+func clearRun(t *testing.T, c *spec.Config, p *programs.Program) *PFE {
 	t.Helper()
 	engine := newEngine()
 	pfe := MakeBuilder().WithEngine(engine).WithConfig(c).WithMicrocode(lower(t, c, p)).WithSeed(1).Build("Trio.PFE")

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sort"
 
+	"archsim/arch/trio/spec"
 	"archsim/programs"
 )
 
@@ -122,7 +123,7 @@ type Block struct {
 // Microcode is a program lowered for one Trio PFE.
 type Microcode struct {
 	Prog *programs.Program
-	cfg  *Config
+	cfg  *spec.Config
 
 	stmt   map[programs.Stmt]*StmtCost
 	reg    map[*programs.RegisterAction]*RegCost
@@ -168,7 +169,7 @@ const (
 )
 
 // Lower lowers a program for a PFE.
-func Lower(cfg *Config, prog *programs.Program) (*Microcode, error) {
+func Lower(cfg *spec.Config, prog *programs.Program) (*Microcode, error) {
 	m := &Microcode{Prog: prog, cfg: cfg, stmt: map[programs.Stmt]*StmtCost{}, reg: map[*programs.RegisterAction]*RegCost{},
 		object: map[any]*MemObject{}, XTXNSites: map[string]int{}, xsites: map[XKind]int{}}
 	if err := m.storage(); err != nil {
@@ -225,6 +226,16 @@ func Lower(cfg *Config, prog *programs.Program) (*Microcode, error) {
 		}
 	}
 	return m, nil
+}
+
+// LowerBuiltin lowers a built-in program (or program file) with constant
+// overrides for a PFE.
+func LowerBuiltin(c *spec.Config, program string, params map[string]string) (*Microcode, error) {
+	prog, err := programs.Resolve(program, params)
+	if err != nil {
+		return nil, err
+	}
+	return Lower(c, prog)
 }
 
 // storage assigns metadata to registers (spilling to local memory) and

@@ -7,6 +7,7 @@ import (
 
 	"archsim/arch"
 	"archsim/arch/trio/smem"
+	"archsim/arch/trio/spec"
 	"archsim/components/link"
 	"archsim/components/packet"
 	"archsim/components/stats"
@@ -105,7 +106,7 @@ type outQueue struct {
 // PFE is one packet forwarding engine.
 type PFE struct {
 	*sim.ComponentBase
-	cfg    *Config
+	cfg    *spec.Config
 	mc     *Microcode
 	prog   *programs.Program
 	engine sim.Engine
@@ -178,7 +179,7 @@ func (p *PFE) NotifyPortFree(sim.VTimeInSec, sim.Port) {}
 // Builder builds a PFE (Akita style: value receiver, WithX, Build(name)).
 type Builder struct {
 	engine  sim.Engine
-	cfg     *Config
+	cfg     *spec.Config
 	mc      *Microcode
 	seed    int64
 	unpaced bool
@@ -198,7 +199,7 @@ func MakeBuilder() Builder {
 func (b Builder) WithEngine(e sim.Engine) Builder { b.engine = e; return b }
 
 // WithConfig sets the PFE's configuration.
-func (b Builder) WithConfig(c *Config) Builder { b.cfg = c; return b }
+func (b Builder) WithConfig(c *spec.Config) Builder { b.cfg = c; return b }
 
 // WithMicrocode sets the lowered program the PPEs run.
 func (b Builder) WithMicrocode(m *Microcode) Builder { b.mc = m; return b }
@@ -220,7 +221,7 @@ func (b Builder) Build(name string) *PFE {
 	return p
 }
 
-func newPFE(name string, engine sim.Engine, cfg *Config, mc *Microcode, seed int64) *PFE {
+func newPFE(name string, engine sim.Engine, cfg *spec.Config, mc *Microcode, seed int64) *PFE {
 	p := &PFE{ComponentBase: sim.NewComponentBase(name), cfg: cfg, mc: mc, prog: mc.Prog, engine: engine,
 		order: map[int64]*flowOrder{}, out: map[int]*outQueue{}, drops: map[string]int{}}
 	p.state = programs.NewState(p.prog)
@@ -501,6 +502,9 @@ func (p *PFE) emit(payload []byte) {
 
 // NoPort is the egress port of a packet the program sent nowhere.
 const NoPort = 511
+
+// NsToPs converts nanoseconds to picoseconds.
+func NsToPs(ns float64) int64 { return int64(ns*1000 + 0.5) }
 
 func (th *thread) add(s step) {
 	if s.kind == stepInstr {

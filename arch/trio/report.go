@@ -3,6 +3,7 @@ package trio
 import (
 	"errors"
 
+	"archsim/arch/trio/spec"
 	"archsim/components/stats"
 )
 
@@ -79,7 +80,7 @@ type SimReport struct {
 
 // NewReport builds the report of a lowered program and, if run is set, its
 // measurements.
-func NewReport(arch string, cfg *Config, mc *Microcode, run *RunResult, seed int64) *Report {
+func NewReport(arch string, cfg *spec.Config, mc *Microcode, run *RunResult, seed int64) *Report {
 	r := &Report{Arch: arch, Chip: cfg.Name, Program: mc.Prog.Name, ProgramFile: mc.Prog.File, Feasible: true, Errors: []string{},
 		ClockMHz: cfg.ClockMHz, Seed: seed, XTXNSites: mc.XTXNSites, NonAtomic: mc.NonAtomic, Notes: mc.Notes}
 	r.Instructions = &InstrReport{Static: mc.StaticInstr, Blocks: mc.Blocks, CallDepth: mc.CallDepth}
@@ -106,7 +107,7 @@ func NewReport(arch string, cfg *Config, mc *Microcode, run *RunResult, seed int
 }
 
 // FailedReport is the report of a program the PFE cannot run.
-func FailedReport(arch string, cfg *Config, prog, file string, err error) *Report {
+func FailedReport(arch string, cfg *spec.Config, prog, file string, err error) *Report {
 	r := &Report{Arch: arch, Chip: cfg.Name, Program: prog, ProgramFile: file, Errors: []string{err.Error()}, ClockMHz: cfg.ClockMHz}
 	var le *LoweringError
 	if errors.As(err, &le) {

@@ -9,18 +9,19 @@ import (
 
 	"github.com/sarchlab/akita/v3/sim"
 
+	"archsim/arch/trio/spec"
 	"archsim/components/packet"
 	"archsim/configs"
 	"archsim/programs"
 )
 
-func chipT(t testing.TB, sets ...string) *Config {
+func chipT(t testing.TB, sets ...string) *spec.Config {
 	t.Helper()
 	l, err := configs.Load(configs.Source{Base: []string{"trio5.yaml"}, Sets: sets})
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := LoadConfig(l)
+	c, err := spec.LoadConfig(l)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,7 +73,7 @@ func indent(s string) string {
 	return b.String()
 }
 
-func lower(t testing.TB, c *Config, p *programs.Program) *Microcode {
+func lower(t testing.TB, c *spec.Config, p *programs.Program) *Microcode {
 	t.Helper()
 	m, err := Lower(c, p)
 	if err != nil {
@@ -209,7 +210,7 @@ ingress: "meta.w0 = 1"
 }
 
 // run measures one program with a few packets.
-func run(t testing.TB, c *Config, p *programs.Program, n int, load float64) *RunResult {
+func run(t testing.TB, c *spec.Config, p *programs.Program, n int, load float64) *RunResult {
 	t.Helper()
 	r, err := measure(c, lower(t, c, p), runOptions{Packets: n, Load: load, Seed: 1})
 	if err != nil {
@@ -604,30 +605,5 @@ func TestEmitPayloadChunks(t *testing.T) {
 	clip := run(t, c, prog(t, regs, "std.egress_port = 1\nemit(aggr, 1000, 1024)"), 4, 0.1)
 	if x := clip.Ingress.XTXNPerPacket; x["read"] != 2 || x["pmem_write"] != 1 {
 		t.Errorf("clipped copy: transactions per packet %v, want read 2, pmem_write 1", x)
-	}
-}
-
-// TestResultChunkConfig: both generations set xtxn.result_chunk_bytes
-// (Trio 6 without losing the rest of xtxn), and it is range-checked.
-func TestResultChunkConfig(t *testing.T) {
-	l, err := configs.Load(configs.Source{Base: []string{"trio5.yaml", "trio6.yaml"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	c6, err := LoadConfig(l)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if c6.XTXN.ResultChunkBytes != 256 || c6.XTXN.MaxBytes != 64 || c6.XTXN.TailChunkBytes != 64 {
-		t.Errorf("trio6 xtxn %+v, want result_chunk_bytes 256 over trio5's sizes", c6.XTXN)
-	}
-	for _, v := range []string{"0", "100000"} {
-		l, err := configs.Load(configs.Source{Base: []string{"trio5.yaml"}, Sets: []string{"trio.xtxn.result_chunk_bytes=" + v}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := LoadConfig(l); err == nil || !strings.Contains(err.Error(), "trio.xtxn.result_chunk_bytes = "+v+" is out of range") {
-			t.Errorf("result_chunk_bytes=%s: error %v, want out of range", v, err)
-		}
 	}
 }
