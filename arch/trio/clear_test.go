@@ -32,8 +32,8 @@ func clearRun(t *testing.T, c *spec.Config, p *programs.Program) *PFE {
 // reads 0. A clipped range writes only what remains of the register.
 func TestClearWrites(t *testing.T) {
 	c := chipT(t)
-	if c.XTXN.MaxBytes != 64 || c.Instr.XTXNPerInstr != 1 || bulkLoopInstr != 2 {
-		t.Fatalf("max_bytes %d, xtxn_per_instr %d, bulkLoopInstr %d: the test assumes 64, 1 and 2", c.XTXN.MaxBytes, c.Instr.XTXNPerInstr, bulkLoopInstr)
+	if c.XTXN.MaxBytes != 64 || c.Instr.XTXNPerInstr != 1 || BulkLoopInstr != 2 {
+		t.Fatalf("max_bytes %d, xtxn_per_instr %d, BulkLoopInstr %d: the test assumes 64, 1 and 2", c.XTXN.MaxBytes, c.Instr.XTXNPerInstr, BulkLoopInstr)
 	}
 	regs := `registers:
   aggr:
@@ -48,8 +48,8 @@ func TestClearWrites(t *testing.T) {
 	if m.XTXNSites["write"] != 1 || mp.XTXNSites["write"] != 0 {
 		t.Errorf("transaction sites %v (without clear %v), want one write site", m.XTXNSites, mp.XTXNSites)
 	}
-	if d := m.StaticInstr - mp.StaticInstr; d < bulkLoopInstr {
-		t.Errorf("the write loop adds %d static instructions, want ≥ %d", d, bulkLoopInstr)
+	if d := m.StaticInstr - mp.StaticInstr; d < BulkLoopInstr {
+		t.Errorf("the write loop adds %d static instructions, want ≥ %d", d, BulkLoopInstr)
 	}
 
 	pfe, pp := clearRun(t, c, p), clearRun(t, c, plain)
@@ -88,8 +88,8 @@ func TestClearWrites(t *testing.T) {
 	if w := clip.Stats.XTXN[0][XWrite]; w != 2 {
 		t.Errorf("clipped: %d writes, want 2", w)
 	}
-	if in := clip.Stats.Instr[0].Summarize(1).Mean; in-inPlain != bulkLoopInstr {
-		t.Errorf("clipped: %.0f instructions, %.0f without clear(): want %d more", in, inPlain, bulkLoopInstr)
+	if in := clip.Stats.Instr[0].Summarize(1).Mean; in-inPlain != BulkLoopInstr {
+		t.Errorf("clipped: %.0f instructions, %.0f without clear(): want %d more", in, inPlain, BulkLoopInstr)
 	}
 	for i, v := range clip.State().Regs[0] {
 		if want := map[bool]int64{true: int64(i + 1), false: 0}[i < 1000]; v != want {

@@ -70,7 +70,7 @@ type thread struct {
 	seq      int64 // position in its flow
 	flow     int64
 	instr    int
-	xtxn     [xkinds]int
+	xtxn     [NumXKinds]int
 	drop     bool
 	inSeg    bool // computing (counted in the PPE's active threads)
 	id       int
@@ -147,7 +147,7 @@ type PFEStats struct {
 	Latency     [2]stats.Samples // arrival at dispatch to release by the reorder engine, ps
 	WaitPs      [2]stats.Samples // waiting for a free thread
 	Instr       [2]stats.Samples // instructions per packet
-	XTXN        [2][xkinds]int64
+	XTXN        [2][NumXKinds]int64
 	MaxWaiting  int
 	MaxThreads  int
 	busy        int
@@ -229,7 +229,6 @@ func newPFE(name string, engine sim.Engine, cfg *spec.Config, mc *Microcode, see
 	p.exec = programs.NewExec(p.state, rand.New(rand.NewSource(seed)))
 	p.phv = make([]int64, len(p.prog.Fields))
 	p.tr.p = p
-	p.tr.index(mc)
 	p.exec.Tracer = &p.tr
 	p.exec.Emit = p.emit
 	p.ppes = make([]ppe, cfg.PPEs)

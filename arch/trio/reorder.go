@@ -30,7 +30,7 @@ func (p *PFE) finish(th *thread, now int64) {
 		p.Stats.LastFinishPs = now
 	}
 	p.Stats.Instr[g].Add(int64(th.instr))
-	for k := XKind(0); k < xkinds; k++ {
+	for k := XKind(0); k < NumXKinds; k++ {
 		p.Stats.XTXN[g][k] += int64(th.xtxn[k])
 	}
 	fo := p.order[th.flow]

@@ -146,7 +146,7 @@ func TestRegisterActionsLowering(t *testing.T) {
 			if ra.Name != name {
 				continue
 			}
-			rc := m.reg[ra]
+			rc := m.RegisterCost(ra)
 			if rc.Atomic != atomic || rc.Sync != sync || rc.Op != op {
 				t.Errorf("%s: atomic %v sync %v op %s, want %v %v %s", name, rc.Atomic, rc.Sync, rc.Op, atomic, sync, op)
 			}
@@ -456,7 +456,7 @@ timers:
 		t.Errorf("%d timer runs in %.0f ns, want ≈ 4 per 10 us", r.Timers.Runs, last)
 	}
 	// Each run scans 256 cells: one synchronous RMW round trip per cell.
-	perRun := 256 * (c.SMem.SRAMLatencyNs + float64(m.engineCycles("swap", 8))*c.CyclePs()/1000)
+	perRun := 256 * (c.SMem.SRAMLatencyNs + float64(m.EngineCycles("swap", 8))*c.CyclePs()/1000)
 	if d := r.Timers.DurationNs.Mean; d < perRun || d > 2*perRun {
 		t.Errorf("a scan of 256 cells took %.0f ns, want ≥ %.0f (256 synchronous SRAM round trips)", d, perRun)
 	}
@@ -552,8 +552,8 @@ func TestEmitPayloadChunks(t *testing.T) {
 	if m.XTXNSites["read"] != 1 || m.XTXNSites["pmem_write"] != 1 || mp.XTXNSites["read"] != 0 {
 		t.Errorf("transaction sites %v (plain emit() %v), want one read and one pmem_write site", m.XTXNSites, mp.XTXNSites)
 	}
-	if d := m.StaticInstr - mp.StaticInstr; d < bulkLoopInstr {
-		t.Errorf("the copy loop adds %d static instructions, want ≥ %d", d, bulkLoopInstr)
+	if d := m.StaticInstr - mp.StaticInstr; d < BulkLoopInstr {
+		t.Errorf("the copy loop adds %d static instructions, want ≥ %d", d, BulkLoopInstr)
 	}
 
 	engine := newEngine()
