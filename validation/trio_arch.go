@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"archsim/arch/trio"
+	"archsim/arch/trio/lower"
 	"archsim/arch/trio/spec"
 	"archsim/programs"
 )
@@ -157,7 +158,7 @@ func trioArchClaims() []Claim {
 				if err != nil {
 					return broken(err)
 				}
-				mc, err := trio.Lower(c, p)
+				mc, err := lower.Lower(c, p)
 				if err != nil {
 					return broken(err)
 				}
@@ -167,9 +168,9 @@ func trioArchClaims() []Claim {
 				if err != nil {
 					return broken(err)
 				}
-				_, err = trio.Lower(c, p)
-				var le *trio.LoweringError
-				rej := errors.As(err, &le) && le.Rule == trio.RuleLocalMemory
+				_, err = lower.Lower(c, p)
+				var le *lower.LoweringError
+				rej := errors.As(err, &le) && le.Rule == lower.RuleLocalMemory
 				parts = append(parts, "200 fields: "+loweringOutcome(err))
 				ok = ok && rej
 				for _, depth := range []int{8, 9} {
@@ -185,12 +186,12 @@ func trioArchClaims() []Claim {
 					if err != nil {
 						return broken(err)
 					}
-					_, err = trio.Lower(c, p)
+					_, err = lower.Lower(c, p)
 					parts = append(parts, fmt.Sprintf("%d nested calls: %s", depth, loweringOutcome(err)))
 					if depth == 8 {
 						ok = ok && err == nil
 					} else {
-						ok = ok && errors.As(err, &le) && le.Rule == trio.RuleCallDepth
+						ok = ok && errors.As(err, &le) && le.Rule == lower.RuleCallDepth
 					}
 				}
 				return decided(strings.Join(parts, "; "), ok)
@@ -201,7 +202,7 @@ func trioArchClaims() []Claim {
 }
 
 func loweringOutcome(err error) string {
-	var le *trio.LoweringError
+	var le *lower.LoweringError
 	switch {
 	case err == nil:
 		return "lowered"

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"archsim/arch"
+	"archsim/arch/trio/lower"
 	"archsim/arch/trio/spec"
 	"archsim/programs"
 )
@@ -97,9 +98,9 @@ func (t *Target) Compile(prog *programs.Program) (*arch.Compiled, error) {
 		return nil, fmt.Errorf("%s runs a data-plane program: give one", t.cfg.Name)
 	}
 	c := &arch.Compiled{Arch: t.chip.name, Chip: t.cfg.Name, Program: prog}
-	mc, err := Lower(t.cfg, prog)
+	mc, err := lower.Lower(t.cfg, prog)
 	if err != nil {
-		var le *LoweringError
+		var le *lower.LoweringError
 		if !errors.As(err, &le) {
 			return nil, err
 		}
@@ -124,8 +125,8 @@ func (t *Target) Compile(prog *programs.Program) (*arch.Compiled, error) {
 }
 
 // Lowered is the microcode of a compiled program (nil if it does not run).
-func Lowered(c *arch.Compiled) *Microcode {
-	m, _ := c.Impl.(*Microcode)
+func Lowered(c *arch.Compiled) *lower.Microcode {
+	m, _ := c.Impl.(*lower.Microcode)
 	return m
 }
 

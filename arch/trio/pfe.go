@@ -6,6 +6,7 @@ import (
 	"github.com/sarchlab/akita/v3/sim"
 
 	"archsim/arch"
+	"archsim/arch/trio/lower"
 	"archsim/arch/trio/smem"
 	"archsim/arch/trio/spec"
 	"archsim/components/link"
@@ -42,11 +43,11 @@ import (
 // step is one element of a thread's script.
 type step struct {
 	kind    stepKind
-	n       int   // instructions (stepInstr)
-	x       XKind // transaction kind
-	bank    int   // RMW engine (-1: none, e.g. filter or tail)
-	cycles  int   // engine cycles
-	latency int64 // round-trip latency, ps
+	n       int         // instructions (stepInstr)
+	x       lower.XKind // transaction kind
+	bank    int         // RMW engine (-1: none, e.g. filter or tail)
+	cycles  int         // engine cycles
+	latency int64       // round-trip latency, ps
 }
 
 type stepKind uint8
@@ -70,7 +71,7 @@ type thread struct {
 	seq      int64 // position in its flow
 	flow     int64
 	instr    int
-	xtxn     [NumXKinds]int
+	xtxn     [lower.NumXKinds]int
 	drop     bool
 	inSeg    bool // computing (counted in the PPE's active threads)
 	id       int
@@ -107,7 +108,7 @@ type outQueue struct {
 type PFE struct {
 	*sim.ComponentBase
 	cfg    *spec.Config
-	mc     *Microcode
+	mc     *lower.Microcode
 	prog   *programs.Program
 	engine sim.Engine
 	state  *programs.State
@@ -147,7 +148,7 @@ type PFEStats struct {
 	Latency     [2]stats.Samples // arrival at dispatch to release by the reorder engine, ps
 	WaitPs      [2]stats.Samples // waiting for a free thread
 	Instr       [2]stats.Samples // instructions per packet
-	XTXN        [2][NumXKinds]int64
+	XTXN        [2][lower.NumXKinds]int64
 	MaxWaiting  int
 	MaxThreads  int
 	busy        int
@@ -180,7 +181,7 @@ func (p *PFE) NotifyPortFree(sim.VTimeInSec, sim.Port) {}
 type Builder struct {
 	engine  sim.Engine
 	cfg     *spec.Config
-	mc      *Microcode
+	mc      *lower.Microcode
 	seed    int64
 	unpaced bool
 }
@@ -202,7 +203,7 @@ func (b Builder) WithEngine(e sim.Engine) Builder { b.engine = e; return b }
 func (b Builder) WithConfig(c *spec.Config) Builder { b.cfg = c; return b }
 
 // WithMicrocode sets the lowered program the PPEs run.
-func (b Builder) WithMicrocode(m *Microcode) Builder { b.mc = m; return b }
+func (b Builder) WithMicrocode(m *lower.Microcode) Builder { b.mc = m; return b }
 
 // WithSeed seeds the program's random draws.
 func (b Builder) WithSeed(s int64) Builder { b.seed = s; return b }
@@ -221,7 +222,7 @@ func (b Builder) Build(name string) *PFE {
 	return p
 }
 
-func newPFE(name string, engine sim.Engine, cfg *spec.Config, mc *Microcode, seed int64) *PFE {
+func newPFE(name string, engine sim.Engine, cfg *spec.Config, mc *lower.Microcode, seed int64) *PFE {
 	p := &PFE{ComponentBase: sim.NewComponentBase(name), cfg: cfg, mc: mc, prog: mc.Prog, engine: engine,
 		order: map[int64]*flowOrder{}, out: map[int]*outQueue{}, drops: map[string]int{}}
 	p.state = programs.NewState(p.prog)
@@ -449,7 +450,7 @@ func (p *PFE) run(th *thread) {
 	// Headers beyond the head are fetched from the tail in chunks.
 	if extra := res.Offset - p.cfg.HeadBytes; extra > 0 {
 		for k := 0; k < (extra+p.cfg.XTXN.TailChunkBytes-1)/p.cfg.XTXN.TailChunkBytes; k++ {
-			th.add(step{kind: stepSync, x: XTail, bank: -1, latency: NsToPs(p.cfg.SMem.DRAMLatencyNs)})
+			th.add(step{kind: stepSync, x: lower.XTail, bank: -1, latency: NsToPs(p.cfg.SMem.DRAMLatencyNs)})
 		}
 	}
 	p.exec.PHV = phv

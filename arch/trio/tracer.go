@@ -1,6 +1,7 @@
 package trio
 
 import (
+	"archsim/arch/trio/lower"
 	"archsim/programs"
 )
 
@@ -22,18 +23,18 @@ func (t *tracer) Stmt(s programs.Stmt) {
 
 func (t *tracer) Lookup(tb *programs.Table, key []int64, hit bool, a *programs.Action) {
 	p := t.p
-	if p.mc.LookupKind(tb) == XFilter {
-		t.th.add(step{kind: stepSync, x: XFilter, bank: -1, latency: NsToPs(p.cfg.Lookup.FilterLatencyNs)})
+	if p.mc.LookupKind(tb) == lower.XFilter {
+		t.th.add(step{kind: stepSync, x: lower.XFilter, bank: -1, latency: NsToPs(p.cfg.Lookup.FilterLatencyNs)})
 		return
 	}
 	o := p.mc.Object(tb)
 	entry := int64(programs.KeySlot(key, tb.Size))
-	t.th.add(step{kind: stepSync, x: XHash, bank: p.bank(o, entry), cycles: p.hashCycles(o), latency: p.latency(o)})
+	t.th.add(step{kind: stepSync, x: lower.XHash, bank: p.bank(o, entry), cycles: p.hashCycles(o), latency: p.latency(o)})
 }
 
 // hashCycles is the hash engine's time for one transaction on table o: its
 // record read plus the hash computation.
-func (p *PFE) hashCycles(o *MemObject) int {
+func (p *PFE) hashCycles(o *lower.MemObject) int {
 	return (o.EntryBytes+p.cfg.SMem.BytesPerCycle-1)/p.cfg.SMem.BytesPerCycle + p.cfg.Lookup.HashCycles
 }
 
@@ -54,16 +55,16 @@ func (t *tracer) TableOp(tb *programs.Table, op programs.TableOpKind, slot int, 
 	bank, lat := p.bank(o, int64(slot)), p.latency(o)
 	switch op {
 	case programs.TableInsert:
-		t.th.add(step{kind: stepSync, x: XHash, bank: bank, cycles: p.hashCycles(o), latency: lat})
+		t.th.add(step{kind: stepSync, x: lower.XHash, bank: bank, cycles: p.hashCycles(o), latency: lat})
 		if done {
-			t.th.add(step{kind: stepAsync, x: XWrite, bank: bank, cycles: p.mc.EngineCycles("write", o.EntryBytes), latency: lat})
+			t.th.add(step{kind: stepAsync, x: lower.XWrite, bank: bank, cycles: p.mc.EngineCycles("write", o.EntryBytes), latency: lat})
 		}
 	case programs.TableRemove:
-		t.th.add(step{kind: stepAsync, x: XWrite, bank: bank, cycles: p.mc.EngineCycles("write", p.cfg.XTXN.MinBytes), latency: lat})
+		t.th.add(step{kind: stepAsync, x: lower.XWrite, bank: bank, cycles: p.mc.EngineCycles("write", p.cfg.XTXN.MinBytes), latency: lat})
 	case programs.TableAged:
-		t.th.add(step{kind: stepSync, x: XRMW, bank: bank, cycles: p.mc.EngineCycles("and", p.cfg.XTXN.MinBytes), latency: lat})
+		t.th.add(step{kind: stepSync, x: lower.XRMW, bank: bank, cycles: p.mc.EngineCycles("and", p.cfg.XTXN.MinBytes), latency: lat})
 	case programs.TableLoad:
-		t.th.add(step{kind: stepSync, x: XRead, bank: bank, cycles: p.mc.EngineCycles("read", o.EntryBytes), latency: lat})
+		t.th.add(step{kind: stepSync, x: lower.XRead, bank: bank, cycles: p.mc.EngineCycles("read", o.EntryBytes), latency: lat})
 	}
 }
 
@@ -77,24 +78,24 @@ func (t *tracer) Register(ra *programs.RegisterAction, index int) {
 		if rc.Sync {
 			k = stepSync
 		}
-		t.th.add(step{kind: k, x: XRMW, bank: bank, cycles: rc.Cycles, latency: lat})
+		t.th.add(step{kind: k, x: lower.XRMW, bank: bank, cycles: rc.Cycles, latency: lat})
 		return
 	}
-	t.th.add(step{kind: stepSync, x: XRead, bank: bank, cycles: rc.Cycles, latency: lat})
+	t.th.add(step{kind: stepSync, x: lower.XRead, bank: bank, cycles: rc.Cycles, latency: lat})
 	t.th.add(step{kind: stepInstr, n: rc.Instr})
-	t.th.add(step{kind: stepAsync, x: XWrite, bank: bank, cycles: p.mc.EngineCycles("write", rc.Bytes), latency: lat})
+	t.th.add(step{kind: stepAsync, x: lower.XWrite, bank: bank, cycles: p.mc.EngineCycles("write", rc.Bytes), latency: lat})
 }
 
 func (t *tracer) Meter(m *programs.Meter, index int) {
 	p := t.p
 	o := p.mc.Object(m)
-	t.th.add(step{kind: stepSync, x: XPolicer, bank: p.bank(o, int64(index)), cycles: p.mc.EngineCycles("add", o.EntryBytes), latency: p.latency(o)})
+	t.th.add(step{kind: stepSync, x: lower.XPolicer, bank: p.bank(o, int64(index)), cycles: p.mc.EngineCycles("add", o.EntryBytes), latency: p.latency(o)})
 }
 
 func (t *tracer) Count(c *programs.Counter, index int) {
 	p := t.p
 	o := p.mc.Object(c)
-	t.th.add(step{kind: stepAsync, x: XCounter, bank: p.bank(o, int64(index)), cycles: p.mc.EngineCycles("add", o.EntryBytes), latency: p.latency(o)})
+	t.th.add(step{kind: stepAsync, x: lower.XCounter, bank: p.bank(o, int64(index)), cycles: p.mc.EngineCycles("add", o.EntryBytes), latency: p.latency(o)})
 }
 
 // Payload charges a tail fetch the first time a thread touches a 64-byte
@@ -113,7 +114,7 @@ func (t *tracer) Payload(word int) {
 		return
 	}
 	th.tailFetched[chunk/64] |= 1 << (chunk % 64)
-	th.add(step{kind: stepSync, x: XTail, bank: -1, latency: NsToPs(p.cfg.SMem.DRAMLatencyNs)})
+	th.add(step{kind: stepSync, x: lower.XTail, bank: -1, latency: NsToPs(p.cfg.SMem.DRAMLatencyNs)})
 }
 
 // Bulk charges emit(REG, START, CELLS)'s copy of register cells into the
@@ -143,10 +144,10 @@ func (t *tracer) Bulk(r *programs.Register, start, cells int) {
 			if i == reads-1 {
 				kind = stepSync
 			}
-			th.add(step{kind: kind, x: XRead, bank: p.bank(o, cell), cycles: p.mc.EngineCycles("read", n), latency: lat})
+			th.add(step{kind: kind, x: lower.XRead, bank: p.bank(o, cell), cycles: p.mc.EngineCycles("read", n), latency: lat})
 		}
-		th.add(step{kind: stepAsync, x: XPMEM, bank: -1, latency: NsToPs(p.cfg.SMem.DRAMLatencyNs)})
-		th.add(step{kind: stepInstr, n: max(BulkLoopInstr, (reads+1+p.cfg.Instr.XTXNPerInstr-1)/p.cfg.Instr.XTXNPerInstr)})
+		th.add(step{kind: stepAsync, x: lower.XPMEM, bank: -1, latency: NsToPs(p.cfg.SMem.DRAMLatencyNs)})
+		th.add(step{kind: stepInstr, n: max(lower.BulkLoopInstr, (reads+1+p.cfg.Instr.XTXNPerInstr-1)/p.cfg.Instr.XTXNPerInstr)})
 	}
 }
 
@@ -164,15 +165,15 @@ func (t *tracer) Clear(r *programs.Register, start, cells int) {
 	w := max(1, (r.Type.Bits+7)/8)
 	lat := p.latency(o)
 	total := cells * w
-	perIter := BulkLoopInstr * p.cfg.Instr.XTXNPerInstr
+	perIter := lower.BulkLoopInstr * p.cfg.Instr.XTXNPerInstr
 	writes := (total + p.cfg.XTXN.MaxBytes - 1) / p.cfg.XTXN.MaxBytes
 	for i := 0; i < writes; i++ {
 		k := i * p.cfg.XTXN.MaxBytes
 		n := max(p.cfg.XTXN.MinBytes, min(p.cfg.XTXN.MaxBytes, total-k))
 		cell := int64(start + k/w)
-		th.add(step{kind: stepAsync, x: XWrite, bank: p.bank(o, cell), cycles: p.mc.EngineCycles("write", n), latency: lat})
+		th.add(step{kind: stepAsync, x: lower.XWrite, bank: p.bank(o, cell), cycles: p.mc.EngineCycles("write", n), latency: lat})
 		if (i+1)%perIter == 0 || i == writes-1 {
-			th.add(step{kind: stepInstr, n: BulkLoopInstr})
+			th.add(step{kind: stepInstr, n: lower.BulkLoopInstr})
 		}
 	}
 }

@@ -1,4 +1,4 @@
-package trio
+package lower
 
 import (
 	"fmt"
@@ -7,57 +7,6 @@ import (
 	"archsim/arch/trio/spec"
 	"archsim/programs"
 )
-
-// Lowering turns a program description into Trio micro-instructions and
-// external transactions (XTXNs), the way a Microcode author would write it:
-//
-//   - Storage: header fields live in the thread's local memory (the packet
-//     head is loaded there); metadata lives in the 32 × 64-bit registers,
-//     packed as bit-fields, spilling to local memory when they run out.
-//   - Straight-line statements are packed greedily into instructions under
-//     the per-instruction limits (register reads, local-memory reads,
-//     writes, condition ALUs, one XTXN); a statement that reads a value
-//     written earlier in the same instruction starts the next one (results
-//     are written back when an instruction retires). A statement too big for
-//     one instruction is split over several through temporaries.
-//   - An if ends its instruction (multi-way branch); each branch, loop body
-//     and action body starts a new one (a branch target).
-//   - A table apply assembles the key and issues a lookup XTXN — a hash
-//     lookup for exact keys, a filter lookup otherwise — synchronously; the
-//     action runs after the reply.
-//   - A register action whose body is a single fetch-and-op, add, swap or
-//     write is one read-modify-write XTXN on the register's memory bank,
-//     asynchronous unless its output is used. Any other body is a
-//     synchronous read, instructions for the body, and an asynchronous
-//     write: not atomic with respect to other threads (reported).
-//   - Meters are policer XTXNs (synchronous: the colour is needed);
-//     counters are packet/byte counter XTXNs (asynchronous).
-//   - Loops run as many times as they iterate; each iteration costs its
-//     body plus one instruction for the post statement and the branch.
-//   - Built-ins cost what their row in the table of built-ins says
-//     (programs.TrioCost): a function is a condition-ALU operation,
-//     payload32 a local-memory read, and the statements below issue the
-//     transactions their rows name.
-//   - emit() is one instruction. emit(REG, START, CELLS) also runs a loop
-//     building the new packet's tail ([TRIO] §4, Trio-ML's Result packet):
-//     per xtxn.result_chunk_bytes chunk, synchronous reads of up to
-//     xtxn.max_bytes from the register's banks, an asynchronous write to
-//     the packet buffer and BulkLoopInstr instructions (charged by the
-//     PFE for the cells actually copied).
-//   - clear(REG, START, CELLS) writes the range with the largest
-//     transactions ([TRIO] §2.3: writes of up to xtxn.max_bytes): a loop
-//     whose body is BulkLoopInstr instructions, each issuing
-//     instr.xtxn_per_instr asynchronous writes on the register's banks
-//     (charged by the PFE for the cells actually reset).
-//   - Data-plane writes of an exact table's hash records ([TRIO] §5):
-//     T.insert(A(args)) assembles key and action data and issues a
-//     synchronous hash transaction like a lookup, the record write
-//     (asynchronous) riding on the instruction that takes the reply;
-//     T.remove() is an asynchronous write; T.aged(I) a synchronous
-//     fetch-and-clear (RMW) of the record's REF flag; T.load(I) a
-//     synchronous read of the record, whose key the next instruction
-//     writes into the key fields before the action runs. Each is charged
-//     on the bank of the record slot it touches.
 
 // XKind is the kind of an external transaction.
 type XKind int
@@ -89,6 +38,8 @@ var xkindNames = [NumXKinds]string{"hash_lookup", "filter_lookup", "rmw", "read"
 // the PFE charges it per chunk or write the thread actually issues.
 const BulkLoopInstr = 2
 
+// String is the kind's name in reports and in the table of built-ins
+// (hash_lookup, rmw, ...).
 func (k XKind) String() string { return xkindNames[k] }
 
 // StmtCost is what a statement costs when it runs.
@@ -125,7 +76,10 @@ type Block struct {
 	Instr int    `json:"instructions"`
 }
 
-// Microcode is a program lowered for one Trio PFE.
+// Microcode is a program lowered for one Trio PFE: its static figures
+// (the exported fields, which the report prints) and, behind the methods
+// StmtCost, RegisterCost, Object, LookupKind and EngineCycles, what the
+// PFE charges a thread for what it runs.
 type Microcode struct {
 	Prog *programs.Program
 	cfg  *spec.Config
@@ -253,6 +207,9 @@ func (m *Microcode) indexStmts() {
 		}
 	}
 }
+
+// Config is the PFE configuration the program was lowered for.
+func (m *Microcode) Config() *spec.Config { return m.cfg }
 
 // What the PFE reads of the microcode: what a statement or a register
 // action costs when a thread runs it, which lookup a table issues, where
