@@ -7,13 +7,16 @@
 // configs/trio5.yaml.
 //
 // It is a leaf package of its own, rather than lowering-specific types
-// that the PFE's Config embeds, because the lowering compiler
-// (arch/trio/lower) reads nearly every part of it — instruction limits,
-// transaction sizes, registers, local memory, the shared memory's sizes
-// and engine speed, timers — and the PFE (arch/trio) reads the rest and
-// much of the same: splitting one YAML section between the two would
-// scatter what is one chip's description. Both import spec; spec imports
-// neither.
+// that the PFE's Config embeds, because the hardware does not split along
+// that line: the lowering compiler (arch/trio/lower) reads nearly every
+// part — instruction limits, registers, local memory, timers, the largest
+// and smallest transactions, the shared memory's sizes and engine speed —
+// while the same YAML sections (xtxn, smem) also hold what only the PFE
+// (arch/trio) times with: chunk sizes, latencies, engine queues. Types
+// embedded for the lowering would cut those sections, and LoadConfig's one
+// table of range checks, in two. Both lower and the PFE import spec; of
+// the Trio packages spec imports only arch/trio/smem, for the shared
+// memory's own Config.
 package spec
 
 import (
