@@ -11,6 +11,7 @@ import (
 
 	"archsim/arch/tofino/compiler"
 	"archsim/arch/trio"
+	"archsim/arch/trio/lower"
 	"archsim/experiments/aggregation"
 )
 
@@ -38,7 +39,7 @@ type memoResult struct {
 	err error
 }
 
-func (c *Context) trioML() (*trio.Microcode, error) {
+func (c *Context) trioML() (*lower.Microcode, error) {
 	v, err := c.memo("trio-ml lowered", func() (any, error) {
 		t, err := job.Load("trio", arch.Overrides{})
 		if err != nil {
@@ -56,7 +57,7 @@ func (c *Context) trioML() (*trio.Microcode, error) {
 	if err != nil {
 		return nil, err
 	}
-	return v.(*trio.Microcode), nil
+	return v.(*lower.Microcode), nil
 }
 
 func (c *Context) aggParams() (*aggregation.Params, error) {

@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"archsim/arch/trio"
+	"archsim/arch/trio/lower"
+	"archsim/arch/trio/spec"
 	"archsim/programs"
 )
 
@@ -45,10 +47,10 @@ parser:
 	return programs.Load([]byte(src), "probe.yaml", nil)
 }
 
-func trio5(sets ...string) (*trio.Config, error) { return trio.LoadArch("trio", sets...) }
+func trio5(sets ...string) (*spec.Config, error) { return trio.LoadArch("trio", sets...) }
 
 // probeThreadNs is the mean time a packet holds its thread.
-func probeThreadNs(c *trio.Config, p *programs.Program) (float64, *trio.RunResult, error) {
+func probeThreadNs(c *spec.Config, p *programs.Program) (float64, *trio.RunResult, error) {
 	o, err := job.RunProgram(trio.NewTarget(trio.Trio, c), p, 1, &harness.Sim{Packets: 20, Load: 0.01})
 	if err != nil {
 		return 0, nil, err
@@ -156,7 +158,7 @@ func trioArchClaims() []Claim {
 				if err != nil {
 					return broken(err)
 				}
-				mc, err := trio.Lower(c, p)
+				mc, err := lower.Lower(c, p)
 				if err != nil {
 					return broken(err)
 				}
@@ -166,9 +168,9 @@ func trioArchClaims() []Claim {
 				if err != nil {
 					return broken(err)
 				}
-				_, err = trio.Lower(c, p)
-				var le *trio.LoweringError
-				rej := errors.As(err, &le) && le.Rule == trio.RuleLocalMemory
+				_, err = lower.Lower(c, p)
+				var le *lower.LoweringError
+				rej := errors.As(err, &le) && le.Rule == lower.RuleLocalMemory
 				parts = append(parts, "200 fields: "+loweringOutcome(err))
 				ok = ok && rej
 				for _, depth := range []int{8, 9} {
@@ -184,12 +186,12 @@ func trioArchClaims() []Claim {
 					if err != nil {
 						return broken(err)
 					}
-					_, err = trio.Lower(c, p)
+					_, err = lower.Lower(c, p)
 					parts = append(parts, fmt.Sprintf("%d nested calls: %s", depth, loweringOutcome(err)))
 					if depth == 8 {
 						ok = ok && err == nil
 					} else {
-						ok = ok && errors.As(err, &le) && le.Rule == trio.RuleCallDepth
+						ok = ok && errors.As(err, &le) && le.Rule == lower.RuleCallDepth
 					}
 				}
 				return decided(strings.Join(parts, "; "), ok)
@@ -200,7 +202,7 @@ func trioArchClaims() []Claim {
 }
 
 func loweringOutcome(err error) string {
-	var le *trio.LoweringError
+	var le *lower.LoweringError
 	switch {
 	case err == nil:
 		return "lowered"

@@ -3,6 +3,7 @@ package trio
 import (
 	"testing"
 
+	"archsim/arch/trio/lower"
 	"archsim/programs"
 )
 
@@ -15,7 +16,7 @@ func BenchmarkPFENDP(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	m, err := Lower(c, p)
+	m, err := lower.Lower(c, p)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"archsim/arch"
+	"archsim/arch/trio/lower"
+	"archsim/arch/trio/spec"
 	"archsim/programs"
 )
 
@@ -43,7 +45,7 @@ func (c *Chip) Load(o arch.Overrides) (arch.Target, error) {
 	if err != nil {
 		return nil, err
 	}
-	cfg, err := LoadConfig(l)
+	cfg, err := spec.LoadConfig(l)
 	if err != nil {
 		return nil, err
 	}
@@ -52,7 +54,7 @@ func (c *Chip) Load(o arch.Overrides) (arch.Target, error) {
 
 // LoadArch loads a Trio generation by name with key=value overrides:
 // LoadArch("trio") is the Trio 5 PFE.
-func LoadArch(name string, sets ...string) (*Config, error) {
+func LoadArch(name string, sets ...string) (*spec.Config, error) {
 	for _, c := range []*Chip{Trio, Trio5, Trio6} {
 		if c.name == name {
 			t, err := c.Load(arch.Overrides{Sets: sets})
@@ -68,11 +70,11 @@ func LoadArch(name string, sets ...string) (*Config, error) {
 // Target is a Trio PFE with its configuration.
 type Target struct {
 	chip *Chip
-	cfg  *Config
+	cfg  *spec.Config
 }
 
 // NewTarget wraps a loaded configuration as a target of a chip.
-func NewTarget(c *Chip, cfg *Config) *Target { return &Target{chip: c, cfg: cfg} }
+func NewTarget(c *Chip, cfg *spec.Config) *Target { return &Target{chip: c, cfg: cfg} }
 
 // Arch is the name the chip was loaded as.
 func (t *Target) Arch() string { return t.chip.name }
@@ -84,7 +86,7 @@ func (t *Target) Name() string { return t.cfg.Name }
 func (t *Target) ClockMHz() float64 { return t.cfg.ClockMHz }
 
 // Config is the PFE's configuration.
-func (t *Target) Config() *Config { return t.cfg }
+func (t *Target) Config() *spec.Config { return t.cfg }
 
 // ProbesRate: a PFE's packet rate is measured at saturation.
 func (t *Target) ProbesRate() bool { return true }
@@ -96,9 +98,9 @@ func (t *Target) Compile(prog *programs.Program) (*arch.Compiled, error) {
 		return nil, fmt.Errorf("%s runs a data-plane program: give one", t.cfg.Name)
 	}
 	c := &arch.Compiled{Arch: t.chip.name, Chip: t.cfg.Name, Program: prog}
-	mc, err := Lower(t.cfg, prog)
+	mc, err := lower.Lower(t.cfg, prog)
 	if err != nil {
-		var le *LoweringError
+		var le *lower.LoweringError
 		if !errors.As(err, &le) {
 			return nil, err
 		}
@@ -123,8 +125,8 @@ func (t *Target) Compile(prog *programs.Program) (*arch.Compiled, error) {
 }
 
 // Lowered is the microcode of a compiled program (nil if it does not run).
-func Lowered(c *arch.Compiled) *Microcode {
-	m, _ := c.Impl.(*Microcode)
+func Lowered(c *arch.Compiled) *lower.Microcode {
+	m, _ := c.Impl.(*lower.Microcode)
 	return m
 }
 

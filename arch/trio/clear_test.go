@@ -3,16 +3,18 @@ package trio
 import (
 	"testing"
 
+	"archsim/arch/trio/lower"
+	"archsim/arch/trio/spec"
 	"archsim/components/packet"
 	"archsim/programs"
 )
 
 // clearRun lowers p, fills register 0 with 1, 2, 3, ..., sends one
 // packet and returns the PFE after the run.
-func clearRun(t *testing.T, c *Config, p *programs.Program) *PFE {
+func clearRun(t *testing.T, c *spec.Config, p *programs.Program) *PFE {
 	t.Helper()
 	engine := newEngine()
-	pfe := MakeBuilder().WithEngine(engine).WithConfig(c).WithMicrocode(lower(t, c, p)).WithSeed(1).Build("Trio.PFE")
+	pfe := MakeBuilder().WithEngine(engine).WithConfig(c).WithMicrocode(lowerT(t, c, p)).WithSeed(1).Build("Trio.PFE")
 	for i := range pfe.State().Regs[0] {
 		pfe.State().Regs[0][i] = int64(i + 1)
 	}
@@ -31,8 +33,8 @@ func clearRun(t *testing.T, c *Config, p *programs.Program) *PFE {
 // reads 0. A clipped range writes only what remains of the register.
 func TestClearWrites(t *testing.T) {
 	c := chipT(t)
-	if c.XTXN.MaxBytes != 64 || c.Instr.XTXNPerInstr != 1 || bulkLoopInstr != 2 {
-		t.Fatalf("max_bytes %d, xtxn_per_instr %d, bulkLoopInstr %d: the test assumes 64, 1 and 2", c.XTXN.MaxBytes, c.Instr.XTXNPerInstr, bulkLoopInstr)
+	if c.XTXN.MaxBytes != 64 || c.Instr.XTXNPerInstr != 1 || lower.BulkLoopInstr != 2 {
+		t.Fatalf("max_bytes %d, xtxn_per_instr %d, BulkLoopInstr %d: the test assumes 64, 1 and 2", c.XTXN.MaxBytes, c.Instr.XTXNPerInstr, lower.BulkLoopInstr)
 	}
 	regs := `registers:
   aggr:
@@ -43,16 +45,16 @@ func TestClearWrites(t *testing.T) {
 `
 	p := prog(t, regs, "std.egress_port = 1\nclear(aggr, 0, 1024)")
 	plain := prog(t, regs, "std.egress_port = 1")
-	m, mp := lower(t, c, p), lower(t, c, plain)
+	m, mp := lowerT(t, c, p), lowerT(t, c, plain)
 	if m.XTXNSites["write"] != 1 || mp.XTXNSites["write"] != 0 {
 		t.Errorf("transaction sites %v (without clear %v), want one write site", m.XTXNSites, mp.XTXNSites)
 	}
-	if d := m.StaticInstr - mp.StaticInstr; d < bulkLoopInstr {
-		t.Errorf("the write loop adds %d static instructions, want ≥ %d", d, bulkLoopInstr)
+	if d := m.StaticInstr - mp.StaticInstr; d < lower.BulkLoopInstr {
+		t.Errorf("the write loop adds %d static instructions, want ≥ %d", d, lower.BulkLoopInstr)
 	}
 
 	pfe, pp := clearRun(t, c, p), clearRun(t, c, plain)
-	if w := pfe.Stats.XTXN[0][XWrite]; w != 64 {
+	if w := pfe.Stats.XTXN[0][lower.XWrite]; w != 64 {
 		t.Errorf("%d writes, want 64 (4096 B in 64-byte transactions)", w)
 	}
 	for i, v := range pfe.State().Regs[0] {
@@ -84,11 +86,11 @@ func TestClearWrites(t *testing.T) {
 	// one of 32 B, one iteration of the loop; cells before 1000 keep their
 	// values.
 	clip := clearRun(t, c, prog(t, regs, "std.egress_port = 1\nclear(aggr, 1000, 1024)"))
-	if w := clip.Stats.XTXN[0][XWrite]; w != 2 {
+	if w := clip.Stats.XTXN[0][lower.XWrite]; w != 2 {
 		t.Errorf("clipped: %d writes, want 2", w)
 	}
-	if in := clip.Stats.Instr[0].Summarize(1).Mean; in-inPlain != bulkLoopInstr {
-		t.Errorf("clipped: %.0f instructions, %.0f without clear(): want %d more", in, inPlain, bulkLoopInstr)
+	if in := clip.Stats.Instr[0].Summarize(1).Mean; in-inPlain != lower.BulkLoopInstr {
+		t.Errorf("clipped: %.0f instructions, %.0f without clear(): want %d more", in, inPlain, lower.BulkLoopInstr)
 	}
 	for i, v := range clip.State().Regs[0] {
 		if want := map[bool]int64{true: int64(i + 1), false: 0}[i < 1000]; v != want {
@@ -97,7 +99,7 @@ func TestClearWrites(t *testing.T) {
 	}
 	// An empty range costs nothing beyond its operands.
 	none := clearRun(t, c, prog(t, regs, "std.egress_port = 1\nclear(aggr, 0, meta.m7)"))
-	if w := none.Stats.XTXN[0][XWrite]; w != 0 || none.State().Regs[0][0] != 1 {
+	if w := none.Stats.XTXN[0][lower.XWrite]; w != 0 || none.State().Regs[0][0] != 1 {
 		t.Errorf("empty range: %d writes, aggr[0] = %d; want none and 1", w, none.State().Regs[0][0])
 	}
 
@@ -106,7 +108,7 @@ func TestClearWrites(t *testing.T) {
 	flags := prog(t, "registers:\n  flags:\n    width: 1\n    size: 100\n    init: 1\n    actions:\n      rd: out = value\n",
 		"std.egress_port = 1\nclear(flags, 0, 100)")
 	fl := clearRun(t, c, flags)
-	if w := fl.Stats.XTXN[0][XWrite]; w != 2 {
+	if w := fl.Stats.XTXN[0][lower.XWrite]; w != 2 {
 		t.Errorf("1-bit cells: %d writes, want 2", w)
 	}
 	if v := fl.State().Regs[0][99]; v != 1 {

@@ -4,6 +4,7 @@ import (
 	"sort"
 
 	"archsim/arch"
+	"archsim/arch/trio/spec"
 	"archsim/components/packet"
 	"archsim/programs"
 )
@@ -68,8 +69,5 @@ func (p *PFE) Drops() []DropCount { return p.dropList() }
 // sum over the engines and the busiest engine's (ps).
 func (p *PFE) EngineBusy() (total, hottest int64) { return p.smem.BusyPs, p.smem.Hottest() }
 
-// Config is the PFE configuration the program was lowered for.
-func (m *Microcode) Config() *Config { return m.cfg }
-
 // Config is the PFE's configuration.
-func (p *PFE) Config() *Config { return p.cfg }
+func (p *PFE) Config() *spec.Config { return p.cfg }

@@ -2,6 +2,7 @@ package trio
 
 import (
 	"archsim/arch"
+	"archsim/arch/trio/lower"
 	"archsim/components/stats"
 )
 
@@ -90,7 +91,7 @@ func summary(p *PFE, g int) ThreadSummary {
 	s := ThreadSummary{Packets: p.Stats.Packets[g], LatencyNs: p.Stats.Latency[g].Summarize(1000), WaitNs: p.Stats.WaitPs[g].Summarize(1000),
 		Instructions: p.Stats.Instr[g].Summarize(1), XTXNPerPacket: map[string]float64{}}
 	if n := p.Stats.Packets[g]; n > 0 {
-		for k := XKind(0); k < xkinds; k++ {
+		for k := lower.XKind(0); k < lower.NumXKinds; k++ {
 			if v := p.Stats.XTXN[g][k]; v > 0 {
 				s.XTXNPerPacket[k.String()] = float64(v) / float64(n)
 			}

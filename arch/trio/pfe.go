@@ -6,7 +6,9 @@ import (
 	"github.com/sarchlab/akita/v3/sim"
 
 	"archsim/arch"
+	"archsim/arch/trio/lower"
 	"archsim/arch/trio/smem"
+	"archsim/arch/trio/spec"
 	"archsim/components/link"
 	"archsim/components/packet"
 	"archsim/components/stats"
@@ -41,11 +43,11 @@ import (
 // step is one element of a thread's script.
 type step struct {
 	kind    stepKind
-	n       int   // instructions (stepInstr)
-	x       XKind // transaction kind
-	bank    int   // RMW engine (-1: none, e.g. filter or tail)
-	cycles  int   // engine cycles
-	latency int64 // round-trip latency, ps
+	n       int         // instructions (stepInstr)
+	x       lower.XKind // transaction kind
+	bank    int         // RMW engine (-1: none, e.g. filter or tail)
+	cycles  int         // engine cycles
+	latency int64       // round-trip latency, ps
 }
 
 type stepKind uint8
@@ -69,7 +71,7 @@ type thread struct {
 	seq      int64 // position in its flow
 	flow     int64
 	instr    int
-	xtxn     [xkinds]int
+	xtxn     [lower.NumXKinds]int
 	drop     bool
 	inSeg    bool // computing (counted in the PPE's active threads)
 	id       int
@@ -105,8 +107,8 @@ type outQueue struct {
 // PFE is one packet forwarding engine.
 type PFE struct {
 	*sim.ComponentBase
-	cfg    *Config
-	mc     *Microcode
+	cfg    *spec.Config
+	mc     *lower.Microcode
 	prog   *programs.Program
 	engine sim.Engine
 	state  *programs.State
@@ -146,7 +148,7 @@ type PFEStats struct {
 	Latency     [2]stats.Samples // arrival at dispatch to release by the reorder engine, ps
 	WaitPs      [2]stats.Samples // waiting for a free thread
 	Instr       [2]stats.Samples // instructions per packet
-	XTXN        [2][xkinds]int64
+	XTXN        [2][lower.NumXKinds]int64
 	MaxWaiting  int
 	MaxThreads  int
 	busy        int
@@ -178,8 +180,8 @@ func (p *PFE) NotifyPortFree(sim.VTimeInSec, sim.Port) {}
 // Builder builds a PFE (Akita style: value receiver, WithX, Build(name)).
 type Builder struct {
 	engine  sim.Engine
-	cfg     *Config
-	mc      *Microcode
+	cfg     *spec.Config
+	mc      *lower.Microcode
 	seed    int64
 	unpaced bool
 }
@@ -198,10 +200,10 @@ func MakeBuilder() Builder {
 func (b Builder) WithEngine(e sim.Engine) Builder { b.engine = e; return b }
 
 // WithConfig sets the PFE's configuration.
-func (b Builder) WithConfig(c *Config) Builder { b.cfg = c; return b }
+func (b Builder) WithConfig(c *spec.Config) Builder { b.cfg = c; return b }
 
 // WithMicrocode sets the lowered program the PPEs run.
-func (b Builder) WithMicrocode(m *Microcode) Builder { b.mc = m; return b }
+func (b Builder) WithMicrocode(m *lower.Microcode) Builder { b.mc = m; return b }
 
 // WithSeed seeds the program's random draws.
 func (b Builder) WithSeed(s int64) Builder { b.seed = s; return b }
@@ -220,7 +222,7 @@ func (b Builder) Build(name string) *PFE {
 	return p
 }
 
-func newPFE(name string, engine sim.Engine, cfg *Config, mc *Microcode, seed int64) *PFE {
+func newPFE(name string, engine sim.Engine, cfg *spec.Config, mc *lower.Microcode, seed int64) *PFE {
 	p := &PFE{ComponentBase: sim.NewComponentBase(name), cfg: cfg, mc: mc, prog: mc.Prog, engine: engine,
 		order: map[int64]*flowOrder{}, out: map[int]*outQueue{}, drops: map[string]int{}}
 	p.state = programs.NewState(p.prog)
@@ -228,7 +230,6 @@ func newPFE(name string, engine sim.Engine, cfg *Config, mc *Microcode, seed int
 	p.exec = programs.NewExec(p.state, rand.New(rand.NewSource(seed)))
 	p.phv = make([]int64, len(p.prog.Fields))
 	p.tr.p = p
-	p.tr.index(mc)
 	p.exec.Tracer = &p.tr
 	p.exec.Emit = p.emit
 	p.ppes = make([]ppe, cfg.PPEs)
@@ -449,7 +450,7 @@ func (p *PFE) run(th *thread) {
 	// Headers beyond the head are fetched from the tail in chunks.
 	if extra := res.Offset - p.cfg.HeadBytes; extra > 0 {
 		for k := 0; k < (extra+p.cfg.XTXN.TailChunkBytes-1)/p.cfg.XTXN.TailChunkBytes; k++ {
-			th.add(step{kind: stepSync, x: XTail, bank: -1, latency: NsToPs(p.cfg.SMem.DRAMLatencyNs)})
+			th.add(step{kind: stepSync, x: lower.XTail, bank: -1, latency: NsToPs(p.cfg.SMem.DRAMLatencyNs)})
 		}
 	}
 	p.exec.PHV = phv
@@ -501,6 +502,9 @@ func (p *PFE) emit(payload []byte) {
 
 // NoPort is the egress port of a packet the program sent nowhere.
 const NoPort = 511
+
+// NsToPs converts nanoseconds to picoseconds.
+func NsToPs(ns float64) int64 { return int64(ns*1000 + 0.5) }
 
 func (th *thread) add(s step) {
 	if s.kind == stepInstr {

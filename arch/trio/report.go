@@ -3,6 +3,8 @@ package trio
 import (
 	"errors"
 
+	"archsim/arch/trio/lower"
+	"archsim/arch/trio/spec"
 	"archsim/components/stats"
 )
 
@@ -39,21 +41,21 @@ type XTXNPP = map[string]float64
 // InstrReport is the instruction counts.
 type InstrReport struct {
 	Static    int                      `json:"static"`
-	Blocks    []Block                  `json:"blocks"`
+	Blocks    []lower.Block            `json:"blocks"`
 	PerPacket map[string]stats.Summary `json:"per_packet,omitempty"` // ingress, egress
 	CallDepth int                      `json:"call_depth"`
 }
 
 // MemReport is the local and shared memory use.
 type MemReport struct {
-	HeadBytes     int          `json:"head_bytes"`
-	LMEMBytes     int          `json:"lmem_bytes"`
-	LMEMCapacity  int          `json:"lmem_capacity"`
-	RegistersUsed int          `json:"registers_used"`
-	MetadataBits  int          `json:"metadata_bits"`
-	SRAMBytes     int64        `json:"sram_bytes"`
-	DRAMBytes     int64        `json:"dram_bytes"`
-	Objects       []*MemObject `json:"objects"`
+	HeadBytes     int                `json:"head_bytes"`
+	LMEMBytes     int                `json:"lmem_bytes"`
+	LMEMCapacity  int                `json:"lmem_capacity"`
+	RegistersUsed int                `json:"registers_used"`
+	MetadataBits  int                `json:"metadata_bits"`
+	SRAMBytes     int64              `json:"sram_bytes"`
+	DRAMBytes     int64              `json:"dram_bytes"`
+	Objects       []*lower.MemObject `json:"objects"`
 }
 
 // LatencyReport is the measured per-packet time in the PFE: from arrival
@@ -79,7 +81,7 @@ type SimReport struct {
 
 // NewReport builds the report of a lowered program and, if run is set, its
 // measurements.
-func NewReport(arch string, cfg *Config, mc *Microcode, run *RunResult, seed int64) *Report {
+func NewReport(arch string, cfg *spec.Config, mc *lower.Microcode, run *RunResult, seed int64) *Report {
 	r := &Report{Arch: arch, Chip: cfg.Name, Program: mc.Prog.Name, ProgramFile: mc.Prog.File, Feasible: true, Errors: []string{},
 		ClockMHz: cfg.ClockMHz, Seed: seed, XTXNSites: mc.XTXNSites, NonAtomic: mc.NonAtomic, Notes: mc.Notes}
 	r.Instructions = &InstrReport{Static: mc.StaticInstr, Blocks: mc.Blocks, CallDepth: mc.CallDepth}
@@ -106,9 +108,9 @@ func NewReport(arch string, cfg *Config, mc *Microcode, run *RunResult, seed int
 }
 
 // FailedReport is the report of a program the PFE cannot run.
-func FailedReport(arch string, cfg *Config, prog, file string, err error) *Report {
+func FailedReport(arch string, cfg *spec.Config, prog, file string, err error) *Report {
 	r := &Report{Arch: arch, Chip: cfg.Name, Program: prog, ProgramFile: file, Errors: []string{err.Error()}, ClockMHz: cfg.ClockMHz}
-	var le *LoweringError
+	var le *lower.LoweringError
 	if errors.As(err, &le) {
 		r.Rule = le.Rule
 	}

@@ -26,7 +26,7 @@ tables:
 func TestTableInsertCosts(t *testing.T) {
 	c := chipT(t)
 	p := prog(t, learnTables, "std.egress_port = 1\nif flows.apply().miss {\n  flows.insert(seen)\n}")
-	m := lower(t, c, p)
+	m := lowerT(t, c, p)
 	if m.XTXNSites["hash_lookup"] != 2 || m.XTXNSites["write"] != 1 {
 		t.Fatalf("transaction sites %v, want hash_lookup 2 and write 1", m.XTXNSites)
 	}
@@ -38,7 +38,7 @@ func TestTableInsertCosts(t *testing.T) {
 	}
 	// remove is one asynchronous write per packet, aged one RMW.
 	p = prog(t, learnTables, "std.egress_port = 1\nflows.remove()\nmeta.m2 = bit32(flows.aged(5))")
-	m = lower(t, c, p)
+	m = lowerT(t, c, p)
 	if m.XTXNSites["write"] != 1 || m.XTXNSites["rmw"] != 1 {
 		t.Fatalf("remove and aged: sites %v, want write 1 and rmw 1", m.XTXNSites)
 	}
@@ -47,7 +47,7 @@ func TestTableInsertCosts(t *testing.T) {
 	}
 	// load is a synchronous record read.
 	p = prog(t, learnTables, "std.egress_port = 1\nflows.load(3)")
-	m = lower(t, c, p)
+	m = lowerT(t, c, p)
 	if m.XTXNSites["read"] != 1 {
 		t.Fatalf("load: sites %v, want read 1", m.XTXNSites)
 	}
@@ -89,7 +89,7 @@ timers:
 func TestTableScanCosts(t *testing.T) {
 	c := chipT(t)
 	p := prog(t, scanTables, "std.egress_port = 1")
-	m := lower(t, c, p)
+	m := lowerT(t, c, p)
 	if m.XTXNSites["rmw"] != 1 || m.XTXNSites["read"] != 1 || m.XTXNSites["write"] != 1 {
 		t.Fatalf("transaction sites %v, want rmw, read and write 1 each", m.XTXNSites)
 	}
@@ -117,7 +117,7 @@ func TestTableUpdateDeterministic(t *testing.T) {
 	var out [2][]byte
 	for i := range out {
 		p := prog(t, scanTables, "std.egress_port = 1\nmeta.m3 = ip.dst\nif flows.apply().miss {\n  flows.insert(keep)\n}")
-		r, err := measure(c, lower(t, c, p), runOptions{Packets: 200, Load: 0.3, Seed: 7})
+		r, err := measure(c, lowerT(t, c, p), runOptions{Packets: 200, Load: 0.3, Seed: 7})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,6 +1,7 @@
 package trio
 
 import (
+	"archsim/arch/trio/lower"
 	"archsim/programs"
 )
 
@@ -12,68 +13,28 @@ import (
 type tracer struct {
 	p  *PFE
 	th *thread
-	// Per-run lookups keyed by pointer (the interface-keyed cost map
-	// hashes the type too, and these run once per statement and stateful
-	// operation of every packet).
-	exprInstr   map[*programs.ExprStmt]int
-	assignInstr map[*programs.AssignStmt]int
-	regs        map[*programs.RegisterAction]regInfo
-}
-
-type regInfo struct {
-	rc *RegCost
-	o  *MemObject
-}
-
-// index builds the pointer-keyed lookups from the lowered program.
-func (t *tracer) index(mc *Microcode) {
-	t.exprInstr = map[*programs.ExprStmt]int{}
-	t.assignInstr = map[*programs.AssignStmt]int{}
-	for s, c := range mc.stmt {
-		switch x := s.(type) {
-		case *programs.ExprStmt:
-			t.exprInstr[x] = c.Instr
-		case *programs.AssignStmt:
-			t.assignInstr[x] = c.Instr
-		}
-	}
-	t.regs = map[*programs.RegisterAction]regInfo{}
-	for ra, rc := range mc.reg {
-		t.regs[ra] = regInfo{rc, mc.object[ra.Register]}
-	}
 }
 
 func (t *tracer) Stmt(s programs.Stmt) {
-	n := 0
-	switch x := s.(type) {
-	case *programs.ExprStmt:
-		n = t.exprInstr[x]
-	case *programs.AssignStmt:
-		n = t.assignInstr[x]
-	default:
-		if c := t.p.mc.stmt[s]; c != nil {
-			n = c.Instr
-		}
-	}
-	if n > 0 {
+	if n := t.p.mc.StmtCost(s).Instr; n > 0 {
 		t.th.add(step{kind: stepInstr, n: n})
 	}
 }
 
 func (t *tracer) Lookup(tb *programs.Table, key []int64, hit bool, a *programs.Action) {
 	p := t.p
-	if !exactOnly(tb) {
-		t.th.add(step{kind: stepSync, x: XFilter, bank: -1, latency: NsToPs(p.cfg.Lookup.FilterLatencyNs)})
+	if p.mc.LookupKind(tb) == lower.XFilter {
+		t.th.add(step{kind: stepSync, x: lower.XFilter, bank: -1, latency: NsToPs(p.cfg.Lookup.FilterLatencyNs)})
 		return
 	}
-	o := p.mc.object[tb]
+	o := p.mc.Object(tb)
 	entry := int64(programs.KeySlot(key, tb.Size))
-	t.th.add(step{kind: stepSync, x: XHash, bank: p.bank(o, entry), cycles: p.hashCycles(o), latency: p.latency(o)})
+	t.th.add(step{kind: stepSync, x: lower.XHash, bank: p.bank(o, entry), cycles: p.hashCycles(o), latency: p.latency(o)})
 }
 
 // hashCycles is the hash engine's time for one transaction on table o: its
 // record read plus the hash computation.
-func (p *PFE) hashCycles(o *MemObject) int {
+func (p *PFE) hashCycles(o *lower.MemObject) int {
 	return (o.EntryBytes+p.cfg.SMem.BytesPerCycle-1)/p.cfg.SMem.BytesPerCycle + p.cfg.Lookup.HashCycles
 }
 
@@ -90,51 +51,51 @@ func (p *PFE) hashCycles(o *MemObject) int {
 //   - load: a synchronous read of the whole record.
 func (t *tracer) TableOp(tb *programs.Table, op programs.TableOpKind, slot int, done bool) {
 	p := t.p
-	o := p.mc.object[tb]
+	o := p.mc.Object(tb)
 	bank, lat := p.bank(o, int64(slot)), p.latency(o)
 	switch op {
 	case programs.TableInsert:
-		t.th.add(step{kind: stepSync, x: XHash, bank: bank, cycles: p.hashCycles(o), latency: lat})
+		t.th.add(step{kind: stepSync, x: lower.XHash, bank: bank, cycles: p.hashCycles(o), latency: lat})
 		if done {
-			t.th.add(step{kind: stepAsync, x: XWrite, bank: bank, cycles: p.mc.engineCycles("write", o.EntryBytes), latency: lat})
+			t.th.add(step{kind: stepAsync, x: lower.XWrite, bank: bank, cycles: p.mc.EngineCycles("write", o.EntryBytes), latency: lat})
 		}
 	case programs.TableRemove:
-		t.th.add(step{kind: stepAsync, x: XWrite, bank: bank, cycles: p.mc.engineCycles("write", p.cfg.XTXN.MinBytes), latency: lat})
+		t.th.add(step{kind: stepAsync, x: lower.XWrite, bank: bank, cycles: p.mc.EngineCycles("write", p.cfg.XTXN.MinBytes), latency: lat})
 	case programs.TableAged:
-		t.th.add(step{kind: stepSync, x: XRMW, bank: bank, cycles: p.mc.engineCycles("and", p.cfg.XTXN.MinBytes), latency: lat})
+		t.th.add(step{kind: stepSync, x: lower.XRMW, bank: bank, cycles: p.mc.EngineCycles("and", p.cfg.XTXN.MinBytes), latency: lat})
 	case programs.TableLoad:
-		t.th.add(step{kind: stepSync, x: XRead, bank: bank, cycles: p.mc.engineCycles("read", o.EntryBytes), latency: lat})
+		t.th.add(step{kind: stepSync, x: lower.XRead, bank: bank, cycles: p.mc.EngineCycles("read", o.EntryBytes), latency: lat})
 	}
 }
 
 func (t *tracer) Register(ra *programs.RegisterAction, index int) {
 	p := t.p
-	ri := t.regs[ra]
-	rc, o := ri.rc, ri.o
+	rc := p.mc.RegisterCost(ra)
+	o := rc.Object
 	bank, lat := p.bank(o, int64(index)), p.latency(o)
 	if rc.Atomic {
 		k := stepAsync
 		if rc.Sync {
 			k = stepSync
 		}
-		t.th.add(step{kind: k, x: XRMW, bank: bank, cycles: rc.Cycles, latency: lat})
+		t.th.add(step{kind: k, x: lower.XRMW, bank: bank, cycles: rc.Cycles, latency: lat})
 		return
 	}
-	t.th.add(step{kind: stepSync, x: XRead, bank: bank, cycles: rc.Cycles, latency: lat})
+	t.th.add(step{kind: stepSync, x: lower.XRead, bank: bank, cycles: rc.Cycles, latency: lat})
 	t.th.add(step{kind: stepInstr, n: rc.Instr})
-	t.th.add(step{kind: stepAsync, x: XWrite, bank: bank, cycles: p.mc.engineCycles("write", rc.Bytes), latency: lat})
+	t.th.add(step{kind: stepAsync, x: lower.XWrite, bank: bank, cycles: p.mc.EngineCycles("write", rc.Bytes), latency: lat})
 }
 
 func (t *tracer) Meter(m *programs.Meter, index int) {
 	p := t.p
-	o := p.mc.object[m]
-	t.th.add(step{kind: stepSync, x: XPolicer, bank: p.bank(o, int64(index)), cycles: p.mc.engineCycles("add", o.EntryBytes), latency: p.latency(o)})
+	o := p.mc.Object(m)
+	t.th.add(step{kind: stepSync, x: lower.XPolicer, bank: p.bank(o, int64(index)), cycles: p.mc.EngineCycles("add", o.EntryBytes), latency: p.latency(o)})
 }
 
 func (t *tracer) Count(c *programs.Counter, index int) {
 	p := t.p
-	o := p.mc.object[c]
-	t.th.add(step{kind: stepAsync, x: XCounter, bank: p.bank(o, int64(index)), cycles: p.mc.engineCycles("add", o.EntryBytes), latency: p.latency(o)})
+	o := p.mc.Object(c)
+	t.th.add(step{kind: stepAsync, x: lower.XCounter, bank: p.bank(o, int64(index)), cycles: p.mc.EngineCycles("add", o.EntryBytes), latency: p.latency(o)})
 }
 
 // Payload charges a tail fetch the first time a thread touches a 64-byte
@@ -153,7 +114,7 @@ func (t *tracer) Payload(word int) {
 		return
 	}
 	th.tailFetched[chunk/64] |= 1 << (chunk % 64)
-	th.add(step{kind: stepSync, x: XTail, bank: -1, latency: NsToPs(p.cfg.SMem.DRAMLatencyNs)})
+	th.add(step{kind: stepSync, x: lower.XTail, bank: -1, latency: NsToPs(p.cfg.SMem.DRAMLatencyNs)})
 }
 
 // Bulk charges emit(REG, START, CELLS)'s copy of register cells into the
@@ -164,7 +125,7 @@ func (t *tracer) Payload(word int) {
 // buffer (PMEM, asynchronous, no RMW engine).
 func (t *tracer) Bulk(r *programs.Register, start, cells int) {
 	p, th := t.p, t.th
-	o := p.mc.object[r]
+	o := p.mc.Object(r)
 	w := r.Type.Bits / 8
 	lat := p.latency(o)
 	total := cells * w
@@ -183,10 +144,10 @@ func (t *tracer) Bulk(r *programs.Register, start, cells int) {
 			if i == reads-1 {
 				kind = stepSync
 			}
-			th.add(step{kind: kind, x: XRead, bank: p.bank(o, cell), cycles: p.mc.engineCycles("read", n), latency: lat})
+			th.add(step{kind: kind, x: lower.XRead, bank: p.bank(o, cell), cycles: p.mc.EngineCycles("read", n), latency: lat})
 		}
-		th.add(step{kind: stepAsync, x: XPMEM, bank: -1, latency: NsToPs(p.cfg.SMem.DRAMLatencyNs)})
-		th.add(step{kind: stepInstr, n: max(bulkLoopInstr, (reads+1+p.cfg.Instr.XTXNPerInstr-1)/p.cfg.Instr.XTXNPerInstr)})
+		th.add(step{kind: stepAsync, x: lower.XPMEM, bank: -1, latency: NsToPs(p.cfg.SMem.DRAMLatencyNs)})
+		th.add(step{kind: stepInstr, n: max(lower.BulkLoopInstr, (reads+1+p.cfg.Instr.XTXNPerInstr-1)/p.cfg.Instr.XTXNPerInstr)})
 	}
 }
 
@@ -194,25 +155,25 @@ func (t *tracer) Bulk(r *programs.Register, start, cells int) {
 // way Trio-ML empties a block's aggregation buffer ([TRIO] §4): the range
 // (cells × the cell's bytes) is written with the largest transactions
 // ([TRIO] §2.3: up to xtxn.max_bytes; the last one shorter but at least
-// xtxn.min_bytes), asynchronous, each on the bank of its first cell. The loop's body is bulkLoopInstr
+// xtxn.min_bytes), asynchronous, each on the bank of its first cell. The loop's body is BulkLoopInstr
 // instructions, each issuing instr.xtxn_per_instr writes (the offset
 // increment and the branch ride on them): one issue instruction per write
 // when xtxn_per_instr is 1.
 func (t *tracer) Clear(r *programs.Register, start, cells int) {
 	p, th := t.p, t.th
-	o := p.mc.object[r]
+	o := p.mc.Object(r)
 	w := max(1, (r.Type.Bits+7)/8)
 	lat := p.latency(o)
 	total := cells * w
-	perIter := bulkLoopInstr * p.cfg.Instr.XTXNPerInstr
+	perIter := lower.BulkLoopInstr * p.cfg.Instr.XTXNPerInstr
 	writes := (total + p.cfg.XTXN.MaxBytes - 1) / p.cfg.XTXN.MaxBytes
 	for i := 0; i < writes; i++ {
 		k := i * p.cfg.XTXN.MaxBytes
 		n := max(p.cfg.XTXN.MinBytes, min(p.cfg.XTXN.MaxBytes, total-k))
 		cell := int64(start + k/w)
-		th.add(step{kind: stepAsync, x: XWrite, bank: p.bank(o, cell), cycles: p.mc.engineCycles("write", n), latency: lat})
+		th.add(step{kind: stepAsync, x: lower.XWrite, bank: p.bank(o, cell), cycles: p.mc.EngineCycles("write", n), latency: lat})
 		if (i+1)%perIter == 0 || i == writes-1 {
-			th.add(step{kind: stepInstr, n: bulkLoopInstr})
+			th.add(step{kind: stepInstr, n: lower.BulkLoopInstr})
 		}
 	}
 }

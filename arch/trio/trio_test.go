@@ -2,216 +2,33 @@ package trio
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/sarchlab/akita/v3/sim"
 
+	"archsim/arch/trio/internal/triotest"
+	"archsim/arch/trio/lower"
+	"archsim/arch/trio/spec"
 	"archsim/components/packet"
-	"archsim/configs"
 	"archsim/programs"
 )
 
-func chipT(t testing.TB, sets ...string) *Config {
-	t.Helper()
-	l, err := configs.Load(configs.Source{Base: []string{"trio5.yaml"}, Sets: sets})
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := LoadConfig(l)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c
-}
-
-// prog builds a program from a common skeleton: an Ethernet/IP parser,
-// metadata m0..m7 (32 bits) and the given sections.
-func prog(t testing.TB, sections, ingress string) *programs.Program {
-	t.Helper()
-	return progSized(t, sections, ingress, 64)
-}
-
-func progSized(t testing.TB, sections, ingress string, size int) *programs.Program {
-	t.Helper()
-	src := `program: t
-headers:
-  eth: {dst: 48, src: 48, etype: 16}
-  ip: {ttl: 8, proto: 8, src: 32, dst: 32}
-metadata: {m0: 32, m1: 32, m2: 32, m3: 32, m4: 32, m5: 32, m6: 32, m7: 32}
-parser:
-  start: s
-  states:
-    s:
-      extract: eth
-      select: eth.etype
-      transitions: {0x0800: ip, default: accept}
-    ip:
-      extract: ip
-` + sections + "ingress: |\n" + indent(ingress) + `traffic:
-  - ports: [0]
-    sizes: [` + fmt.Sprint(size) + `]
-    headers:
-      eth: {etype: 0x0800}
-      ip: {ttl: 64, src: 10.0.0.1, dst: 10.0.0.2}
-`
-	p, err := programs.Load([]byte(src), "t.yaml", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return p
-}
-
-func indent(s string) string {
-	var b strings.Builder
-	for _, l := range strings.Split(strings.TrimSpace(s), "\n") {
-		b.WriteString("  " + strings.TrimSpace(l) + "\n")
-	}
-	return b.String()
-}
-
-func lower(t testing.TB, c *Config, p *programs.Program) *Microcode {
-	t.Helper()
-	m, err := Lower(c, p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return m
-}
-
-func ingressInstr(m *Microcode) int {
-	for _, b := range m.Blocks {
-		if b.Name == "ingress" {
-			return b.Instr
-		}
-	}
-	return -1
-}
-
-// TestInstructionPacking checks the per-instruction limits: two writes,
-// four register reads, and no use of a result in the instruction that
-// computes it.
-func TestInstructionPacking(t *testing.T) {
-	c := chipT(t)
-	cases := []struct {
-		name, code string
-		want       int
-	}{
-		{"two independent writes share an instruction", "meta.m0 = 1\nmeta.m1 = 2", 1},
-		{"three writes need two", "meta.m0 = 1\nmeta.m1 = 2\nmeta.m2 = 3", 2},
-		{"a dependent statement waits for the write-back", "meta.m0 = meta.m1 + 1\nmeta.m2 = meta.m0 + 1", 2},
-		{"five register operands exceed four reads", "meta.m0 = meta.m1 + meta.m2 + meta.m3 + meta.m4 + meta.m5", 2},
-		{"three local-memory operands exceed two", "meta.m0 = ip.src + ip.dst + bit32(ip.ttl)", 2},
-		{"an if ends its instruction; each branch starts one", "meta.m0 = 1\nif meta.m1 == 0 {\nmeta.m2 = 1\n} else {\nmeta.m3 = 1\n}", 3},
-	}
-	for _, cs := range cases {
-		m := lower(t, c, prog(t, "", cs.code))
-		if got := ingressInstr(m); got != cs.want {
-			t.Errorf("%s: %d instructions, want %d", cs.name, got, cs.want)
-		}
-	}
-	// A tighter chip packs less.
-	m := lower(t, chipT(t, "trio.instr.writes=1"), prog(t, "", "meta.m0 = 1\nmeta.m1 = 2"))
-	if got := ingressInstr(m); got != 2 {
-		t.Errorf("with one write per instruction: %d instructions, want 2", got)
-	}
-}
-
-func TestRegisterActionsLowering(t *testing.T) {
-	c := chipT(t)
-	p := prog(t, `registers:
-  r:
-    width: 32
-    size: 16
-    actions:
-      add: value = value + 1
-      fetch_add:
-        do: |
-          value = value + 2
-          out = value
-      cond:
-        do: |
-          if value > 10 {
-            value = 0
-          } else {
-            value = value + 1
-          }
-`, "r.add(0)\nmeta.m0 = r.fetch_add(1)\nr.cond(2)")
-	m := lower(t, c, p)
-	check := func(name string, atomic, sync bool, op string) {
-		for _, ra := range p.Registers[0].Actions {
-			if ra.Name != name {
-				continue
-			}
-			rc := m.reg[ra]
-			if rc.Atomic != atomic || rc.Sync != sync || rc.Op != op {
-				t.Errorf("%s: atomic %v sync %v op %s, want %v %v %s", name, rc.Atomic, rc.Sync, rc.Op, atomic, sync, op)
-			}
-		}
-	}
-	check("add", true, false, "add")
-	check("fetch_add", true, true, "add")
-	check("cond", false, true, "read-compute-write")
-	if len(m.NonAtomic) != 1 || m.NonAtomic[0] != "r.cond" {
-		t.Errorf("non-atomic list %v", m.NonAtomic)
-	}
-}
-
-func TestLoweringErrors(t *testing.T) {
-	// Metadata beyond the registers spills to local memory; too much
-	// overflows it.
-	big := "metadata: {"
-	for i := 0; i < 40; i++ {
-		big += fmt.Sprintf("w%d: 64, ", i)
-	}
-	big += "}\n"
-	src := `program: big
-headers:
-  eth: {dst: 48, src: 48, etype: 16}
-` + big + `parser:
-  start: s
-  states:
-    s:
-      extract: eth
-ingress: "meta.w0 = 1"
-`
-	p, err := programs.Load([]byte(src), "big.yaml", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := Lower(chipT(t), p); err != nil {
-		t.Errorf("40 x 64 bits spill into local memory and fit: %v", err)
-	}
-	_, err = Lower(chipT(t, "trio.head_bytes=64", "trio.lmem_bytes=100"), p)
-	var le *LoweringError
-	if !errors.As(err, &le) || le.Rule != RuleLocalMemory {
-		t.Errorf("100 B of local memory for a 14 B head and 96 B of spilled metadata: got %v, want rule %s", err, RuleLocalMemory)
-	}
-	// Subroutine calls nested deeper than the PPE allows.
-	fns := "functions:\n"
-	for i := 0; i < 9; i++ {
-		body := fmt.Sprintf("f%d()", i+1)
-		if i == 8 {
-			body = "meta.m0 = 1"
-		}
-		fns += fmt.Sprintf("  f%d: %q\n", i, body)
-	}
-	p = prog(t, fns, "f0()")
-	_, err = Lower(chipT(t), p)
-	if !errors.As(err, &le) || le.Rule != RuleCallDepth || !strings.Contains(err.Error(), "9 deep") {
-		t.Errorf("9 nested calls: got %v, want rule %s", err, RuleCallDepth)
-	}
-	if _, err := Lower(chipT(t, "trio.instr.call_depth=9"), p); err != nil {
-		t.Errorf("with depth 9 allowed: %v", err)
-	}
-}
+// The tests share their chip, programs and lowering with the lowering's
+// (arch/trio/internal/triotest).
+var (
+	chipT        = triotest.Config
+	prog         = triotest.Program
+	progSized    = triotest.ProgramSized
+	lowerT       = triotest.Lower
+	ingressInstr = triotest.IngressInstr
+)
 
 // run measures one program with a few packets.
-func run(t testing.TB, c *Config, p *programs.Program, n int, load float64) *RunResult {
+func run(t testing.TB, c *spec.Config, p *programs.Program, n int, load float64) *RunResult {
 	t.Helper()
-	r, err := measure(c, lower(t, c, p), runOptions{Packets: n, Load: load, Seed: 1})
+	r, err := measure(c, lowerT(t, c, p), runOptions{Packets: n, Load: load, Seed: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -234,7 +51,7 @@ func TestLatencyIsDerived(t *testing.T) {
           out = value
 `, "meta.m0 = r.get(0)\nmeta.m1 = r.get(1)")
 	r := run(t, c, p, 1, 0.01)
-	m := lower(t, c, p)
+	m := lowerT(t, c, p)
 	instr := 2 /* parse states */ + ingressInstr(m) + 1 /* hand-off */
 	want := c.DispatchNs + float64(instr*c.Instr.Cycles)*c.CyclePs()/1000 + 2*(c.SMem.SRAMLatencyNs+float64(c.SMem.AddCycles)*c.CyclePs()/1000)
 	if got := r.Ingress.LatencyNs.Mean; got < want-1 || got > want+1 {
@@ -281,7 +98,7 @@ func TestRMWEngineBound(t *testing.T) {
     actions:
       add: value = value + 1
 `, "r.add(0)\nr.add(0)\nr.add(0)\nr.add(0)")
-	s, err := saturate(c, lower(t, c, p), 4000, 1, 64, 0)
+	s, err := saturate(c, lowerT(t, c, p), 4000, 1, 64, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -297,7 +114,7 @@ func TestRMWEngineBound(t *testing.T) {
     actions:
       add: value = value + 1
 `, "r.add(0)\nr.add(8)\nr.add(16)\nr.add(24)")
-	s2, err := saturate(c, lower(t, c, p2), 4000, 1, 64, 0)
+	s2, err := saturate(c, lowerT(t, c, p2), 4000, 1, 64, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -325,7 +142,7 @@ meta.m1 = r.get(1)
 meta.m2 = r.get(2)
 }
 std.egress_port = 1`)
-	m := lower(t, c, p)
+	m := lowerT(t, c, p)
 	engine := newEngine()
 	pfe := MakeBuilder().WithEngine(engine).WithConfig(c).WithMicrocode(m).WithSeed(1).Build("Trio.PFE")
 	var order []uint64
@@ -375,7 +192,7 @@ func TestBuiltinsRunOnTrio(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		m, err := Lower(c, p)
+		m, err := lower.Lower(c, p)
 		if err != nil {
 			t.Errorf("%s: %v", name, err)
 			continue
@@ -391,7 +208,7 @@ func TestBuiltinsRunOnTrio(t *testing.T) {
 		if m.StaticInstr <= 0 || r.Ingress.Instructions.Mean <= 0 {
 			t.Errorf("%s: %d static, %.1f per packet", name, m.StaticInstr, r.Ingress.Instructions.Mean)
 		}
-		r2, _ := measure(c, lower(t, c, mustResolve(t, name)), runOptions{Packets: 600, Load: 0.5, Seed: 3})
+		r2, _ := measure(c, lowerT(t, c, mustResolve(t, name)), runOptions{Packets: 600, Load: 0.5, Seed: 3})
 		if fmt.Sprint(r.Ingress, r.Egress, r.Drops) != fmt.Sprint(r2.Ingress, r2.Egress, r2.Drops) {
 			t.Errorf("%s: two runs with the same seed differ", name)
 		}
@@ -432,7 +249,7 @@ timers:
         meta.m1 = bit32(ref.clear(bit32(std.timer_index) * 256 + meta.m0))
       }
 `, "meta.m2 = 1")
-	m := lower(t, c, p)
+	m := lowerT(t, c, p)
 	found := false
 	for _, b := range m.Blocks {
 		if strings.HasPrefix(b.Name, "timer scan (4 threads every 10000 ns)") {
@@ -455,7 +272,7 @@ timers:
 		t.Errorf("%d timer runs in %.0f ns, want ≈ 4 per 10 us", r.Timers.Runs, last)
 	}
 	// Each run scans 256 cells: one synchronous RMW round trip per cell.
-	perRun := 256 * (c.SMem.SRAMLatencyNs + float64(m.engineCycles("swap", 8))*c.CyclePs()/1000)
+	perRun := 256 * (c.SMem.SRAMLatencyNs + float64(m.EngineCycles("swap", 8))*c.CyclePs()/1000)
 	if d := r.Timers.DurationNs.Mean; d < perRun || d > 2*perRun {
 		t.Errorf("a scan of 256 cells took %.0f ns, want ≥ %.0f (256 synchronous SRAM round trips)", d, perRun)
 	}
@@ -507,7 +324,7 @@ func TestEmit(t *testing.T) {
 `, `std.egress_port = 1
 emit()
 std.egress_port = 3`)
-	m := lower(t, c, p)
+	m := lowerT(t, c, p)
 	engine := newEngine()
 	pfe := MakeBuilder().WithEngine(engine).WithConfig(c).WithMicrocode(m).WithSeed(1).Build("Trio.PFE")
 	got := map[int][]int{}
@@ -547,12 +364,12 @@ func TestEmitPayloadChunks(t *testing.T) {
 `
 	p := prog(t, regs, "std.egress_port = 1\nemit(aggr, 0, 1024)\nstd.egress_port = 3")
 	plain := prog(t, regs, "std.egress_port = 1\nemit()\nstd.egress_port = 3")
-	m, mp := lower(t, c, p), lower(t, c, plain)
+	m, mp := lowerT(t, c, p), lowerT(t, c, plain)
 	if m.XTXNSites["read"] != 1 || m.XTXNSites["pmem_write"] != 1 || mp.XTXNSites["read"] != 0 {
 		t.Errorf("transaction sites %v (plain emit() %v), want one read and one pmem_write site", m.XTXNSites, mp.XTXNSites)
 	}
-	if d := m.StaticInstr - mp.StaticInstr; d < bulkLoopInstr {
-		t.Errorf("the copy loop adds %d static instructions, want ≥ %d", d, bulkLoopInstr)
+	if d := m.StaticInstr - mp.StaticInstr; d < lower.BulkLoopInstr {
+		t.Errorf("the copy loop adds %d static instructions, want ≥ %d", d, lower.BulkLoopInstr)
 	}
 
 	engine := newEngine()
@@ -575,7 +392,7 @@ func TestEmitPayloadChunks(t *testing.T) {
 	if want := bytes.Repeat([]byte{1, 2, 3, 4}, 1024); !bytes.Equal(e.Head[24:], want) {
 		t.Errorf("created packet's payload is not the register's cells big-endian")
 	}
-	if r, w := pfe.Stats.XTXN[0][XRead], pfe.Stats.XTXN[0][XPMEM]; r != 64 || w != 16 {
+	if r, w := pfe.Stats.XTXN[0][lower.XRead], pfe.Stats.XTXN[0][lower.XPMEM]; r != 64 || w != 16 {
 		t.Errorf("%d reads and %d packet-buffer writes, want 64 and 16", r, w)
 	}
 
@@ -604,30 +421,5 @@ func TestEmitPayloadChunks(t *testing.T) {
 	clip := run(t, c, prog(t, regs, "std.egress_port = 1\nemit(aggr, 1000, 1024)"), 4, 0.1)
 	if x := clip.Ingress.XTXNPerPacket; x["read"] != 2 || x["pmem_write"] != 1 {
 		t.Errorf("clipped copy: transactions per packet %v, want read 2, pmem_write 1", x)
-	}
-}
-
-// TestResultChunkConfig: both generations set xtxn.result_chunk_bytes
-// (Trio 6 without losing the rest of xtxn), and it is range-checked.
-func TestResultChunkConfig(t *testing.T) {
-	l, err := configs.Load(configs.Source{Base: []string{"trio5.yaml", "trio6.yaml"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	c6, err := LoadConfig(l)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if c6.XTXN.ResultChunkBytes != 256 || c6.XTXN.MaxBytes != 64 || c6.XTXN.TailChunkBytes != 64 {
-		t.Errorf("trio6 xtxn %+v, want result_chunk_bytes 256 over trio5's sizes", c6.XTXN)
-	}
-	for _, v := range []string{"0", "100000"} {
-		l, err := configs.Load(configs.Source{Base: []string{"trio5.yaml"}, Sets: []string{"trio.xtxn.result_chunk_bytes=" + v}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := LoadConfig(l); err == nil || !strings.Contains(err.Error(), "trio.xtxn.result_chunk_bytes = "+v+" is out of range") {
-			t.Errorf("result_chunk_bytes=%s: error %v, want out of range", v, err)
-		}
 	}
 }

@@ -1,4 +1,4 @@
-package trio
+package lower
 
 import "archsim/programs"
 

@@ -1,9 +1,10 @@
-package trio
+package lower_test
 
 import (
 	"slices"
 	"testing"
 
+	"archsim/arch/trio/lower"
 	"archsim/programs"
 )
 
@@ -31,8 +32,8 @@ func TestBuiltinCostFromTable(t *testing.T) {
 	testBuiltin(t, "alu", programs.TrioCost{ALUOps: 1})
 	testBuiltin(t, "fetch", programs.TrioCost{XTXN: []string{"read"}, Sync: true})
 	c := chipT(t)
-	m := lower(t, c, prog(t, "", "meta.m0 = alu(meta.m1)\nmeta.m2 = meta.m3"))
-	mf := lower(t, c, prog(t, "", "meta.m0 = fetch(meta.m1)\nmeta.m2 = meta.m3"))
+	m := lowerT(t, c, prog(t, "", "meta.m0 = alu(meta.m1)\nmeta.m2 = meta.m3"))
+	mf := lowerT(t, c, prog(t, "", "meta.m0 = fetch(meta.m1)\nmeta.m2 = meta.m3"))
 	if len(m.XTXNSites) != 0 || mf.XTXNSites["read"] != 1 || len(mf.XTXNSites) != 1 {
 		t.Errorf("transaction sites %v and %v, want none and one read", m.XTXNSites, mf.XTXNSites)
 	}
@@ -44,9 +45,13 @@ func TestBuiltinCostFromTable(t *testing.T) {
 // TestBuiltinTransactionKindsKnown: the transactions a row of the table
 // names are kinds of the Trio model.
 func TestBuiltinTransactionKindsKnown(t *testing.T) {
+	var kinds []string
+	for k := lower.XKind(0); k < lower.NumXKinds; k++ {
+		kinds = append(kinds, k.String())
+	}
 	for _, b := range programs.BuiltinTable() {
 		for _, k := range b.Trio.Kinds() {
-			if !slices.Contains(xkindNames[:], k) {
+			if !slices.Contains(kinds, k) {
 				t.Errorf("%s: unknown transaction kind %q", b.Name, k)
 			}
 		}

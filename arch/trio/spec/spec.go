@@ -1,19 +1,29 @@
-// Package trio models a Juniper Trio-like run-to-completion packet
-// forwarding engine (PFE): a dispatcher that splits packets into head and
-// tail, a pool of multi-threaded packet processing engines (PPEs) running
-// micro-instructions, external transactions over a crossbar to a shared
-// memory of banks with read-modify-write engines, a reorder engine and
-// timer threads. A program description is lowered to micro-instructions
-// and transactions (lower.go); the PFE simulation executes the program on
-// every packet and charges the lowered cost of what ran (pfe.go).
-package trio
+// Package spec describes one Trio packet forwarding engine (PFE) as the
+// tool chain and the timing model both see it: the clock and ports, the
+// PPEs and their threads ([TRIO] §2.2), a thread's packet head, local
+// memory and registers, the micro-instruction's limits and timing, the
+// external transactions' sizes and the shared memory ([TRIO] §2.3), and
+// the hash and filter units. Field meanings and sources are in
+// configs/trio5.yaml.
+//
+// It is a leaf package of its own, rather than lowering-specific types
+// that the PFE's Config embeds, because the hardware does not split along
+// that line: the lowering compiler (arch/trio/lower) reads nearly every
+// part — instruction limits, registers, local memory, timers, the largest
+// and smallest transactions, the shared memory's sizes and engine speed —
+// while the same YAML sections (xtxn, smem) also hold what only the PFE
+// (arch/trio) times with: chunk sizes, latencies, engine queues. Types
+// embedded for the lowering would cut those sections, and LoadConfig's one
+// table of range checks, in two. Both lower and the PFE import spec; of
+// the Trio packages spec imports only arch/trio/smem, for the shared
+// memory's own Config.
+package spec
 
 import (
 	"fmt"
 
 	"archsim/arch/trio/smem"
 	"archsim/configs"
-	"archsim/programs"
 )
 
 // Config is one PFE. Field meanings and sources are in configs/trio5.yaml.
@@ -126,16 +136,3 @@ func (c *Config) CyclePs() float64 { return 1e6 / c.ClockMHz }
 
 // CyclesToPs converts cycles to picoseconds.
 func (c *Config) CyclesToPs(n int64) int64 { return int64(float64(n)*c.CyclePs() + 0.5) }
-
-// NsToPs converts nanoseconds to picoseconds.
-func NsToPs(ns float64) int64 { return int64(ns*1000 + 0.5) }
-
-// LowerBuiltin lowers a built-in program (or program file) with constant
-// overrides for a PFE.
-func LowerBuiltin(c *Config, program string, params map[string]string) (*Microcode, error) {
-	prog, err := programs.Resolve(program, params)
-	if err != nil {
-		return nil, err
-	}
-	return Lower(c, prog)
-}

@@ -1,62 +1,12 @@
-package trio
+package lower
 
 import (
 	"fmt"
 	"sort"
 
+	"archsim/arch/trio/spec"
 	"archsim/programs"
 )
-
-// Lowering turns a program description into Trio micro-instructions and
-// external transactions (XTXNs), the way a Microcode author would write it:
-//
-//   - Storage: header fields live in the thread's local memory (the packet
-//     head is loaded there); metadata lives in the 32 × 64-bit registers,
-//     packed as bit-fields, spilling to local memory when they run out.
-//   - Straight-line statements are packed greedily into instructions under
-//     the per-instruction limits (register reads, local-memory reads,
-//     writes, condition ALUs, one XTXN); a statement that reads a value
-//     written earlier in the same instruction starts the next one (results
-//     are written back when an instruction retires). A statement too big for
-//     one instruction is split over several through temporaries.
-//   - An if ends its instruction (multi-way branch); each branch, loop body
-//     and action body starts a new one (a branch target).
-//   - A table apply assembles the key and issues a lookup XTXN — a hash
-//     lookup for exact keys, a filter lookup otherwise — synchronously; the
-//     action runs after the reply.
-//   - A register action whose body is a single fetch-and-op, add, swap or
-//     write is one read-modify-write XTXN on the register's memory bank,
-//     asynchronous unless its output is used. Any other body is a
-//     synchronous read, instructions for the body, and an asynchronous
-//     write: not atomic with respect to other threads (reported).
-//   - Meters are policer XTXNs (synchronous: the colour is needed);
-//     counters are packet/byte counter XTXNs (asynchronous).
-//   - Loops run as many times as they iterate; each iteration costs its
-//     body plus one instruction for the post statement and the branch.
-//   - Built-ins cost what their row in the table of built-ins says
-//     (programs.TrioCost): a function is a condition-ALU operation,
-//     payload32 a local-memory read, and the statements below issue the
-//     transactions their rows name.
-//   - emit() is one instruction. emit(REG, START, CELLS) also runs a loop
-//     building the new packet's tail ([TRIO] §4, Trio-ML's Result packet):
-//     per xtxn.result_chunk_bytes chunk, synchronous reads of up to
-//     xtxn.max_bytes from the register's banks, an asynchronous write to
-//     the packet buffer and bulkLoopInstr instructions (charged by the
-//     PFE for the cells actually copied).
-//   - clear(REG, START, CELLS) writes the range with the largest
-//     transactions ([TRIO] §2.3: writes of up to xtxn.max_bytes): a loop
-//     whose body is bulkLoopInstr instructions, each issuing
-//     instr.xtxn_per_instr asynchronous writes on the register's banks
-//     (charged by the PFE for the cells actually reset).
-//   - Data-plane writes of an exact table's hash records ([TRIO] §5):
-//     T.insert(A(args)) assembles key and action data and issues a
-//     synchronous hash transaction like a lookup, the record write
-//     (asynchronous) riding on the instruction that takes the reply;
-//     T.remove() is an asynchronous write; T.aged(I) a synchronous
-//     fetch-and-clear (RMW) of the record's REF flag; T.load(I) a
-//     synchronous read of the record, whose key the next instruction
-//     writes into the key fields before the action runs. Each is charged
-//     on the bank of the record slot it touches.
 
 // XKind is the kind of an external transaction.
 type XKind int
@@ -72,19 +22,24 @@ const (
 	XCounter              // packet/byte counter
 	XTail                 // packet-tail chunk fetch
 	XPMEM                 // write of a created packet's tail chunk to the packet buffer
-	xkinds
+
+	// NumXKinds is the number of kinds.
+	NumXKinds
 )
 
-var xkindNames = [xkinds]string{"hash_lookup", "filter_lookup", "rmw", "read", "write", "policer", "counter", "tail_fetch", "pmem_write"}
+var xkindNames = [NumXKinds]string{"hash_lookup", "filter_lookup", "rmw", "read", "write", "policer", "counter", "tail_fetch", "pmem_write"}
 
-// bulkLoopInstr is the instructions of one iteration of the loop that
+// BulkLoopInstr is the instructions of one iteration of the loop that
 // copies emit(REG, START, CELLS)'s cells into the new packet's tail, one
 // result chunk per iteration, beyond its transactions: the offset
 // increment and the branch (assumed). It is also the body of the loop that
 // writes clear(REG, START, CELLS)'s range, each of its instructions
-// issuing instr.xtxn_per_instr writes.
-const bulkLoopInstr = 2
+// issuing instr.xtxn_per_instr writes. The lowering counts the loop once;
+// the PFE charges it per chunk or write the thread actually issues.
+const BulkLoopInstr = 2
 
+// String is the kind's name in reports and in the table of built-ins
+// (hash_lookup, rmw, ...).
 func (k XKind) String() string { return xkindNames[k] }
 
 // StmtCost is what a statement costs when it runs.
@@ -101,6 +56,8 @@ type RegCost struct {
 	Bytes  int    // transaction size
 	// Cycles the engine spends (RMW) per operation.
 	Cycles int
+	// Object is where the register lives in the shared memory.
+	Object *MemObject
 }
 
 // MemObject is one stateful object placed in the shared memory.
@@ -119,14 +76,22 @@ type Block struct {
 	Instr int    `json:"instructions"`
 }
 
-// Microcode is a program lowered for one Trio PFE.
+// Microcode is a program lowered for one Trio PFE: its static figures
+// (the exported fields, which the report prints) and, behind the methods
+// StmtCost, RegisterCost, Object, LookupKind and EngineCycles, what the
+// PFE charges a thread for what it runs.
 type Microcode struct {
 	Prog *programs.Program
-	cfg  *Config
+	cfg  *spec.Config
 
 	stmt   map[programs.Stmt]*StmtCost
 	reg    map[*programs.RegisterAction]*RegCost
 	object map[any]*MemObject // *Register, *Meter, *Counter, *Table → placement
+	// The instructions of the commonest statements, keyed by pointer (the
+	// interface-keyed stmt hashes the type too, and StmtCost runs once per
+	// statement of every packet).
+	exprInstr   map[*programs.ExprStmt]int
+	assignInstr map[*programs.AssignStmt]int
 
 	Blocks        []Block        `json:"blocks"`
 	StaticInstr   int            `json:"static_instructions"`
@@ -168,7 +133,7 @@ const (
 )
 
 // Lower lowers a program for a PFE.
-func Lower(cfg *Config, prog *programs.Program) (*Microcode, error) {
+func Lower(cfg *spec.Config, prog *programs.Program) (*Microcode, error) {
 	m := &Microcode{Prog: prog, cfg: cfg, stmt: map[programs.Stmt]*StmtCost{}, reg: map[*programs.RegisterAction]*RegCost{},
 		object: map[any]*MemObject{}, XTXNSites: map[string]int{}, xsites: map[XKind]int{}}
 	if err := m.storage(); err != nil {
@@ -219,12 +184,80 @@ func Lower(cfg *Config, prog *programs.Program) (*Microcode, error) {
 			}
 		}
 	}
-	for k := XKind(0); k < xkinds; k++ {
+	for k := XKind(0); k < NumXKinds; k++ {
 		if n := m.xsites[k]; n > 0 {
 			m.XTXNSites[k.String()] = n
 		}
 	}
+	m.indexStmts()
 	return m, nil
+}
+
+// indexStmts builds the pointer-keyed instruction counts of expression
+// and assignment statements from the lowered costs.
+func (m *Microcode) indexStmts() {
+	m.exprInstr = map[*programs.ExprStmt]int{}
+	m.assignInstr = map[*programs.AssignStmt]int{}
+	for s, c := range m.stmt {
+		switch x := s.(type) {
+		case *programs.ExprStmt:
+			m.exprInstr[x] = c.Instr
+		case *programs.AssignStmt:
+			m.assignInstr[x] = c.Instr
+		}
+	}
+}
+
+// Config is the PFE configuration the program was lowered for.
+func (m *Microcode) Config() *spec.Config { return m.cfg }
+
+// What the PFE reads of the microcode: what a statement or a register
+// action costs when a thread runs it, which lookup a table issues, where
+// state is placed, and what an engine operation takes. The PFE calls
+// these per statement and stateful operation of every packet: each is at
+// most one map lookup.
+
+// StmtCost is what statement s costs when it runs (zero if the lowering
+// charges it nothing of its own).
+func (m *Microcode) StmtCost(s programs.Stmt) StmtCost {
+	switch x := s.(type) {
+	case *programs.ExprStmt:
+		return StmtCost{Instr: m.exprInstr[x]}
+	case *programs.AssignStmt:
+		return StmtCost{Instr: m.assignInstr[x]}
+	}
+	if c := m.stmt[s]; c != nil {
+		return *c
+	}
+	return StmtCost{}
+}
+
+// RegisterCost is how register action ra is lowered, with its register's
+// placement (nil if ra is not the program's).
+func (m *Microcode) RegisterCost(ra *programs.RegisterAction) *RegCost { return m.reg[ra] }
+
+// Object is where a stateful object — a *programs.Register, Meter,
+// Counter or Table of the program — is placed in the shared memory (nil
+// for anything else).
+func (m *Microcode) Object(x any) *MemObject { return m.object[x] }
+
+// LookupKind is the transaction a lookup in table t issues: a hash lookup
+// when every key is exact, a filter lookup otherwise.
+func (m *Microcode) LookupKind(t *programs.Table) XKind {
+	if exactOnly(t) {
+		return XHash
+	}
+	return XFilter
+}
+
+// LowerBuiltin lowers a built-in program (or program file) with constant
+// overrides for a PFE.
+func LowerBuiltin(c *spec.Config, program string, params map[string]string) (*Microcode, error) {
+	prog, err := programs.Resolve(program, params)
+	if err != nil {
+		return nil, err
+	}
+	return Lower(c, prog)
 }
 
 // storage assigns metadata to registers (spilling to local memory) and
@@ -362,14 +395,15 @@ func (m *Microcode) registerActions() error {
 			rc := &RegCost{Sync: used[ra], Bytes: bytes}
 			if op, ok := simpleRMW(ra); ok {
 				rc.Atomic, rc.Op = true, op
-				rc.Cycles = m.engineCycles(op, bytes)
+				rc.Cycles = m.EngineCycles(op, bytes)
 			} else {
 				rc.Op = "read-compute-write"
 				rc.Instr = m.block(ra.Body, true)
 				rc.Sync = true
-				rc.Cycles = m.engineCycles("read", bytes)
+				rc.Cycles = m.EngineCycles("read", bytes)
 				m.NonAtomic = append(m.NonAtomic, r.Name+"."+ra.Name)
 			}
+			rc.Object = m.object[ra.Register]
 			m.reg[ra] = rc
 		}
 	}
@@ -377,9 +411,10 @@ func (m *Microcode) registerActions() error {
 	return nil
 }
 
-// engineCycles is the RMW engine's time for one operation: 8 B per cycle
+// EngineCycles is the RMW engine's time for one operation of op (add, or,
+// and, xor, swap; anything else reads or writes) on bytes: 8 B per cycle
 // for reads and writes, add_cycles per 8 B for arithmetic.
-func (m *Microcode) engineCycles(op string, bytes int) int {
+func (m *Microcode) EngineCycles(op string, bytes int) int {
 	words := (bytes + m.cfg.SMem.BytesPerCycle - 1) / m.cfg.SMem.BytesPerCycle
 	switch op {
 	case "add", "or", "and", "xor", "swap":
@@ -627,7 +662,7 @@ func (pk *packer) stmts(list []programs.Stmt) {
 // transactions it issues, and one that reads and issues nothing (emit())
 // takes only its own instructions; the key writes from a reply, the end
 // of the instruction and the loop over a register range (a block of
-// bulkLoopInstr instructions) follow.
+// BulkLoopInstr instructions) follow.
 func (pk *packer) builtin(s *programs.BuiltinStmt) {
 	m, tc := pk.m, s.Builtin.Trio
 	if len(s.Args) > 0 || tc.Key || len(tc.XTXN) > 0 {
@@ -653,7 +688,7 @@ func (pk *packer) builtin(s *programs.BuiltinStmt) {
 		pk.open = false
 	}
 	if s.Reg != nil && len(tc.RangeLoop) > 0 {
-		pk.total += bulkLoopInstr
+		pk.total += BulkLoopInstr
 		m.sites(tc.RangeLoop)
 	}
 }
@@ -684,7 +719,7 @@ func (m *Microcode) sites(kinds []string) {
 
 // xkindNamed is the transaction kind of a name in a built-in's Trio cost.
 func xkindNamed(name string) XKind {
-	for k := XKind(0); k < xkinds; k++ {
+	for k := XKind(0); k < NumXKinds; k++ {
 		if xkindNames[k] == name {
 			return k
 		}
@@ -707,11 +742,7 @@ func (m *Microcode) lookup(s programs.Stmt, t *programs.Table, place func(progra
 	d := m.keyDemand(t)
 	d.xtxn++
 	d.syncReply = true
-	if exactOnly(t) {
-		m.xsites[XHash]++
-	} else {
-		m.xsites[XFilter]++
-	}
+	m.xsites[m.LookupKind(t)]++
 	place(s, d)
 }
 
@@ -773,11 +804,7 @@ func (m *Microcode) exprDemand(e programs.Expr) demand {
 			d.syncReply = true
 		case *programs.HitExpr:
 			d.xtxn++
-			if exactOnly(x.Table) {
-				m.xsites[XHash]++
-			} else {
-				m.xsites[XFilter]++
-			}
+			m.xsites[m.LookupKind(x.Table)]++
 			d.syncReply = true
 		}
 	})
