@@ -3,9 +3,9 @@
 // and type checker, and the interpreter that executes a program on packets.
 //
 // One description drives three things so they can never disagree: placement
-// on a pipelined chip (arch/tofino), lowering to run-to-completion microcode
-// (arch/trio), and the behaviour of the simulated chip, which runs the same
-// statements on every packet.
+// on a pipelined chip (arch/tofino/compiler), lowering to run-to-completion
+// microcode (arch/trio/lower), and the behaviour of the simulated chip,
+// which runs the same statements on every packet.
 //
 // The format is documented in README.md ("Program format"); the built-in
 // programs under programs/builtin/ are complete examples.

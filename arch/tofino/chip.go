@@ -119,7 +119,7 @@ func (t *Target) Compile(prog *programs.Program) (*arch.Compiled, error) {
 	return c, nil
 }
 
-// Placement is the placement of a compiled program (nil if it does not
+// Placed is the placement of a compiled program (nil if it does not
 // fit).
 func Placed(c *arch.Compiled) *compiler.Placement {
 	p, _ := c.Impl.(*compiler.Placement)

@@ -50,7 +50,6 @@ func indent(code string) string {
 
 func withTraffic(t *testing.T, ingress, traffic string) *programs.Program {
 	t.Helper()
-	p := variant(t, ingress)
 	// Replace the base traffic with the test's.
 	src := strings.Split(programSource(t), "traffic:")[0] + "traffic:\n" + traffic
 	src = strings.Replace(src, "#INGRESS", indent(ingress), 1)
@@ -59,7 +58,6 @@ func withTraffic(t *testing.T, ingress, traffic string) *programs.Program {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_ = p
 	return q
 }
 

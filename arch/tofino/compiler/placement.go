@@ -755,14 +755,3 @@ func (p *Placement) totals() {
 		Logical:  pct(p.Totals.LogicalIDs, c.MAU.LogicalTables),
 	}
 }
-
-// StagesOf returns the stages a thread uses (first..last+1), for reports.
-func (p *Placement) StagesOf(g spec.Gress) int {
-	n := 0
-	for _, st := range p.Stages {
-		if len(st.LTs[g]) > 0 {
-			n = st.Index + 1
-		}
-	}
-	return n
-}

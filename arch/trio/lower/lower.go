@@ -250,16 +250,6 @@ func (m *Microcode) LookupKind(t *programs.Table) XKind {
 	return XFilter
 }
 
-// LowerBuiltin lowers a built-in program (or program file) with constant
-// overrides for a PFE.
-func LowerBuiltin(c *spec.Config, program string, params map[string]string) (*Microcode, error) {
-	prog, err := programs.Resolve(program, params)
-	if err != nil {
-		return nil, err
-	}
-	return Lower(c, prog)
-}
-
 // storage assigns metadata to registers (spilling to local memory) and
 // checks the thread's local memory.
 func (m *Microcode) storage() error {
