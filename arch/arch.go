@@ -137,10 +137,12 @@ type Compiled struct {
 	Chip    string
 	Program *programs.Program // nil for a chip that runs no program
 	Fits    bool
-	// Rule names the broken rule and Err carries it (file:line, the rule,
-	// what breaks it) when the program does not fit; Refusal is the
-	// one-line message the CLI prints.
+	// Rule names the broken rule, Pos where in the program (file:line) and
+	// Err carries the whole message (file:line, the rule, what breaks it)
+	// when the program does not fit; Refusal is the one-line message the
+	// CLI prints.
 	Rule    string
+	Pos     programs.Pos
 	Err     error
 	Refusal string
 	// Structure says in one line what the program became ("11 of 12 MAU

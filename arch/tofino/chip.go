@@ -107,7 +107,7 @@ func (t *Target) Compile(prog *programs.Program) (*arch.Compiled, error) {
 		if !errors.As(err, &pe) {
 			return nil, err
 		}
-		c.Rule, c.Err = string(pe.Rule), err
+		c.Rule, c.Pos, c.Err = string(pe.Rule), pe.Pos, err
 		c.Refusal = fmt.Sprintf("%s does not fit %s: %s", prog.Name, t.cfg.Name, oneLine(err.Error()))
 		c.Structure = "-"
 		return c, nil

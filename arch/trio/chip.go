@@ -104,7 +104,7 @@ func (t *Target) Compile(prog *programs.Program) (*arch.Compiled, error) {
 		if !errors.As(err, &le) {
 			return nil, err
 		}
-		c.Rule, c.Err = le.Rule, err
+		c.Rule, c.Pos, c.Err = le.Rule, le.Pos, err
 		c.Refusal = fmt.Sprintf("%s does not run on %s: %s", prog.Name, t.cfg.Name, oneLine(err.Error()))
 		c.Structure = "-"
 		return c, nil
