@@ -372,3 +372,20 @@ type Summary struct {
 type RateProber interface {
 	ProbesRate() bool
 }
+
+// ChipInfo is what every chip has, for a family to embed: its name, its
+// description and its config files.
+type ChipInfo struct {
+	ArchName    string
+	Description string
+	ConfigFiles []string
+}
+
+// Name is the architecture name (--arch).
+func (c ChipInfo) Name() string { return c.ArchName }
+
+// Doc describes the chip.
+func (c ChipInfo) Doc() string { return c.Description }
+
+// Files are the config files merged in order.
+func (c ChipInfo) Files() []string { return c.ConfigFiles }

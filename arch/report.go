@@ -18,17 +18,11 @@ type CompiledReport struct {
 }
 
 type compiledJSON struct {
-	Arch        string     `json:"arch"`
-	Chip        string     `json:"chip"`
-	Program     string     `json:"program"`
-	ProgramFile string     `json:"program_file"`
-	Feasible    bool       `json:"feasible"`
-	Errors      []string   `json:"errors"`
-	Rule        string     `json:"rule,omitempty"`
-	Structure   string     `json:"structure"`
-	Resources   []Resource `json:"resources"`
-	Units       []Unit     `json:"units"`
-	Simulation  *simJSON   `json:"simulation,omitempty"`
+	ReportHead
+	Structure  string     `json:"structure"`
+	Resources  []Resource `json:"resources"`
+	Units      []Unit     `json:"units"`
+	Simulation *simJSON   `json:"simulation,omitempty"`
 }
 
 type simJSON struct {
@@ -42,14 +36,7 @@ type simJSON struct {
 // JSON is the report as one object.
 func (r *CompiledReport) JSON() any {
 	c := r.C
-	j := &compiledJSON{Arch: c.Arch, Chip: c.Chip, Feasible: c.Fits, Errors: []string{}, Rule: c.Rule, Structure: c.Structure,
-		Resources: c.Resources, Units: c.Units}
-	if c.Program != nil {
-		j.Program, j.ProgramFile = c.Program.Name, c.Program.File
-	}
-	if c.Err != nil {
-		j.Errors = append(j.Errors, c.Err.Error())
-	}
+	j := &compiledJSON{ReportHead: HeadOf(c), Structure: c.Structure, Resources: c.Resources, Units: c.Units}
 	if r.M != nil && r.M.Latency != nil {
 		run := r.M.Latency
 		cnt := run.Switch.Counters()
@@ -113,3 +100,28 @@ func (NoControl) WriteRegister(name string, _ int, _ int64) error {
 
 // CounterValue is 0: there are no counters.
 func (NoControl) CounterValue(string, int) int64 { return 0 }
+
+// ReportHead is the first keys of every chip's main-job report (a JSON
+// contract): what ran, and whether it fits or the rule it breaks. A
+// family's report embeds it first.
+type ReportHead struct {
+	Arch        string   `json:"arch"`
+	Chip        string   `json:"chip"`
+	Program     string   `json:"program"`
+	ProgramFile string   `json:"program_file"`
+	Feasible    bool     `json:"feasible"`
+	Errors      []string `json:"errors"`
+	Rule        string   `json:"rule,omitempty"`
+}
+
+// HeadOf is a compiled program's report head.
+func HeadOf(c *Compiled) ReportHead {
+	h := ReportHead{Arch: c.Arch, Chip: c.Chip, Feasible: c.Fits, Errors: []string{}, Rule: c.Rule}
+	if c.Program != nil {
+		h.Program, h.ProgramFile = c.Program.Name, c.Program.File
+	}
+	if c.Err != nil {
+		h.Errors = append(h.Errors, c.Err.Error())
+	}
+	return h
+}

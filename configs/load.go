@@ -227,3 +227,25 @@ func yamlKeys(data []byte) ([]string, error) {
 	sort.Strings(out)
 	return out, nil
 }
+
+// Range is a numeric value's allowed range, for CheckRanges.
+type Range struct {
+	Key    string // below the section, e.g. "mau.stages"
+	Val    float64
+	Lo, Hi float64
+}
+
+// In is a value's allowed range, for CheckRanges.
+func In(key string, val, lo, hi float64) Range { return Range{Key: key, Val: val, Lo: lo, Hi: hi} }
+
+// CheckRanges checks values decoded from a section (e.g. "tofino"): the
+// first out of its range is an error naming the key and where it was set.
+func (l *Loaded) CheckRanges(section string, rs []Range) error {
+	for _, r := range rs {
+		if r.Val < r.Lo || r.Val > r.Hi {
+			key := section + "." + r.Key
+			return fmt.Errorf("%s: %s = %v is out of range [%v, %v]", l.Origin(key), key, r.Val, r.Lo, r.Hi)
+		}
+	}
+	return nil
+}

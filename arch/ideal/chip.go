@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"archsim/arch"
+	"archsim/configs"
 	"archsim/programs"
 )
 
@@ -16,21 +17,12 @@ type Params struct {
 }
 
 // Chip is the ideal switch as a registered architecture.
-type Chip struct{}
+type Chip struct{ arch.ChipInfo }
 
 // TheChip is the ideal switch.
-var TheChip = &Chip{}
-
-// Name is the architecture name.
-func (*Chip) Name() string { return "ideal" }
-
-// Doc describes the chip.
-func (*Chip) Doc() string {
-	return "ideal output-queued NDP trimming switch (htsim CompositeQueue): no program; network scenarios only"
-}
-
-// Files are the config files.
-func (*Chip) Files() []string { return []string{"ideal.yaml"} }
+var TheChip = &Chip{arch.ChipInfo{ArchName: "ideal",
+	Description: "ideal output-queued NDP trimming switch (htsim CompositeQueue): no program; network scenarios only",
+	ConfigFiles: []string{"ideal.yaml"}}}
 
 // Knobs: the data queue size.
 func (*Chip) Knobs() []arch.Knob {
@@ -47,20 +39,12 @@ func (c *Chip) Load(o arch.Overrides) (arch.Target, error) {
 	if err := l.Decode("ideal", p); err != nil {
 		return nil, err
 	}
-	for _, ch := range []struct {
-		key    string
-		v, lo  float64
-		hi     float64
-		origin string
-	}{
-		{"queue_packets", float64(p.QueuePackets), 1, 1 << 20, ""},
-		{"header_queue_factor", float64(p.HeaderQueueFactor), 0, 1024, ""},
-		{"latency_ns", p.LatencyNs, 0, 1e9, ""},
-	} {
-		if ch.v < ch.lo || ch.v > ch.hi {
-			key := "ideal." + ch.key
-			return nil, fmt.Errorf("%s: %s = %v is out of range [%v, %v]", l.Origin(key), key, ch.v, ch.lo, ch.hi)
-		}
+	if err := l.CheckRanges("ideal", []configs.Range{
+		{Key: "queue_packets", Val: float64(p.QueuePackets), Lo: 1, Hi: 1 << 20},
+		{Key: "header_queue_factor", Val: float64(p.HeaderQueueFactor), Lo: 0, Hi: 1024},
+		{Key: "latency_ns", Val: p.LatencyNs, Lo: 0, Hi: 1e9},
+	}); err != nil {
+		return nil, err
 	}
 	return &Target{p: p}, nil
 }

@@ -13,26 +13,13 @@ import (
 
 // Chip is a Tofino-family architecture name: the one model with a set of
 // config files.
-type Chip struct {
-	name  string
-	doc   string
-	files []string
-}
+type Chip struct{ arch.ChipInfo }
 
 // The Tofino family.
 var (
-	Tofino1 = &Chip{"tofino", "Intel Tofino 1: 4 pipes x 12 MAU stages, 16 x 100G per pipe", []string{"tofino.yaml"}}
-	Tofino2 = &Chip{"tofino2", "Intel Tofino 2: 20 stages, ghost thread (ingress queue visibility)", []string{"tofino.yaml", "tofino2.yaml"}}
+	Tofino1 = &Chip{arch.ChipInfo{ArchName: "tofino", Description: "Intel Tofino 1: 4 pipes x 12 MAU stages, 16 x 100G per pipe", ConfigFiles: []string{"tofino.yaml"}}}
+	Tofino2 = &Chip{arch.ChipInfo{ArchName: "tofino2", Description: "Intel Tofino 2: 20 stages, ghost thread (ingress queue visibility)", ConfigFiles: []string{"tofino.yaml", "tofino2.yaml"}}}
 )
-
-// Name is the architecture name (--arch).
-func (c *Chip) Name() string { return c.name }
-
-// Doc describes the chip.
-func (c *Chip) Doc() string { return c.doc }
-
-// Files are the config files merged in order.
-func (c *Chip) Files() []string { return c.files }
 
 // Knobs are the common what-ifs.
 func (c *Chip) Knobs() []arch.Knob {
@@ -63,7 +50,7 @@ type Config = spec.Config
 // LoadArch loads a Tofino-family chip by name with key=value overrides.
 func LoadArch(name string, sets ...string) (*Config, error) {
 	for _, c := range []*Chip{Tofino1, Tofino2} {
-		if c.name == name {
+		if c.ArchName == name {
 			t, err := c.Load(arch.Overrides{Sets: sets})
 			if err != nil {
 				return nil, err
@@ -84,7 +71,7 @@ type Target struct {
 func NewTarget(c *Chip, cfg *Config) *Target { return &Target{chip: c, cfg: cfg} }
 
 // Arch is the name the chip was loaded as.
-func (t *Target) Arch() string { return t.chip.name }
+func (t *Target) Arch() string { return t.chip.ArchName }
 
 // Name is the chip's name.
 func (t *Target) Name() string { return t.cfg.Name }
@@ -100,7 +87,7 @@ func (t *Target) Compile(prog *programs.Program) (*arch.Compiled, error) {
 	if prog == nil {
 		return nil, fmt.Errorf("%s runs a data-plane program: give one", t.cfg.Name)
 	}
-	c := &arch.Compiled{Arch: t.chip.name, Chip: t.cfg.Name, Program: prog}
+	c := &arch.Compiled{Arch: t.chip.ArchName, Chip: t.cfg.Name, Program: prog}
 	place, err := compiler.Place(t.cfg, prog)
 	if err != nil {
 		var pe *compiler.PlacementError

@@ -13,13 +13,7 @@ import (
 // Report is what `archsim --arch tofino --program P` prints, as one JSON
 // object. Its keys are a contract (README "Output"): keep them stable.
 type Report struct {
-	Arch        string             `json:"arch"`
-	Chip        string             `json:"chip"`
-	Program     string             `json:"program"`
-	ProgramFile string             `json:"program_file"`
-	Feasible    bool               `json:"feasible"`
-	Errors      []string           `json:"errors"`
-	Rule        string             `json:"rule,omitempty"`
+	arch.ReportHead
 	StagesUsed  int                `json:"stages_used"`
 	StagesTotal int                `json:"stages_total"`
 	Resources   compiler.Percent   `json:"resources"`
@@ -88,11 +82,9 @@ func uses(lt *compiler.LT) []string {
 }
 
 // NewReport summarizes a placement (and, if run, its measurement).
-func NewReport(arch string, p *compiler.Placement, r *RunResult, seed int64) *Report {
+func NewReport(head arch.ReportHead, p *compiler.Placement, r *RunResult, seed int64) *Report {
 	c := p.Chip
-	rep := &Report{
-		Arch: arch, Chip: c.Name, Program: p.Prog.Name, ProgramFile: p.Prog.File,
-		Feasible: true, Errors: []string{},
+	rep := &Report{ReportHead: head,
 		StagesUsed: p.StagesUsed, StagesTotal: c.MAU.Stages,
 		Resources: p.Pct, Units: p.Totals,
 		Capacity: compiler.Resources{SRAM: c.MAU.SRAMBlocks, MapRAM: c.MAU.MapRAMs, TCAM: c.MAU.TCAMBlocks,
@@ -134,22 +126,17 @@ func NewReport(arch string, p *compiler.Placement, r *RunResult, seed int64) *Re
 }
 
 // FailedReport is the report of a program that cannot be placed.
-func FailedReport(arch string, c *Config, progName, file string, err error) *Report {
-	rep := &Report{Arch: arch, Chip: c.Name, Program: progName, ProgramFile: file, Feasible: false,
-		Errors: []string{err.Error()}, StagesTotal: c.MAU.Stages, PerStage: []StageReport{}, ClockMHz: c.ClockMHz}
-	if pe, ok := err.(*compiler.PlacementError); ok {
-		rep.Rule = string(pe.Rule)
-	}
-	return rep
+func FailedReport(head arch.ReportHead, c *Config) *Report {
+	return &Report{ReportHead: head, StagesTotal: c.MAU.Stages, PerStage: []StageReport{}, ClockMHz: c.ClockMHz}
 }
 
 // Report is the main job's report of a compiled program and its
 // measurement (nil: placement only).
 func (t *Target) Report(c *arch.Compiled, m *arch.Measurement, seed int64) arch.Report {
 	if !c.Fits {
-		return FailedReport(t.chip.name, t.cfg, c.Program.Name, c.Program.File, c.Err)
+		return FailedReport(arch.HeadOf(c), t.cfg)
 	}
-	return NewReport(t.chip.name, Placed(c), RunResultOf(m), seed)
+	return NewReport(arch.HeadOf(c), Placed(c), RunResultOf(m), seed)
 }
 
 // RunResultOf is the latency run's outcome, from the switch's statistics
@@ -191,7 +178,7 @@ func RunResultOf(m *arch.Measurement) *RunResult {
 // packet (measured: ingress passes per offered packet).
 func (t *Target) Summary(c *arch.Compiled, m *arch.Measurement) arch.Summary {
 	cfg := t.cfg
-	r := arch.Summary{Arch: t.chip.name, Chip: cfg.Name, Structure: c.Structure,
+	r := arch.Summary{Arch: t.chip.ArchName, Chip: cfg.Name, Structure: c.Structure,
 		StatefulNote: "registers are stage-local: one access per pass",
 		Timers:       "none in the data plane (the packet generator injects packets; timeouts need the control plane)"}
 	if !c.Fits {

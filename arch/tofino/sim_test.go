@@ -1,6 +1,7 @@
 package tofino
 
 import (
+	"archsim/arch"
 	"encoding/json"
 	"os"
 	"strings"
@@ -205,7 +206,7 @@ func TestMeasureDeterministic(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		b, _ := json.Marshal(NewReport("tofino", p, r, 11))
+		b, _ := json.Marshal(NewReport(arch.ReportHead{Arch: "tofino"}, p, r, 11))
 		out = append(out, string(b))
 	}
 	if out[0] != out[1] {

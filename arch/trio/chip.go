@@ -12,27 +12,14 @@ import (
 )
 
 // Chip is a Trio generation: the PFE model with a set of config files.
-type Chip struct {
-	name  string
-	doc   string
-	files []string
-}
+type Chip struct{ arch.ChipInfo }
 
 // The Trio family.
 var (
-	Trio  = &Chip{"trio", "Juniper Trio 5 PFE (the Trio paper's MX480 testbed): run-to-completion PPE threads, shared memory with RMW engines", []string{"trio5.yaml"}}
-	Trio5 = &Chip{"trio5", "same as trio", []string{"trio5.yaml"}}
-	Trio6 = &Chip{"trio6", "Juniper Trio 6 slice: 1.2 GHz, 80 PPEs x 20 threads, 800 Gb/s", []string{"trio5.yaml", "trio6.yaml"}}
+	Trio  = &Chip{arch.ChipInfo{ArchName: "trio", Description: "Juniper Trio 5 PFE (the Trio paper's MX480 testbed): run-to-completion PPE threads, shared memory with RMW engines", ConfigFiles: []string{"trio5.yaml"}}}
+	Trio5 = &Chip{arch.ChipInfo{ArchName: "trio5", Description: "same as trio", ConfigFiles: []string{"trio5.yaml"}}}
+	Trio6 = &Chip{arch.ChipInfo{ArchName: "trio6", Description: "Juniper Trio 6 slice: 1.2 GHz, 80 PPEs x 20 threads, 800 Gb/s", ConfigFiles: []string{"trio5.yaml", "trio6.yaml"}}}
 )
-
-// Name is the architecture name (--arch).
-func (c *Chip) Name() string { return c.name }
-
-// Doc describes the chip.
-func (c *Chip) Doc() string { return c.doc }
-
-// Files are the config files merged in order.
-func (c *Chip) Files() []string { return c.files }
 
 // Knobs are the common what-ifs.
 func (c *Chip) Knobs() []arch.Knob {
@@ -56,7 +43,7 @@ func (c *Chip) Load(o arch.Overrides) (arch.Target, error) {
 // LoadArch("trio") is the Trio 5 PFE.
 func LoadArch(name string, sets ...string) (*spec.Config, error) {
 	for _, c := range []*Chip{Trio, Trio5, Trio6} {
-		if c.name == name {
+		if c.ArchName == name {
 			t, err := c.Load(arch.Overrides{Sets: sets})
 			if err != nil {
 				return nil, err
@@ -77,7 +64,7 @@ type Target struct {
 func NewTarget(c *Chip, cfg *spec.Config) *Target { return &Target{chip: c, cfg: cfg} }
 
 // Arch is the name the chip was loaded as.
-func (t *Target) Arch() string { return t.chip.name }
+func (t *Target) Arch() string { return t.chip.ArchName }
 
 // Name is the chip's name.
 func (t *Target) Name() string { return t.cfg.Name }
@@ -97,7 +84,7 @@ func (t *Target) Compile(prog *programs.Program) (*arch.Compiled, error) {
 	if prog == nil {
 		return nil, fmt.Errorf("%s runs a data-plane program: give one", t.cfg.Name)
 	}
-	c := &arch.Compiled{Arch: t.chip.name, Chip: t.cfg.Name, Program: prog}
+	c := &arch.Compiled{Arch: t.chip.ArchName, Chip: t.cfg.Name, Program: prog}
 	mc, err := lower.Lower(t.cfg, prog)
 	if err != nil {
 		var le *lower.LoweringError
@@ -147,15 +134,15 @@ func (t *Target) Build(s arch.BuildSpec) (arch.Switch, error) {
 // (nil: lowering only).
 func (t *Target) Report(c *arch.Compiled, m *arch.Measurement, seed int64) arch.Report {
 	if !c.Fits {
-		return FailedReport(t.chip.name, t.cfg, c.Program.Name, c.Program.File, c.Err)
+		return FailedReport(arch.HeadOf(c), t.cfg)
 	}
-	return NewReport(t.chip.name, t.cfg, Lowered(c), RunResultOf(m), seed)
+	return NewReport(arch.HeadOf(c), t.cfg, Lowered(c), RunResultOf(m), seed)
 }
 
 // Summary is the chip-neutral view compare prints: the packet rate is
 // measured at saturation.
 func (t *Target) Summary(c *arch.Compiled, m *arch.Measurement) arch.Summary {
-	r := arch.Summary{Arch: t.chip.name, Chip: t.cfg.Name, Structure: c.Structure,
+	r := arch.Summary{Arch: t.chip.ArchName, Chip: t.cfg.Name, Structure: c.Structure,
 		StatefulNote: "shared memory: any thread, any number of accesses (RMW engines serialise per address)",
 		Timers:       fmt.Sprintf("%d timers start threads periodically", t.cfg.Timers)}
 	if !c.Fits {

@@ -1,7 +1,7 @@
 package trio
 
 import (
-	"errors"
+	"archsim/arch"
 
 	"archsim/arch/trio/lower"
 	"archsim/arch/trio/spec"
@@ -11,13 +11,7 @@ import (
 // Report is the main job's result for a Trio PFE (its JSON keys are a
 // contract, documented in the README).
 type Report struct {
-	Arch         string            `json:"arch"`
-	Chip         string            `json:"chip"`
-	Program      string            `json:"program"`
-	ProgramFile  string            `json:"program_file"`
-	Feasible     bool              `json:"feasible"`
-	Errors       []string          `json:"errors"`
-	Rule         string            `json:"rule,omitempty"`
+	arch.ReportHead
 	Instructions *InstrReport      `json:"instructions,omitempty"`
 	XTXNSites    map[string]int    `json:"xtxn_sites,omitempty"`
 	XTXNPerPkt   map[string]XTXNPP `json:"xtxn_per_packet,omitempty"`
@@ -81,9 +75,8 @@ type SimReport struct {
 
 // NewReport builds the report of a lowered program and, if run is set, its
 // measurements.
-func NewReport(arch string, cfg *spec.Config, mc *lower.Microcode, run *RunResult, seed int64) *Report {
-	r := &Report{Arch: arch, Chip: cfg.Name, Program: mc.Prog.Name, ProgramFile: mc.Prog.File, Feasible: true, Errors: []string{},
-		ClockMHz: cfg.ClockMHz, Seed: seed, XTXNSites: mc.XTXNSites, NonAtomic: mc.NonAtomic, Notes: mc.Notes}
+func NewReport(head arch.ReportHead, cfg *spec.Config, mc *lower.Microcode, run *RunResult, seed int64) *Report {
+	r := &Report{ReportHead: head, ClockMHz: cfg.ClockMHz, Seed: seed, XTXNSites: mc.XTXNSites, NonAtomic: mc.NonAtomic, Notes: mc.Notes}
 	r.Instructions = &InstrReport{Static: mc.StaticInstr, Blocks: mc.Blocks, CallDepth: mc.CallDepth}
 	r.Memory = &MemReport{HeadBytes: mc.HeadBytes, LMEMBytes: mc.LMEMBytes, LMEMCapacity: cfg.LMEMBytes, RegistersUsed: mc.RegistersUsed,
 		MetadataBits: mc.MetaBits, SRAMBytes: mc.SRAMBytes, DRAMBytes: mc.DRAMBytes, Objects: mc.Memory}
@@ -108,11 +101,6 @@ func NewReport(arch string, cfg *spec.Config, mc *lower.Microcode, run *RunResul
 }
 
 // FailedReport is the report of a program the PFE cannot run.
-func FailedReport(arch string, cfg *spec.Config, prog, file string, err error) *Report {
-	r := &Report{Arch: arch, Chip: cfg.Name, Program: prog, ProgramFile: file, Errors: []string{err.Error()}, ClockMHz: cfg.ClockMHz}
-	var le *lower.LoweringError
-	if errors.As(err, &le) {
-		r.Rule = le.Rule
-	}
-	return r
+func FailedReport(head arch.ReportHead, cfg *spec.Config) *Report {
+	return &Report{ReportHead: head, ClockMHz: cfg.ClockMHz}
 }

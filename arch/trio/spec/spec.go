@@ -20,8 +20,6 @@
 package spec
 
 import (
-	"fmt"
-
 	"archsim/arch/trio/smem"
 	"archsim/configs"
 )
@@ -81,52 +79,44 @@ func LoadConfig(l *configs.Loaded) (*Config, error) {
 	if err := l.Decode("trio", c); err != nil {
 		return nil, err
 	}
-	checks := []struct {
-		key    string
-		val    float64
-		lo, hi float64
-	}{
-		{"clock_mhz", c.ClockMHz, 1, 10000},
-		{"ports", float64(c.Ports), 1, 256},
-		{"port_gbps", c.PortGbps, 0.001, 3200},
-		{"ppes", float64(c.PPEs), 1, 4096},
-		{"threads_per_ppe", float64(c.ThreadsPerPPE), 1, 1024},
-		{"head_bytes", float64(c.HeadBytes), 64, 4096},
-		{"lmem_bytes", float64(c.LMEMBytes), float64(c.HeadBytes), 1 << 20},
-		{"registers", float64(c.Registers), 1, 1024},
-		{"register_bits", float64(c.RegisterBits), 8, 128},
-		{"instr.cycles", float64(c.Instr.Cycles), 1, 1000},
-		{"instr.register_reads", float64(c.Instr.RegisterReads), 1, 64},
-		{"instr.lmem_reads", float64(c.Instr.LMEMReads), 1, 64},
-		{"instr.writes", float64(c.Instr.Writes), 1, 64},
-		{"instr.cond_alus", float64(c.Instr.CondALUs), 1, 64},
-		{"instr.call_depth", float64(c.Instr.CallDepth), 1, 64},
-		{"instr.xtxn_per_instr", float64(c.Instr.XTXNPerInstr), 1, 16},
-		{"xtxn.min_bytes", float64(c.XTXN.MinBytes), 1, 4096},
-		{"xtxn.max_bytes", float64(c.XTXN.MaxBytes), float64(c.XTXN.MinBytes), 4096},
-		{"xtxn.tail_chunk_bytes", float64(c.XTXN.TailChunkBytes), 1, 4096},
-		{"xtxn.result_chunk_bytes", float64(c.XTXN.ResultChunkBytes), 1, 4096},
-		{"smem.rmw_engines", float64(c.SMem.RMWEngines), 1, 1024},
-		{"smem.bytes_per_cycle", float64(c.SMem.BytesPerCycle), 1, 1024},
-		{"smem.add_cycles", float64(c.SMem.AddCycles), 1, 1000},
-		{"smem.sram_latency_ns", c.SMem.SRAMLatencyNs, 0, 1e6},
-		{"smem.dram_latency_ns", c.SMem.DRAMLatencyNs, 0, 1e6},
-		{"smem.sram_bytes", float64(c.SMem.SRAMBytes), 0, 1 << 40},
-		{"smem.dram_cache_bytes", float64(c.SMem.DRAMCacheBytes), 0, 1 << 40},
-		{"smem.dram_bytes", float64(c.SMem.DRAMBytes), 0, 1 << 50},
-		{"smem.engine_queue", float64(c.SMem.EngineQueue), 1, 1 << 20},
-		{"lookup.hash_cycles", float64(c.Lookup.HashCycles), 0, 1000},
-		{"lookup.filter_latency_ns", c.Lookup.FilterLatencyNs, 0, 1e6},
-		{"dispatch_ns", c.DispatchNs, 0, 1e6},
-		{"dispatch_per_cycle", float64(c.DispatchPerCycle), 1, 64},
-		{"reorder_ns", c.ReorderNs, 0, 1e6},
-		{"timers", float64(c.Timers), 0, 1 << 16},
-	}
-	for _, ch := range checks {
-		if ch.val < ch.lo || ch.val > ch.hi {
-			key := "trio." + ch.key
-			return nil, fmt.Errorf("%s: %s = %v is out of range [%v, %v]", l.Origin(key), key, ch.val, ch.lo, ch.hi)
-		}
+	if err := l.CheckRanges("trio", []configs.Range{
+		configs.In("clock_mhz", c.ClockMHz, 1, 10000),
+		configs.In("ports", float64(c.Ports), 1, 256),
+		configs.In("port_gbps", c.PortGbps, 0.001, 3200),
+		configs.In("ppes", float64(c.PPEs), 1, 4096),
+		configs.In("threads_per_ppe", float64(c.ThreadsPerPPE), 1, 1024),
+		configs.In("head_bytes", float64(c.HeadBytes), 64, 4096),
+		configs.In("lmem_bytes", float64(c.LMEMBytes), float64(c.HeadBytes), 1<<20),
+		configs.In("registers", float64(c.Registers), 1, 1024),
+		configs.In("register_bits", float64(c.RegisterBits), 8, 128),
+		configs.In("instr.cycles", float64(c.Instr.Cycles), 1, 1000),
+		configs.In("instr.register_reads", float64(c.Instr.RegisterReads), 1, 64),
+		configs.In("instr.lmem_reads", float64(c.Instr.LMEMReads), 1, 64),
+		configs.In("instr.writes", float64(c.Instr.Writes), 1, 64),
+		configs.In("instr.cond_alus", float64(c.Instr.CondALUs), 1, 64),
+		configs.In("instr.call_depth", float64(c.Instr.CallDepth), 1, 64),
+		configs.In("instr.xtxn_per_instr", float64(c.Instr.XTXNPerInstr), 1, 16),
+		configs.In("xtxn.min_bytes", float64(c.XTXN.MinBytes), 1, 4096),
+		configs.In("xtxn.max_bytes", float64(c.XTXN.MaxBytes), float64(c.XTXN.MinBytes), 4096),
+		configs.In("xtxn.tail_chunk_bytes", float64(c.XTXN.TailChunkBytes), 1, 4096),
+		configs.In("xtxn.result_chunk_bytes", float64(c.XTXN.ResultChunkBytes), 1, 4096),
+		configs.In("smem.rmw_engines", float64(c.SMem.RMWEngines), 1, 1024),
+		configs.In("smem.bytes_per_cycle", float64(c.SMem.BytesPerCycle), 1, 1024),
+		configs.In("smem.add_cycles", float64(c.SMem.AddCycles), 1, 1000),
+		configs.In("smem.sram_latency_ns", c.SMem.SRAMLatencyNs, 0, 1e6),
+		configs.In("smem.dram_latency_ns", c.SMem.DRAMLatencyNs, 0, 1e6),
+		configs.In("smem.sram_bytes", float64(c.SMem.SRAMBytes), 0, 1<<40),
+		configs.In("smem.dram_cache_bytes", float64(c.SMem.DRAMCacheBytes), 0, 1<<40),
+		configs.In("smem.dram_bytes", float64(c.SMem.DRAMBytes), 0, 1<<50),
+		configs.In("smem.engine_queue", float64(c.SMem.EngineQueue), 1, 1<<20),
+		configs.In("lookup.hash_cycles", float64(c.Lookup.HashCycles), 0, 1000),
+		configs.In("lookup.filter_latency_ns", c.Lookup.FilterLatencyNs, 0, 1e6),
+		configs.In("dispatch_ns", c.DispatchNs, 0, 1e6),
+		configs.In("dispatch_per_cycle", float64(c.DispatchPerCycle), 1, 64),
+		configs.In("reorder_ns", c.ReorderNs, 0, 1e6),
+		configs.In("timers", float64(c.Timers), 0, 1<<16),
+	}); err != nil {
+		return nil, err
 	}
 	return c, nil
 }
