@@ -202,7 +202,7 @@ pattern: {kind: incast, senders: 2}
 variants:
   - {name: Ideal, switch: ideal, queue_packets: 10}
 `
-	cases := []struct{ from, to, want string }{
+	cases := []loadCase{
 		{"", "", ""},
 		{"seed: 1", "seed: 1\nbogus: 3", "field bogus not found"},
 		{"duration_us: 50", "duration_us: -1", "duration_us must be in (0, 1e6]"},
@@ -221,24 +221,7 @@ variants:
 		{"kind: incast, senders: 2", "kind: shifted, senders: 4", "pattern shifted with 4 senders needs more than 4 hosts"},
 		{"hosts: 4", "hosts: 8", ""},
 	}
-	dir := t.TempDir()
-	for i, c := range cases {
-		body := strings.Replace(good, c.from, c.to, 1)
-		p := filepath.Join(dir, "s.yaml")
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		_, err := Load(p)
-		if c.want == "" {
-			if err != nil {
-				t.Fatalf("case %d: a good scenario fails: %v", i, err)
-			}
-			continue
-		}
-		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "s.yaml") || strings.Contains(err.Error(), "\n") {
-			t.Errorf("case %d: error %v, want one line naming the file and containing %q", i, err, c.want)
-		}
-	}
+	wantLoadErrors(t, good, cases)
 	if _, err := Load("no-such-scenario"); err == nil || !strings.Contains(err.Error(), "unknown scenario") {
 		t.Errorf("unknown scenario: %v", err)
 	}
@@ -268,6 +251,34 @@ func TestModeWindowsMerge(t *testing.T) {
 	for i := range want {
 		if got[i] != want[i] {
 			t.Errorf("window %d: got %v, want %v", i, got[i], want[i])
+		}
+	}
+}
+
+// loadCase edits a good scenario (the first from becomes to) and names the
+// error Load must give ("": it must load).
+type loadCase struct{ from, to, want string }
+
+// wantLoadErrors loads each edited scenario: a good one must load, a bad
+// one fail with one line naming the file and containing the wanted text.
+func wantLoadErrors(t *testing.T, good string, cases []loadCase) {
+	t.Helper()
+	dir := t.TempDir()
+	for i, c := range cases {
+		body := strings.Replace(good, c.from, c.to, 1)
+		p := filepath.Join(dir, "s.yaml")
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, err := Load(p)
+		if c.want == "" {
+			if err != nil {
+				t.Fatalf("case %d: a good scenario fails: %v", i, err)
+			}
+			continue
+		}
+		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "s.yaml") || strings.Contains(err.Error(), "\n") {
+			t.Errorf("case %d: error %v, want one line naming the file and containing %q", i, err, c.want)
 		}
 	}
 }

@@ -134,7 +134,7 @@ pattern: {kind: incast, senders: 2}
 variants:
   - {name: I, chip: ideal, switches: {b: {chip: ideal, queue_packets: 5}}}
 `
-	cases := []struct{ from, to, want string }{
+	cases := []loadCase{
 		{"", "", ""},
 		{"{name: b, hosts: 2}", "{name: b, hosts: 1}", "the switches hold 3 hosts, the scenario has 4"},
 		{"{name: b, hosts: 2}", "{name: a, hosts: 2}", "duplicate name"},
@@ -147,24 +147,7 @@ variants:
 		{"name: I, chip: ideal", "name: I, chip: nope", `unknown architecture "nope"`},
 		{"name: I, chip: ideal", "name: I, chip: ideal, switch: ideal", "give chip, or the older switch/arch, not both"},
 	}
-	dir := t.TempDir()
-	for i, c := range cases {
-		body := strings.Replace(good, c.from, c.to, 1)
-		p := filepath.Join(dir, "s.yaml")
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		_, err := Load(p)
-		if c.want == "" {
-			if err != nil {
-				t.Fatalf("case %d: a good scenario fails: %v", i, err)
-			}
-			continue
-		}
-		if err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
-			t.Errorf("case %d: error %v, want one line containing %q", i, err, c.want)
-		}
-	}
+	wantLoadErrors(t, good, cases)
 }
 
 // A program without a routes section cannot be routed through in a network

@@ -1,11 +1,10 @@
 package validation
 
 import (
-	"bytes"
+	"archsim/internal/golden"
 	"encoding/json"
 	"flag"
 	"math"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -102,33 +101,5 @@ func checkClaimsGolden(t *testing.T, long bool, results []Result) {
 		t.Fatal(err)
 	}
 	got = append(got, '\n')
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (record it with go test ./validation -run TestClaims -update)", err)
-	}
-	if !bytes.Equal(got, want) {
-		wl, gl := strings.Split(string(want), "\n"), strings.Split(string(got), "\n")
-		for i := 0; i < max(len(wl), len(gl)); i++ {
-			if i >= len(wl) || i >= len(gl) || wl[i] != gl[i] {
-				w, g := "", ""
-				if i < len(wl) {
-					w = wl[i]
-				}
-				if i < len(gl) {
-					g = gl[i]
-				}
-				t.Errorf("%s differs from the golden at line %d:\n  want: %s\n  got:  %s", path, i+1, w, g)
-				break
-			}
-		}
-	}
+	golden.Check(t, path, got, *update)
 }

@@ -1,14 +1,13 @@
 package main
 
 import (
-	"bytes"
 	"flag"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"archsim/internal/golden"
 	"archsim/programs"
 )
 
@@ -78,47 +77,7 @@ func TestGoldens(t *testing.T) {
 			t.Parallel()
 			out, msg, code := run(t, c.args...)
 			got := fmt.Sprintf("# archsim %s\n# exit %d: %s\n%s", strings.Join(c.args, " "), code, msg, out)
-			checkGolden(t, filepath.Join("testdata", "golden", c.file), []byte(got))
+			golden.Check(t, filepath.Join("testdata", "golden", c.file), []byte(got), *update)
 		})
 	}
-}
-
-// checkGolden compares got with the golden file (or rewrites it with
-// -update).
-func checkGolden(t *testing.T, path string, got []byte) {
-	t.Helper()
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./cmd/archsim -run TestGoldens -update to record it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from the golden:\n%s", path, firstDiff(string(want), string(got)))
-	}
-}
-
-// firstDiff shows the first differing line with a little context.
-func firstDiff(want, got string) string {
-	wl, gl := strings.Split(want, "\n"), strings.Split(got, "\n")
-	for i := 0; i < max(len(wl), len(gl)); i++ {
-		var w, g string
-		if i < len(wl) {
-			w = wl[i]
-		}
-		if i < len(gl) {
-			g = gl[i]
-		}
-		if w != g {
-			return fmt.Sprintf("line %d:\n  want: %s\n  got:  %s", i+1, w, g)
-		}
-	}
-	return "(same lines, different bytes)"
 }
