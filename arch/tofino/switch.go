@@ -71,15 +71,9 @@ type Builder struct {
 	seed   int64
 }
 
-// MakeBuilder returns a builder with the default chip (Tofino 1,
-// configs/tofino.yaml) and no program.
-func MakeBuilder() Builder {
-	b := Builder{}
-	if c, err := LoadArch("tofino"); err == nil {
-		b.cfg = c
-	}
-	return b
-}
+// MakeBuilder returns a builder whose chip defaults to the one the
+// program was placed for (WithConfig overrides it).
+func MakeBuilder() Builder { return Builder{} }
 
 // WithEngine sets the Akita engine.
 func (b Builder) WithEngine(e sim.Engine) Builder { b.engine = e; return b }
@@ -95,8 +89,11 @@ func (b Builder) WithSeed(s int64) Builder { b.seed = s; return b }
 
 // Build constructs the switch.
 func (b Builder) Build(name string) *Switch {
-	if b.engine == nil || b.cfg == nil || b.place == nil {
-		panic("tofino.Builder: engine, config and placement are required")
+	if b.engine == nil || b.place == nil {
+		panic("tofino.Builder: engine and placement are required")
+	}
+	if b.cfg == nil {
+		b.cfg = b.place.Chip
 	}
 	sw := &Switch{engine: b.engine, cfg: b.cfg, prog: b.place.Prog, place: b.place, drops: map[string]int{}, name: name}
 	sw.ports = &Ports{ComponentBase: sim.NewComponentBase(name + ".Ports"), sw: sw,

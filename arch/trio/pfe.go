@@ -186,15 +186,9 @@ type Builder struct {
 	unpaced bool
 }
 
-// MakeBuilder returns a builder with the default chip (configs/trio5.yaml)
-// and no program.
-func MakeBuilder() Builder {
-	b := Builder{}
-	if c, err := LoadArch("trio"); err == nil {
-		b.cfg = c
-	}
-	return b
-}
+// MakeBuilder returns a builder whose PFE configuration defaults to the
+// one the program was lowered for (WithConfig overrides it).
+func MakeBuilder() Builder { return Builder{} }
 
 // WithEngine sets the Akita engine.
 func (b Builder) WithEngine(e sim.Engine) Builder { b.engine = e; return b }
@@ -214,8 +208,11 @@ func (b Builder) WithUnpaced(u bool) Builder { b.unpaced = u; return b }
 
 // Build constructs the PFE.
 func (b Builder) Build(name string) *PFE {
-	if b.engine == nil || b.cfg == nil || b.mc == nil {
-		panic("trio.Builder: engine, config and microcode are required")
+	if b.engine == nil || b.mc == nil {
+		panic("trio.Builder: engine and microcode are required")
+	}
+	if b.cfg == nil {
+		b.cfg = b.mc.Config()
 	}
 	p := newPFE(name, b.engine, b.cfg, b.mc, b.seed)
 	p.unpaced = b.unpaced
