@@ -36,7 +36,7 @@ type simJSON struct {
 // JSON is the report as one object.
 func (r *CompiledReport) JSON() any {
 	c := r.C
-	j := &compiledJSON{ReportHead: HeadOf(c), Structure: c.Structure, Resources: c.Resources, Units: c.Units}
+	j := &compiledJSON{ReportHead: HeadOf(c), Structure: c.Structure, Resources: append([]Resource{}, c.Resources...), Units: append([]Unit{}, c.Units...)}
 	if r.M != nil && r.M.Latency != nil {
 		run := r.M.Latency
 		cnt := run.Switch.Counters()
