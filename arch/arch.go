@@ -305,6 +305,12 @@ type QueueTracer interface {
 	OnDeflect(f func(nowPs int64, pkt *packet.Packet))
 }
 
+// PortRates lets a network set one front-panel port's speed (a link
+// slower or faster than the chip's default port rate; both directions).
+type PortRates interface {
+	SetPortGbps(port int, gbps float64) error
+}
+
 // TimerSwitch runs timer threads (Trio): they start periodically until
 // untilPs, or until StopTimers.
 type TimerSwitch interface {

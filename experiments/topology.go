@@ -31,7 +31,7 @@ type TopoSwitch struct {
 // TopoLink joins two switches (both ways).
 type TopoLink struct {
 	Between []string `yaml:"between"` // two switch names
-	Gbps    float64  `yaml:"gbps"`    // 0: the switches' port rate
+	Gbps    float64  `yaml:"gbps"`    // 0: the switches' port rate; else both ends' ports run at it
 	PropNs  float64  `yaml:"prop_ns"` // one-way propagation
 }
 
@@ -276,9 +276,15 @@ func (s *Scenario) buildNetwork(spec runSpec, engine sim.Engine, deadline int64)
 				sw   arch.Switch
 				port int
 			}{{n.switches[a], pa}, {n.switches[b], pb}} {
-				got, err := end.sw.IngressGbps(end.port)
-				if err != nil || got != l.Gbps {
-					return nil, nil, fmt.Errorf("topology.links[%d]: %g Gb/s, but %s port %d runs at %g Gb/s (set the chip's port rate)", li, l.Gbps, end.sw.Name(), end.port, got)
+				if got, err := end.sw.IngressGbps(end.port); err == nil && got == l.Gbps {
+					continue
+				}
+				pr, ok := end.sw.(arch.PortRates)
+				if !ok {
+					return nil, nil, fmt.Errorf("topology.links[%d]: %g Gb/s, but %s cannot set a port's speed", li, l.Gbps, end.sw.Name())
+				}
+				if err := pr.SetPortGbps(end.port, l.Gbps); err != nil {
+					return nil, nil, fmt.Errorf("topology.links[%d]: %v", li, err)
 				}
 			}
 		}

@@ -111,10 +111,16 @@ variants:
 	// One switch: two host links (0.5 µs and one 1000-byte frame, 81.92 ns
 	// at 100 Gb/s, each) and the switch's pipeline. The second switch adds
 	// its pipeline, one more serialization and the 2 µs link.
-	ser := float64(1000+24) * 8 / 100 / 1000
-	pipeline := a1 - 2*0.5 - 2*ser
-	if want := 2.0 + ser + pipeline; a2-a1 < want-0.001 || a2-a1 > want+0.001 {
+	ser := func(gbps float64) float64 { return float64(1000+24) * 8 / gbps / 1000 }
+	pipeline := a1 - 2*0.5 - 2*ser(100)
+	if want := 2.0 + ser(100) + pipeline; a2-a1 < want-0.001 || a2-a1 > want+0.001 {
 		t.Errorf("one switch %.4f µs, two %.4f µs: the second hop adds %.4f µs, want %.4f (link, frame, pipeline %.4f)", a1, a2, a2-a1, want, pipeline)
+	}
+	// A 10 Gb/s link between the switches: its ports serialize the frame
+	// ten times slower.
+	a3 := arrival(strings.Replace(two, "prop_ns: 2000}", "prop_ns: 2000, gbps: 10}", 1))
+	if want := 2.0 + ser(10) + pipeline; a3-a1 < want-0.001 || a3-a1 > want+0.001 {
+		t.Errorf("over a 10 Gb/s link the second hop adds %.4f µs, want %.4f", a3-a1, want)
 	}
 }
 
@@ -160,5 +166,34 @@ func TestTopologyNeedsRoutes(t *testing.T) {
 	s.Variants = []Variant{{Name: "PIE", Chip: "tofino", Program: "pie-dp"}}
 	if _, err := s.Execute(Options{Jobs: 1}); err == nil || !strings.Contains(err.Error(), "has no routes section") {
 		t.Errorf("error %v, want the missing routes section named", err)
+	}
+}
+
+// Two long NDP flows crossing the link between two switches: at 100 Gb/s
+// they get well over 10 Gb/s together; over a 10 Gb/s link never more than
+// its rate, and a good share of it.
+func TestSlowLinkIsTheBottleneck(t *testing.T) {
+	run := func(gbps float64) *Result {
+		s, err := Load(filepath.Join("testdata", "line.yaml"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.Topology.Links[0].Gbps = gbps
+		s.Workload.FlowPackets = 0
+		s.DurationUs = 300
+		s.Pattern.Flows = [][]int{{0, 2}, {1, 3}}
+		res, err := s.Execute(Options{Jobs: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	fast, slow := run(100), run(10)
+	for i, r := range slow.Runs {
+		sum := r.GoodputGbps[0] + r.GoodputGbps[1]
+		sumFast := fast.Runs[i].GoodputGbps[0] + fast.Runs[i].GoodputGbps[1]
+		if !r.ConservationOK || sum > 10 || sum < 5 || sumFast < 15 {
+			t.Errorf("%s: flows get %.2f Gb/s together over a 10 Gb/s link, %.2f over a 100 Gb/s one (conservation %v)", r.Variant, sum, sumFast, r.ConservationOK)
+		}
 	}
 }

@@ -7,6 +7,7 @@
 package ideal
 
 import (
+	"fmt"
 	"math/rand"
 
 	"github.com/sarchlab/akita/v3/sim"
@@ -54,6 +55,7 @@ type Switch struct {
 }
 
 type port struct {
+	gbps           float64 // 0: the switch's rate
 	data, hdr      []*packet.Packet
 	dataB, hdrB    int64
 	busyUntil      int64
@@ -119,8 +121,24 @@ func (s *Switch) FrontPorts() []int {
 	return out
 }
 
-// IngressGbps is every port's rate.
-func (s *Switch) IngressGbps(int) (float64, error) { return s.cfg.PortGbps, nil }
+// IngressGbps is a port's rate.
+func (s *Switch) IngressGbps(port int) (float64, error) { return s.portGbps(port), nil }
+
+func (s *Switch) portGbps(port int) float64 {
+	if port >= 0 && port < len(s.ports) && s.ports[port].gbps > 0 {
+		return s.ports[port].gbps
+	}
+	return s.cfg.PortGbps
+}
+
+// SetPortGbps sets a port's speed.
+func (s *Switch) SetPortGbps(port int, gbps float64) error {
+	if port < 0 || port >= len(s.ports) || !(gbps > 0 && gbps <= 3200) {
+		return fmt.Errorf("%s: port %d at %g Gb/s: want a port 0..%d and a rate in (0, 3200]", s.Name(), port, gbps, len(s.ports)-1)
+	}
+	s.ports[port].gbps = gbps
+	return nil
+}
 
 // SetDeadline is a no-op: the ideal switch drains its queues (its hosts stop
 // at the deadline).
@@ -234,7 +252,7 @@ func (s *Switch) serve(pi int, now int64) {
 		p.pending = false
 		return
 	}
-	p.busyUntil = now + packet.SerializationPs(pkt.Len, s.cfg.PortGbps)
+	p.busyUntil = now + packet.SerializationPs(pkt.Len, s.portGbps(pi))
 	if a := s.out[pi]; a.To != nil {
 		s.Delivered++
 		a.Deliver(s.engine, pkt, p.busyUntil)

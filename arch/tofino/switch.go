@@ -54,6 +54,7 @@ type Switch struct {
 	deadlinePs int64
 	E2E        stats.Samples
 	name       string
+	speeds     map[int]float64 // front-panel ports a network set to another speed
 	*arch.StateControl
 }
 
@@ -256,7 +257,7 @@ func (p *Ports) Handle(e sim.Event) error {
 		packet.Schedule(sw.engine, sw.pipes[pipe].ingress, txEnd+int64(sw.cfg.RecircLatencyNs*1000), packet.KindArrive, pkt, pkt.InPort)
 		return nil
 	}
-	txEnd := start + packet.SerializationPs(pkt.Len, sw.cfg.PortGbps)
+	txEnd := start + packet.SerializationPs(pkt.Len, sw.portGbps(pkt.OutPort))
 	if o := pkt.OutPort; o >= 0 && o < len(p.busyUntil) {
 		p.busyUntil[o] = txEnd
 	}
@@ -295,7 +296,30 @@ func (sw *Switch) IngressGbps(port int) (float64, error) {
 	if port%c.DevPortPipeStride >= c.FrontPortsPerPipe {
 		return c.RecircGbps, nil
 	}
-	return c.PortGbps, nil
+	return sw.portGbps(port), nil
+}
+
+// portGbps is a front-panel port's speed: the chip's, unless the network
+// set it.
+func (sw *Switch) portGbps(port int) float64 {
+	if g, ok := sw.speeds[port]; ok {
+		return g
+	}
+	return sw.cfg.PortGbps
+}
+
+// SetPortGbps sets a front-panel port's speed: its MAC serializes and its
+// traffic-manager queues drain at that rate.
+func (sw *Switch) SetPortGbps(port int, gbps float64) error {
+	c := sw.cfg
+	if port < 0 || port%c.DevPortPipeStride >= c.FrontPortsPerPipe || c.PipeOf(port) >= c.Pipes || !(gbps > 0 && gbps <= 3200) {
+		return fmt.Errorf("%s: port %d at %g Gb/s: want a front-panel port and a rate in (0, 3200]", sw.name, port, gbps)
+	}
+	if sw.speeds == nil {
+		sw.speeds = map[int]float64{}
+	}
+	sw.speeds[port] = gbps
+	return sw.tm.SetPortGbps(port, gbps)
 }
 
 // Counters are the switch's observations: deliveries, drops and the

@@ -1,6 +1,7 @@
 package trio
 
 import (
+	"fmt"
 	"sort"
 
 	"archsim/arch"
@@ -23,8 +24,28 @@ func (p *PFE) FrontPorts() []int {
 	return out
 }
 
-// IngressGbps is the rate of any port.
-func (p *PFE) IngressGbps(int) (float64, error) { return p.cfg.PortGbps, nil }
+// IngressGbps is a port's rate.
+func (p *PFE) IngressGbps(port int) (float64, error) { return p.portGbps(port), nil }
+
+// portGbps is a port's speed: the PFE's, unless the network set it.
+func (p *PFE) portGbps(port int) float64 {
+	if g, ok := p.speeds[port]; ok {
+		return g
+	}
+	return p.cfg.PortGbps
+}
+
+// SetPortGbps sets a port's speed (its output queue drains at it).
+func (p *PFE) SetPortGbps(port int, gbps float64) error {
+	if port < 0 || port >= p.cfg.Ports || !(gbps > 0 && gbps <= 3200) {
+		return fmt.Errorf("%s: port %d at %g Gb/s: want a port 0..%d and a rate in (0, 3200]", p.Name(), port, gbps, p.cfg.Ports-1)
+	}
+	if p.speeds == nil {
+		p.speeds = map[int]float64{}
+	}
+	p.speeds[port] = gbps
+	return nil
+}
 
 // OnDrop sets a hook called for every packet the PFE drops.
 func (p *PFE) OnDrop(f func(*packet.Packet, string)) { p.dropHook = f }

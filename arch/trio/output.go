@@ -85,7 +85,7 @@ func (p *PFE) dequeue(port int, now int64) {
 	q.pkts = q.pkts[1:]
 	pkt.DeqDeltaPs = now - pkt.EnqPs
 	pkt.DeqDepthCells = len(q.pkts)
-	q.busyUntil = now + packet.SerializationPs(pkt.Len, p.cfg.PortGbps)
+	q.busyUntil = now + packet.SerializationPs(pkt.Len, p.portGbps(port))
 	if p.prog.Egress != nil && len(p.prog.Egress.Body) > 0 {
 		p.arrive(pkt, 1, now)
 	} else {
@@ -99,7 +99,7 @@ func (p *PFE) delivered(pkt *packet.Packet, now int64) {
 		p.onDeliver(pkt)
 	}
 	if a, ok := p.attached[pkt.OutPort]; ok {
-		a.Deliver(p.engine, pkt, now+packet.SerializationPs(pkt.Len, p.cfg.PortGbps))
+		a.Deliver(p.engine, pkt, now+packet.SerializationPs(pkt.Len, p.portGbps(pkt.OutPort)))
 	}
 	p.Stats.Delivered++
 	p.Stats.E2E.Add(now - pkt.BornPs)

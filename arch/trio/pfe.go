@@ -139,6 +139,7 @@ type PFE struct {
 	Stats    PFEStats
 	drops    map[string]int
 	dropHook func(*packet.Packet, string)
+	speeds   map[int]float64 // ports a network set to another speed
 	*arch.StateControl
 }
 

@@ -213,3 +213,12 @@ func (t *TrafficManager) UsedCells() int64 { return t.usedCells }
 
 // TotalCells is the shared buffer's size in cells.
 func (t *TrafficManager) TotalCells() int64 { return t.totalCells }
+
+// SetPortGbps sets the rate a port's queues drain at.
+func (t *TrafficManager) SetPortGbps(port int, gbps float64) error {
+	if port < 0 || port >= len(t.ports) || t.ports[port] == nil {
+		return fmt.Errorf("traffic manager: no port %d", port)
+	}
+	t.ports[port].gbps = gbps
+	return nil
+}
