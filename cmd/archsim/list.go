@@ -30,10 +30,15 @@ func newListCmd(out io.Writer) *cobra.Command {
 				Name    string   `json:"name"`
 				Configs []string `json:"configs"`
 				Doc     string   `json:"doc"`
+				Knobs   []string `json:"knobs"`
 			}
 			var archs []archInfo
 			for _, c := range arch.Chips() {
-				archs = append(archs, archInfo{c.Name(), c.Files(), c.Doc()})
+				a := archInfo{c.Name(), c.Files(), c.Doc(), []string{}}
+				for _, k := range c.Knobs() {
+					a.Knobs = append(a.Knobs, k.Name)
+				}
+				archs = append(archs, a)
 			}
 			var progs []progInfo
 			for _, name := range programs.Builtins() {
@@ -59,9 +64,13 @@ func newListCmd(out io.Writer) *cobra.Command {
 				return writeJSON(out, map[string]any{"architectures": archs, "programs": progs, "scenarios": scen, "sonic_configs": configs.SONiCConfigs()})
 			}
 			var buf bytes.Buffer
-			t := tables.New(&buf, "Architecture", "Config files", "Description")
+			t := tables.New(&buf, "Architecture", "Config files", "Knobs", "Description")
 			for _, a := range archs {
-				t.Row(a.Name, fmt.Sprint(a.Configs), a.Doc)
+				knobs := strings.Join(a.Knobs, ", ")
+				if knobs == "" {
+					knobs = "-"
+				}
+				t.Row(a.Name, fmt.Sprint(a.Configs), knobs, a.Doc)
 			}
 			t.Render()
 			fmt.Fprintln(&buf)
