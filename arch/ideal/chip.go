@@ -40,7 +40,7 @@ func (c *Chip) Load(o arch.Overrides) (arch.Target, error) {
 		return nil, err
 	}
 	if err := l.CheckRanges("ideal", []configs.Range{
-		{Key: "queue_packets", Val: float64(p.QueuePackets), Lo: 1, Hi: 1 << 20},
+		{Key: "queue_packets", Val: float64(p.QueuePackets), Lo: 1, Hi: 100000},
 		{Key: "header_queue_factor", Val: float64(p.HeaderQueueFactor), Lo: 0, Hi: 1024},
 		{Key: "latency_ns", Val: p.LatencyNs, Lo: 0, Hi: 1e9},
 	}); err != nil {

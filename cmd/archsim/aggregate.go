@@ -88,8 +88,18 @@ training and straggler parameters come from configs/aggregation.yaml
 			if err != nil {
 				return &exitError{code: 2, msg: oneLine(err.Error())}
 			}
+			// Results that differ from the workers' true sum make the run
+			// a failure (printed, exit 1): the program does not aggregate
+			// correctly on this chip.
+			var wrong error
+			if r.Wrong > 0 {
+				wrong = &exitError{code: 1, msg: fmt.Sprintf("%d of %d results differ from the workers' true sum: %s does not aggregate correctly on %s", r.Wrong, r.Results, r.Program, r.Chip)}
+			}
 			if o.json {
-				return writeJSON(out, r)
+				if err := writeJSON(out, r); err != nil {
+					return err
+				}
+				return wrong
 			}
 			var buf bytes.Buffer
 			fmt.Fprintf(&buf, "%s on %s: %d workers, %d gradients per packet, window %d, %d iterations\n\n", r.Program, r.Chip, r.Workers, r.GradsPerPacket, r.Window, r.Iterations)
@@ -106,8 +116,10 @@ training and straggler parameters come from configs/aggregation.yaml
 			row("Switch: consumed / created / copies / delivered / other drops", fmt.Sprintf("%d / %d / %d / %d / %d", r.Consumed, r.Created, r.Copies, r.Delivered, r.SwitchDrops))
 			row("Simulated (ms) / events", fmt.Sprintf("%.1f / %d", r.SimulatedMs, r.Events))
 			t.Render()
-			_, err = out.Write(buf.Bytes())
-			return err
+			if _, err = out.Write(buf.Bytes()); err != nil {
+				return err
+			}
+			return wrong
 		},
 	}
 	f := cmd.Flags()
