@@ -2,6 +2,7 @@ package experiments
 
 import (
 	"archsim/components/link"
+	"archsim/engine"
 	"fmt"
 	"sort"
 	"strconv"
@@ -208,7 +209,7 @@ func (s *Scenario) runOne(spec runSpec) (*Run, error) {
 		spec.senders = len(flows)
 	}
 	rec := hosts.NewRecorder(len(flows))
-	engine := &packet.CountingEngine{Engine: sim.NewSerialEngine()}
+	engine := engine.NewSerial()
 	r := &Run{Scenario: s.Name, Variant: spec.variant.Name, Senders: spec.senders, Params: spec.params, Seed: spec.seed, Value: spec.value}
 	if s.Sweep != nil {
 		r.Sweep = s.Sweep.Var
@@ -316,7 +317,7 @@ func (s *Scenario) runOne(spec runSpec) (*Run, error) {
 	for _, a := range rec.Arrivals {
 		r.Arrivals = append(r.Arrivals, Arrival{Flow: a.Flow, Seq: a.Seq, AtUs: float64(a.AtPs) / 1e6, Trimmed: a.Trimmed, Flags: a.Flags})
 	}
-	r.Events = engine.N
+	r.Events = engine.Scheduled()
 	if r.DataSent > 0 {
 		r.EventsPerPacket = float64(r.Events) / float64(r.DataSent)
 	}

@@ -6,7 +6,7 @@
 package harness
 
 import (
-	"github.com/sarchlab/akita/v3/sim"
+	"archsim/engine"
 
 	"archsim/arch"
 	"archsim/components/packet"
@@ -50,7 +50,7 @@ func Measure(t arch.Target, c *arch.Compiled, seed int64, s Sim) (*arch.Measurem
 // packet has left (or the drain time after the last arrival has passed);
 // timer threads run until the last arrival.
 func latencyRun(t arch.Target, c *arch.Compiled, seed int64, s Sim) (*arch.Run, error) {
-	engine := &packet.CountingEngine{Engine: sim.NewSerialEngine()}
+	engine := engine.NewSerial()
 	sw, err := t.Build(arch.BuildSpec{Engine: engine, Compiled: c, Seed: seed})
 	if err != nil {
 		return nil, err
@@ -79,14 +79,14 @@ func latencyRun(t arch.Target, c *arch.Compiled, seed int64, s Sim) (*arch.Run, 
 		return nil, err
 	}
 	return &arch.Run{Switch: sw, Offered: len(off.Arrivals), LastArrivalPs: off.LastArrivalPs, MeanFrameBytes: off.MeanFrameBytes,
-		Events: engine.N, SimulatedNs: float64(packet.SecToPs(engine.CurrentTime())) / 1000}, nil
+		Events: engine.Scheduled(), SimulatedNs: float64(packet.SecToPs(engine.CurrentTime())) / 1000}, nil
 }
 
 // RateProbe offers n packets at once (at line-rate spacing order, all at
 // time 0) to a switch with unpaced output ports: how fast the chip itself
 // processes them.
 func RateProbe(t arch.Target, c *arch.Compiled, seed int64, n int) (*arch.Run, error) {
-	engine := &packet.CountingEngine{Engine: sim.NewSerialEngine()}
+	engine := engine.NewSerial()
 	sw, err := t.Build(arch.BuildSpec{Engine: engine, Compiled: c, Seed: seed, Unpaced: true})
 	if err != nil {
 		return nil, err
@@ -103,5 +103,5 @@ func RateProbe(t arch.Target, c *arch.Compiled, seed int64, n int) (*arch.Run, e
 		return nil, err
 	}
 	return &arch.Run{Switch: sw, Offered: len(off.Arrivals), MeanFrameBytes: off.MeanFrameBytes,
-		Events: engine.N, SimulatedNs: float64(packet.SecToPs(engine.CurrentTime())) / 1000}, nil
+		Events: engine.Scheduled(), SimulatedNs: float64(packet.SecToPs(engine.CurrentTime())) / 1000}, nil
 }

@@ -7,6 +7,7 @@
 package aggregation
 
 import (
+	"archsim/engine"
 	"fmt"
 	"slices"
 
@@ -165,7 +166,7 @@ var systems = map[string]system{
 
 // Run simulates one job.
 func Run(s Setup) (*Result, error) {
-	engine := &packet.CountingEngine{Engine: sim.NewSerialEngine()}
+	engine := engine.NewSerial()
 	wc := s.Workers
 	params := map[string]string{}
 	for k, v := range s.Params {
@@ -219,7 +220,7 @@ func Run(s Setup) (*Result, error) {
 	if len(st.Partial) > 0 {
 		r.PartialMinMs = float64(slices.Min(st.Partial)) / 1e9
 	}
-	r.Events = engine.N
+	r.Events = engine.Scheduled()
 	r.SimulatedMs = float64(packet.SecToPs(engine.CurrentTime())) / 1e9
 	collect(r)
 	return r, nil

@@ -1,9 +1,8 @@
 package aggregation
 
 import (
+	"archsim/engine"
 	"fmt"
-
-	"github.com/sarchlab/akita/v3/sim"
 
 	"archsim/arch/trio"
 	"archsim/components/packet"
@@ -106,7 +105,7 @@ type EngineSaturation struct {
 // how fast it aggregates: gradients over the time from the first arrival
 // to the last thread's end.
 func SaturateEngines(sources, blocks, g int, seed int64) (*EngineSaturation, error) {
-	engine := &packet.CountingEngine{Engine: sim.NewSerialEngine()}
+	engine := engine.NewSerial()
 	params := map[string]string{"SOURCES": fmt.Sprint(sources), "GRAD_MAX": fmt.Sprint((g + 15) / 16 * 16), "BLOCKS": fmt.Sprint(pow2(blocks))}
 	sw, err := build(engine, "trio", "trio-ml", params, seed)
 	if err != nil {
@@ -139,7 +138,7 @@ func SaturateEngines(sources, blocks, g int, seed int64) (*EngineSaturation, err
 	dur := st.LastThreadEndPs
 	total, hottest := pfe.EngineBusy()
 	out := &EngineSaturation{Packets: n, Gradients: int64(n) * int64(g), DurationUs: float64(dur) / 1e6,
-		MaxThreads: st.MaxThreads, Results: st.Emitted, Events: engine.N}
+		MaxThreads: st.MaxThreads, Results: st.Emitted, Events: engine.Scheduled()}
 	if dur > 0 {
 		out.GOpsPerSec = float64(out.Gradients) / (float64(dur) / 1000)
 		out.EngineUtil = float64(total) / float64(cfg.SMem.RMWEngines) / float64(dur)

@@ -1,0 +1,165 @@
+package engine
+
+import (
+	"math/rand"
+	"testing"
+
+	"github.com/sarchlab/akita/v3/sim"
+
+	"archsim/components/packet"
+)
+
+// recorder logs the order events reach it and, on some, schedules more
+// events (at the same time or later), as components do.
+type recorder struct {
+	eng  sim.Engine
+	rng  *rand.Rand
+	log  []int
+	next int
+}
+
+func (r *recorder) Handle(e sim.Event) error {
+	ev := e.(*packet.Event)
+	r.log = append(r.log, ev.Port)
+	now := packet.SecToPs(ev.T)
+	for k := r.rng.Intn(3); k > 0 && r.next < 5000; k-- {
+		r.next++
+		// Many same-time events: delays drawn from a small set.
+		packet.Schedule(r.eng, r, now+int64(r.rng.Intn(4))*1000, packet.KindArrive, nil, r.next)
+	}
+	return nil
+}
+
+func replay(eng sim.Engine, seed int64) []int {
+	r := &recorder{eng: eng, rng: rand.New(rand.NewSource(seed))}
+	for i := 0; i < 50; i++ {
+		r.next++
+		packet.Schedule(eng, r, int64(r.rng.Intn(5))*1000, packet.KindArrive, nil, r.next)
+	}
+	if err := eng.Run(); err != nil {
+		panic(err)
+	}
+	return r.log
+}
+
+// TestSameOrderAsAkita runs the same random schedules (heavy in same-time
+// events, handlers scheduling more) on Akita's SerialEngine and on Serial:
+// the events must run in the same order.
+func TestSameOrderAsAkita(t *testing.T) {
+	for seed := int64(1); seed <= 20; seed++ {
+		want := replay(sim.NewSerialEngine(), seed)
+		got := replay(NewSerial(), seed)
+		if len(got) != len(want) {
+			t.Fatalf("seed %d: %d events, Akita ran %d", seed, len(got), len(want))
+		}
+		for i := range want {
+			if got[i] != want[i] {
+				t.Fatalf("seed %d: event %d is #%d, Akita ran #%d", seed, i, got[i], want[i])
+			}
+		}
+	}
+}
+
+type secondaryEvent struct {
+	*sim.EventBase
+}
+
+func (secondaryEvent) IsSecondary() bool { return true }
+
+type logHandler struct{ order []string }
+
+func (h *logHandler) Handle(e sim.Event) error {
+	if e.IsSecondary() {
+		h.order = append(h.order, "secondary")
+	} else {
+		h.order = append(h.order, "primary")
+	}
+	return nil
+}
+
+// TestSecondaryAfterPrimary: at equal times the primary event runs first,
+// as in Akita.
+func TestSecondaryAfterPrimary(t *testing.T) {
+	e := NewSerial()
+	h := &logHandler{}
+	e.Schedule(secondaryEvent{sim.NewEventBase(1e-9, h)})
+	e.Schedule(sim.NewEventBase(1e-9, h))
+	e.Schedule(sim.NewEventBase(2e-9, h))
+	if err := e.Run(); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"primary", "secondary", "primary"}
+	for i := range want {
+		if h.order[i] != want[i] {
+			t.Fatalf("order %v, want %v", h.order, want)
+		}
+	}
+	if e.Events() != 3 || e.Scheduled() != 3 || e.Pending() != 0 {
+		t.Fatalf("events %d scheduled %d pending %d", e.Events(), e.Scheduled(), e.Pending())
+	}
+	if e.CurrentTime() != 2e-9 {
+		t.Fatalf("now %g", e.CurrentTime())
+	}
+}
+
+// TestPastEventPanics: scheduling before now is a component bug.
+func TestPastEventPanics(t *testing.T) {
+	e := NewSerial()
+	h := &logHandler{}
+	e.Schedule(sim.NewEventBase(5e-9, h))
+	_ = e.Run()
+	defer func() {
+		if recover() == nil {
+			t.Fatal("no panic for an event in the past")
+		}
+	}()
+	e.Schedule(sim.NewEventBase(1e-9, h))
+}
+
+// TestRecycledEventsAreCleared: a recycled packet event carries nothing
+// of its previous use.
+func TestRecycledEventsAreCleared(t *testing.T) {
+	e := NewSerial()
+	h := &logHandler{}
+	packet.Schedule(e, h, 10, packet.KindLocal, &packet.Packet{}, 3)
+	_ = e.Run()
+	ev := e.NewPacketEvent()
+	if ev.Pkt != nil || ev.Port != 0 || ev.H != nil || ev.Kind != 0 {
+		t.Fatalf("recycled event not cleared: %+v", ev)
+	}
+}
+
+// pinger reschedules each event it gets, a fixed distance ahead, until
+// its budget is spent: a steady queue of in-flight events.
+type pinger struct {
+	eng  sim.Engine
+	left int
+}
+
+func (p *pinger) Handle(e sim.Event) error {
+	ev := e.(*packet.Event)
+	if p.left > 0 {
+		p.left--
+		packet.Schedule(p.eng, p, packet.SecToPs(ev.T)+int64(ev.Port), packet.KindArrive, nil, ev.Port)
+	}
+	return nil
+}
+
+// BenchmarkEngine is the engine's cost per event with 512 events in
+// flight (per op: one event scheduled and handled).
+func BenchmarkEngine(b *testing.B) {
+	for _, c := range []struct {
+		name string
+		eng  func() sim.Engine
+	}{{"Serial", func() sim.Engine { return NewSerial() }}, {"Akita", func() sim.Engine { return sim.NewSerialEngine() }}} {
+		b.Run(c.name, func(b *testing.B) {
+			e := c.eng()
+			p := &pinger{eng: e, left: b.N}
+			for i := 0; i < 512; i++ {
+				packet.Schedule(e, p, int64(i), packet.KindArrive, nil, 1000+i*37)
+			}
+			b.ResetTimer()
+			_ = e.Run()
+		})
+	}
+}
