@@ -49,6 +49,10 @@ type Run struct {
 	Events           int64       `json:"events"`
 	EventsPerPacket  float64     `json:"events_per_packet"`
 	WallMs           float64     `json:"-"`
+	// SwitchHops counts packets the switches sent out of a port (data,
+	// trimmed headers and control packets alike): the unit of work `bench`
+	// rates simulators by.
+	SwitchHops int `json:"-"`
 	ConservationOK   bool        `json:"conservation_ok"`
 	Sonic            *SonicRun   `json:"sonic,omitempty"`
 
@@ -263,6 +267,7 @@ func (s *Scenario) runOne(spec runSpec) (*Run, error) {
 			r.TrimsTM += c.TMTrims
 			r.TrimsQueue += c.QueueTrims
 			r.MaxDoDQueue = max(r.MaxDoDQueue, c.MaxDeflectQueue)
+			r.SwitchHops += c.Delivered
 		}
 		if sonicSw != nil {
 			r.Sonic = sonicSummary(sonicSw.agent.All(), sonicSw.trimQueue)

@@ -313,3 +313,16 @@ func sortedKeys[V any](m map[string]V) []string {
 	sort.Strings(keys)
 	return keys
 }
+
+// KeepVariant drops every variant but the named one.
+func (s *Scenario) KeepVariant(name string) error {
+	var names []string
+	for _, v := range s.Variants {
+		if v.Name == name {
+			s.Variants = []Variant{v}
+			return nil
+		}
+		names = append(names, v.Name)
+	}
+	return fmt.Errorf("scenario %s has no variant %q (variants: %s)", s.Name, name, strings.Join(names, ", "))
+}

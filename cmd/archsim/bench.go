@@ -1,11 +1,14 @@
 package main
 
 import (
-	"archsim/internal/tables"
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"io"
+	"os"
+	"os/exec"
 	"runtime"
+	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -14,103 +17,211 @@ import (
 	"archsim/experiments"
 	"archsim/experiments/aggregation"
 	"archsim/harness"
+	"archsim/internal/tables"
 	"archsim/job"
 )
 
-// benchRow is one timed workload. Wall times vary from machine to machine;
-// events and packets are deterministic.
+// benchRow is one timed workload. Wall times, allocations and memory vary
+// from machine to machine (and run to run); events, packets and hops are
+// deterministic.
 type benchRow struct {
 	Workload        string  `json:"workload"`
 	WallS           float64 `json:"wall_s"`
 	SimulatedUs     float64 `json:"simulated_us"`
-	Packets         int     `json:"packets"`
+	Packets         int     `json:"packets"` // data packets sent by hosts (offered, for the pipeline rows)
 	Events          int64   `json:"events"`
 	EventsPerPacket float64 `json:"events_per_packet"`
 	PacketsPerSec   float64 `json:"packets_per_s"`
+	// SwitchHops are packets the switches sent out of a port: data,
+	// trimmed headers, ACK, NACK and PULL alike (htsim's unit of work).
+	SwitchHops   int     `json:"switch_hops"`
+	HopsPerSec   float64 `json:"hops_per_s"`
+	EventsPerHop float64 `json:"events_per_hop"`
+	AllocsPerHop float64 `json:"allocs_per_hop"`
+	// PeakRSSMB is the peak resident memory of the process that ran the
+	// row (each row runs in its own process unless --in-process).
+	PeakRSSMB float64 `json:"peak_rss_mb"`
+}
+
+// benchWorkload is one row's simulation; it returns the row without the
+// timing and memory fields, which benchOne fills.
+type benchWorkload struct {
+	id   string
+	name string
+	run  func(packets int) (benchRow, error)
+}
+
+func benchWorkloads() []benchWorkload {
+	var ws []benchWorkload
+	for _, size := range []string{"512k", "2m"} {
+		for _, v := range []string{"Ideal", "Tofino"} {
+			sc, v := "htsim-incast-"+size, v
+			ws = append(ws, benchWorkload{id: sc + "/" + v, name: "htsim incast 63->1, " + size + "B flows, " + v,
+				run: func(int) (benchRow, error) { return benchScenario(sc, v, "64") }})
+		}
+	}
+	for _, v := range []string{"Tofino", "Ideal"} {
+		v := v
+		ws = append(ws, benchWorkload{id: "trim-fig6/" + v, name: "trim-fig6, 64 senders, " + v,
+			run: func(int) (benchRow, error) { return benchScenario("trim-fig6", v, "64") }})
+	}
+	ws = append(ws,
+		benchWorkload{id: "pipeline/tofino", name: "ndp pipeline latency, load 0.5",
+			run: func(n int) (benchRow, error) { return benchPipeline("tofino", n) }},
+		benchWorkload{id: "pipeline/trio", name: "ndp on a Trio 5 PFE, load 0.5",
+			run: func(n int) (benchRow, error) { return benchPipeline("trio", n) }},
+		benchWorkload{id: "trio-ml", name: "trio-ml job: 4 workers x 256 blocks of 1024 gradients, one Trio 5 PFE",
+			run: func(int) (benchRow, error) { return benchTrioML() }},
+	)
+	return ws
 }
 
 func newBenchCmd(out io.Writer) *cobra.Command {
-	var asJSON bool
+	var asJSON, inProcess bool
 	var packets int
+	var only string
 	cmd := &cobra.Command{
 		Use:   "bench",
-		Short: "Time the simulator on its heaviest standard workloads (wall time, events, events per packet, packets per second)",
-		Args:  cobra.NoArgs,
+		Short: "Time the simulator on its standard workloads (wall time, events and allocations per hop, switch hops/s, peak memory)",
+		Long: `Time the simulator on its standard workloads, each in its own process:
+wall time, events, data packets/s, switch packet-hops/s, events and heap
+allocations per hop, and peak resident memory. The htsim-incast rows are
+the workload scripts/htsim-vs-archsim.sh runs on htsim too.`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if packets < 1 {
 				return &exitError{code: 2, msg: fmt.Sprintf("--packets %d: must be ≥ 1", packets)}
 			}
+			ws := benchWorkloads()
+			if only != "" {
+				var keep []benchWorkload
+				var ids []string
+				for _, w := range ws {
+					ids = append(ids, w.id)
+					if w.id == only {
+						keep = append(keep, w)
+					}
+				}
+				if len(keep) == 0 {
+					return &exitError{code: 2, msg: fmt.Sprintf("--only %q: no such workload (workloads: %v)", only, ids)}
+				}
+				ws = keep
+			}
 			var rows []benchRow
-			for _, v := range []string{"Tofino", "Ideal"} {
-				row, err := benchFig6(v)
+			for _, w := range ws {
+				var row benchRow
+				var err error
+				if inProcess {
+					row, err = benchOne(w, packets)
+				} else {
+					row, err = benchChild(w, packets)
+				}
 				if err != nil {
-					return &exitError{code: 1, msg: oneLine(err.Error())}
+					return &exitError{code: 1, msg: oneLine(fmt.Sprintf("%s: %v", w.id, err))}
 				}
 				rows = append(rows, row)
 			}
-			row, err := benchPipeline("tofino", "ndp pipeline latency, load 0.5", packets)
-			if err != nil {
-				return &exitError{code: 1, msg: oneLine(err.Error())}
-			}
-			rows = append(rows, row)
-			row, err = benchPipeline("trio", "ndp on a Trio 5 PFE, load 0.5", packets)
-			if err != nil {
-				return &exitError{code: 1, msg: oneLine(err.Error())}
-			}
-			rows = append(rows, row)
-			row, err = benchTrioML()
-			if err != nil {
-				return &exitError{code: 1, msg: oneLine(err.Error())}
-			}
-			rows = append(rows, row)
 			if asJSON {
 				return writeJSON(out, rows)
 			}
 			var buf bytes.Buffer
 			fmt.Fprintf(&buf, "%s/%s, %d cores, %s\n\n", runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), runtime.Version())
-			t := tables.New(&buf, "Workload", "Wall s", "Simulated us", "Packets", "Events", "Events/packet", "Packets/s (wall)")
+			t := tables.New(&buf, "Workload", "Wall s", "Simulated us", "Data pkts", "Data pkts/s", "Switch hops", "Hops/s", "Events/hop", "Allocs/hop", "Peak MB")
 			for _, r := range rows {
-				t.Row(r.Workload, fmt.Sprintf("%.2f", r.WallS), fmt.Sprintf("%.0f", r.SimulatedUs), fmt.Sprint(r.Packets),
-					fmt.Sprint(r.Events), fmt.Sprintf("%.1f", r.EventsPerPacket), fmt.Sprintf("%.0f", r.PacketsPerSec))
+				t.Row(r.Workload, fmt.Sprintf("%.3f", r.WallS), fmt.Sprintf("%.0f", r.SimulatedUs), fmt.Sprint(r.Packets),
+					fmt.Sprintf("%.0f", r.PacketsPerSec), fmt.Sprint(r.SwitchHops), fmt.Sprintf("%.0f", r.HopsPerSec),
+					fmt.Sprintf("%.2f", r.EventsPerHop), fmt.Sprintf("%.2f", r.AllocsPerHop), fmt.Sprintf("%.1f", r.PeakRSSMB))
 			}
 			t.Render()
-			_, err = out.Write(buf.Bytes())
+			_, err := out.Write(buf.Bytes())
 			return err
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the rows as JSON")
-	cmd.Flags().IntVar(&packets, "packets", 20000, "packets for the pipeline-latency workload")
+	cmd.Flags().IntVar(&packets, "packets", 20000, "packets for the pipeline-latency workloads")
+	cmd.Flags().StringVar(&only, "only", "", "run one workload (e.g. htsim-incast-2m/Ideal, trim-fig6/Tofino, pipeline/trio, trio-ml)")
+	cmd.Flags().BoolVar(&inProcess, "in-process", false, "run every workload in this process (peak memory is then the process's peak so far)")
 	return cmd
 }
 
-// benchFig6 times the 64-sender point of trim-fig6 for one variant: 64 NDP
-// senders at line rate for 500 us through a 64-port switch.
-func benchFig6(variant string) (benchRow, error) {
-	s, err := experiments.Load("trim-fig6")
+// benchChild runs one workload in a child process (this executable with
+// bench --only ID --in-process --json) so its peak memory is its own.
+func benchChild(w benchWorkload, packets int) (benchRow, error) {
+	self, err := os.Executable()
 	if err != nil {
 		return benchRow{}, err
 	}
-	s.Sweep.Values = []string{"64"}
-	var keep []experiments.Variant
-	for _, v := range s.Variants {
-		if v.Name == variant {
-			keep = append(keep, v)
-		}
+	var stdout, stderr bytes.Buffer
+	c := exec.Command(self, "bench", "--only", w.id, "--in-process", "--json", "--packets", fmt.Sprint(packets))
+	c.Stdout, c.Stderr = &stdout, &stderr
+	if err := c.Run(); err != nil {
+		return benchRow{}, fmt.Errorf("%v: %s", err, bytes.TrimSpace(stderr.Bytes()))
 	}
-	s.Variants = keep
+	var rows []benchRow
+	if err := json.Unmarshal(stdout.Bytes(), &rows); err != nil || len(rows) != 1 {
+		return benchRow{}, fmt.Errorf("child output: %v", err)
+	}
+	row := rows[0]
+	if ru, ok := c.ProcessState.SysUsage().(*syscall.Rusage); ok {
+		row.PeakRSSMB = float64(ru.Maxrss) / 1024 // Linux: KiB
+	}
+	return row, nil
+}
+
+// benchOne runs one workload in this process and fills in the timing,
+// allocation and memory fields.
+func benchOne(w benchWorkload, packets int) (benchRow, error) {
+	runtime.GC()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
 	start := time.Now()
+	row, err := w.run(packets)
+	if err != nil {
+		return row, err
+	}
+	row.WallS = time.Since(start).Seconds()
+	runtime.ReadMemStats(&after)
+	row.Workload = w.name
+	row.PacketsPerSec = float64(row.Packets) / row.WallS
+	if row.Packets > 0 {
+		row.EventsPerPacket = float64(row.Events) / float64(row.Packets)
+	}
+	if row.SwitchHops > 0 {
+		row.HopsPerSec = float64(row.SwitchHops) / row.WallS
+		row.EventsPerHop = float64(row.Events) / float64(row.SwitchHops)
+		row.AllocsPerHop = float64(after.Mallocs-before.Mallocs) / float64(row.SwitchHops)
+	}
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) == nil {
+		row.PeakRSSMB = float64(ru.Maxrss) / 1024
+	}
+	return row, nil
+}
+
+// benchScenario runs one variant of a scenario at one sweep value (if it
+// sweeps).
+func benchScenario(name, variant, value string) (benchRow, error) {
+	s, err := experiments.Load(name)
+	if err != nil {
+		return benchRow{}, err
+	}
+	if s.Sweep != nil {
+		s.Sweep.Values = []string{value}
+	}
+	if err := s.KeepVariant(variant); err != nil {
+		return benchRow{}, err
+	}
 	res, err := s.Execute(experiments.Options{Jobs: 1})
 	if err != nil {
 		return benchRow{}, err
 	}
-	wall := time.Since(start).Seconds()
 	r := res.Runs[0]
-	return benchRow{Workload: "trim-fig6, 64 senders, " + variant, WallS: wall, SimulatedUs: s.DurationUs, Packets: r.DataSent,
-		Events: r.Events, EventsPerPacket: r.EventsPerPacket, PacketsPerSec: float64(r.DataSent) / wall}, nil
+	return benchRow{SimulatedUs: s.DurationUs, Packets: r.DataSent, Events: r.Events, SwitchHops: r.SwitchHops}, nil
 }
 
-// benchPipeline times the main job's latency simulation of ndp on a chip.
-func benchPipeline(chip, workload string, packets int) (benchRow, error) {
+// benchPipeline runs the main job's latency simulation of ndp on a chip;
+// every offered packet is one switch hop.
+func benchPipeline(chip string, packets int) (benchRow, error) {
 	t, err := job.Load(chip, arch.Overrides{})
 	if err != nil {
 		return benchRow{}, err
@@ -119,20 +230,17 @@ func benchPipeline(chip, workload string, packets int) (benchRow, error) {
 	if err != nil {
 		return benchRow{}, err
 	}
-	start := time.Now()
 	m, err := harness.Measure(t, c, 1, harness.Sim{Packets: packets, Load: 0.5})
 	if err != nil {
 		return benchRow{}, err
 	}
-	wall := time.Since(start).Seconds()
 	run := m.Latency
-	return benchRow{Workload: workload, WallS: wall, SimulatedUs: run.SimulatedNs / 1000, Packets: run.Offered,
-		Events: run.Events, EventsPerPacket: float64(run.Events) / float64(run.Offered), PacketsPerSec: float64(run.Offered) / wall}, nil
+	return benchRow{SimulatedUs: run.SimulatedNs / 1000, Packets: run.Offered, Events: run.Events, SwitchHops: run.Offered}, nil
 }
 
-// benchTrioML times a Trio-ML job: four workers stream 256 blocks of 1024
+// benchTrioML runs a Trio-ML job: four workers stream 256 blocks of 1024
 // gradients through one Trio 5 PFE with window 64 (the hosts' events are
-// included).
+// included). A hop is a packet into the PFE (a gradient packet).
 func benchTrioML() (benchRow, error) {
 	p, err := aggregation.LoadParams(nil)
 	if err != nil {
@@ -140,12 +248,9 @@ func benchTrioML() (benchRow, error) {
 	}
 	wc := p.Workers(0, 0, 1)
 	wc.Workers, wc.Gradients, wc.Window, wc.Iterations, wc.ComputePs = 4, 256*1024, 64, 1, 0
-	start := time.Now()
 	r, err := aggregation.Run(aggregation.Setup{Switch: "trio", Workers: wc, Seed: 1})
 	if err != nil {
 		return benchRow{}, err
 	}
-	wall := time.Since(start).Seconds()
-	return benchRow{Workload: "trio-ml job: 4 workers x 256 blocks of 1024 gradients, one Trio 5 PFE", WallS: wall, SimulatedUs: r.SimulatedMs * 1000,
-		Packets: r.Sent, Events: r.Events, EventsPerPacket: float64(r.Events) / float64(r.Sent), PacketsPerSec: float64(r.Sent) / wall}, nil
+	return benchRow{SimulatedUs: r.SimulatedMs * 1000, Packets: r.Sent, Events: r.Events, SwitchHops: r.Sent}, nil
 }

@@ -21,7 +21,9 @@ func (e *exitError) Error() string { return e.msg }
 
 func main() {
 	cmd := newRootCmd(os.Stdout)
-	if err := cmd.Execute(); err != nil {
+	err := cmd.Execute()
+	prof.stop()
+	if err != nil {
 		var ee *exitError
 		if errors.As(err, &ee) {
 			if ee.msg != "" {

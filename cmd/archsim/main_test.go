@@ -291,7 +291,7 @@ func TestBenchJSON(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the 64-sender Fig. 6 point twice")
 	}
-	out, msg, code := run(t, "bench", "--json", "--packets", "500")
+	out, msg, code := run(t, "bench", "--json", "--in-process", "--packets", "500")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, msg)
 	}
@@ -299,11 +299,11 @@ func TestBenchJSON(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &rows); err != nil {
 		t.Fatal(err)
 	}
-	if len(rows) != 5 {
+	if len(rows) != 9 {
 		t.Fatalf("%d rows", len(rows))
 	}
 	for _, r := range rows {
-		for _, k := range []string{"workload", "wall_s", "events", "events_per_packet", "packets_per_s"} {
+		for _, k := range []string{"workload", "wall_s", "events", "events_per_packet", "packets_per_s", "switch_hops", "hops_per_s", "events_per_hop", "allocs_per_hop", "peak_rss_mb"} {
 			if _, ok := r[k]; !ok {
 				t.Errorf("%v lacks %q", r["workload"], k)
 			}
@@ -320,6 +320,9 @@ func TestBenchJSON(t *testing.T) {
 	}
 	if _, msg, code := run(t, "bench", "--packets", "0"); code != 2 || !strings.Contains(msg, "--packets 0") {
 		t.Errorf("bad --packets: exit %d, %q", code, msg)
+	}
+	if _, msg, code := run(t, "bench", "--only", "nope"); code != 2 || !strings.Contains(msg, "htsim-incast-2m/Ideal") {
+		t.Errorf("bad --only: exit %d, %q", code, msg)
 	}
 }
 

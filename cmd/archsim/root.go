@@ -73,6 +73,9 @@ measures per-packet pipeline latency by simulating packets on the Akita engine.
 	f.Int64Var(&o.seed, "seed", 1, "random seed (same seed, same output)")
 	f.BoolVar(&o.noSim, "no-sim", false, "place only; skip the latency simulation")
 	f.StringVar(&o.sonic, "sonic-config", "", "SONiC CONFIG_DB JSON (file or configs/sonic name) programming the sonic-l3 program and the traffic manager")
+	root.PersistentFlags().StringVar(&prof.cpuFile, "cpuprofile", "", "write a Go CPU profile of the command to this file (go tool pprof)")
+	root.PersistentFlags().StringVar(&prof.memFile, "memprofile", "", "write a Go allocation profile of the command to this file (go tool pprof)")
+	root.PersistentPreRunE = func(*cobra.Command, []string) error { return prof.start() }
 	root.AddCommand(newListCmd(out), newValidateCmd(out), newShowCmd(out), newRunCmd(out), newBenchCmd(out), newCompareCmd(out), newAggregateCmd(out))
 	return root
 }

@@ -16,7 +16,7 @@ import (
 )
 
 func newRunCmd(out io.Writer) *cobra.Command {
-	var scenario, outDir, shard, sonicCfg string
+	var scenario, outDir, shard, sonicCfg, variant string
 	var asJSON, noFiles, quiet bool
 	var seed int64
 	var jobs int
@@ -31,6 +31,11 @@ func newRunCmd(out io.Writer) *cobra.Command {
 			sc, err := experiments.Load(scenario)
 			if err != nil {
 				return &exitError{code: 2, msg: oneLine(err.Error())}
+			}
+			if variant != "" {
+				if err := sc.KeepVariant(variant); err != nil {
+					return &exitError{code: 2, msg: "--variant: " + err.Error()}
+				}
 			}
 			opt := experiments.Options{Seed: seed, Jobs: jobs, SonicConfig: sonicCfg}
 			if sonicCfg != "" {
@@ -91,6 +96,7 @@ func newRunCmd(out io.Writer) *cobra.Command {
 	f.IntVar(&jobs, "jobs", 0, "simulations in parallel (0: one per core)")
 	f.StringVar(&shard, "shard", "", "run only shard i/n of the runs (for batch engines)")
 	f.BoolVar(&quiet, "quiet", false, "no progress lines on stderr")
+	f.StringVar(&variant, "variant", "", "run only this variant of the scenario")
 	f.StringVar(&sonicCfg, "sonic-config", "", "SONiC CONFIG_DB (file or configs/sonic name) for the scenario's sonic-l3 variants")
 	return cmd
 }

@@ -1,0 +1,57 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"runtime"
+	"runtime/pprof"
+)
+
+// profiler writes Go's CPU and heap profiles for any command
+// (--cpuprofile, --memprofile), for `go tool pprof`.
+type profiler struct {
+	cpuFile, memFile string
+	cpu              *os.File
+}
+
+var prof profiler
+
+// start begins the CPU profile, if asked for.
+func (p *profiler) start() error {
+	if p.cpuFile == "" {
+		return nil
+	}
+	f, err := os.Create(p.cpuFile)
+	if err != nil {
+		return &exitError{code: 2, msg: fmt.Sprintf("--cpuprofile: %v", err)}
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return &exitError{code: 2, msg: fmt.Sprintf("--cpuprofile: %v", err)}
+	}
+	p.cpu = f
+	return nil
+}
+
+// stop ends the CPU profile and writes the heap profile (allocations over
+// the whole run), if asked for.
+func (p *profiler) stop() {
+	if p.cpu != nil {
+		pprof.StopCPUProfile()
+		p.cpu.Close()
+		p.cpu = nil
+	}
+	if p.memFile == "" {
+		return
+	}
+	f, err := os.Create(p.memFile)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "archsim: --memprofile: %v\n", err)
+		return
+	}
+	defer f.Close()
+	runtime.GC()
+	if err := pprof.Lookup("allocs").WriteTo(f, 0); err != nil {
+		fmt.Fprintf(os.Stderr, "archsim: --memprofile: %v\n", err)
+	}
+}
