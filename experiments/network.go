@@ -52,9 +52,9 @@ type Run struct {
 	// SwitchHops counts packets the switches sent out of a port (data,
 	// trimmed headers and control packets alike): the unit of work `bench`
 	// rates simulators by.
-	SwitchHops int `json:"-"`
-	ConservationOK   bool        `json:"conservation_ok"`
-	Sonic            *SonicRun   `json:"sonic,omitempty"`
+	SwitchHops     int       `json:"-"`
+	ConservationOK bool      `json:"conservation_ok"`
+	Sonic          *SonicRun `json:"sonic,omitempty"`
 
 	HeadersUs      []float64     `json:"-"`
 	Modes          []ModeEvent   `json:"-"`
