@@ -208,6 +208,8 @@ func (s *Scenario) runOne(spec runSpec) (*Run, error) {
 		spec.senders = len(flows)
 	}
 	rec := hosts.NewRecorder(len(flows))
+	// Per-packet records only for the outputs that need them.
+	rec.KeepHeaders, rec.KeepArrivals = s.plots("header_cdf"), s.plots("arrivals")
 	engine := &packet.CountingEngine{Engine: sim.NewSerialEngine()}
 	r := &Run{Scenario: s.Name, Variant: spec.variant.Name, Senders: spec.senders, Params: spec.params, Seed: spec.seed, Value: spec.value}
 	if s.Sweep != nil {
@@ -324,26 +326,21 @@ func (s *Scenario) runOne(spec runSpec) (*Run, error) {
 	return r, nil
 }
 
-// account resolves every transmitted data packet to exactly one fate.
-func (r *Run) account(rec *hosts.Recorder) {
-	reasons := map[string]int{}
-	for id := 1; id < len(rec.Fate); id++ {
-		if !rec.IsData[id] {
-			continue
-		}
-		r.DataSent++
-		switch rec.Fate[id] {
-		case hosts.FateDelivered:
-			r.DeliveredFull++
-		case hosts.FateTrimmed:
-			r.DeliveredTrimmed++
-		case hosts.FateDropped:
-			r.Dropped++
-			reasons[rec.Reason[id]]++
-		default:
-			r.InFlight++
+// plots reports whether the scenario draws a plot of this kind.
+func (s *Scenario) plots(kind string) bool {
+	for _, p := range s.Plots {
+		if p.Kind == kind {
+			return true
 		}
 	}
+	return false
+}
+
+// account resolves every transmitted data packet to exactly one fate.
+func (r *Run) account(rec *hosts.Recorder) {
+	t := rec.Tally()
+	r.DataSent, r.DeliveredFull, r.DeliveredTrimmed, r.Dropped, r.InFlight = t.DataSent, t.Delivered, t.Trimmed, t.Dropped, t.InFlight
+	reasons := t.DropReasons
 	keys := make([]string, 0, len(reasons))
 	for k := range reasons {
 		keys = append(keys, k)
