@@ -3,6 +3,8 @@ package experiments
 import (
 	"archsim/components/link"
 	"fmt"
+	"os"
+	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -194,6 +196,8 @@ type runSpec struct {
 	seed        int64
 	// sonicOverride replaces the sonic_config of sonic-l3 variants.
 	sonicOverride string
+	// records is the directory the run's per-packet events go to ("": none).
+	records string
 }
 
 // runOne builds the network and simulates it.
@@ -211,6 +215,16 @@ func (s *Scenario) runOne(spec runSpec) (*Run, error) {
 	// Per-packet records only for the outputs that need them.
 	rec.KeepHeaders, rec.KeepArrivals = s.plots("header_cdf"), s.plots("arrivals")
 	engine := &packet.CountingEngine{Engine: sim.NewSerialEngine()}
+	if spec.records != "" {
+		f, err := s.recordsFile(spec)
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		if err := rec.Stream(f, func() int64 { return packet.SecToPs(engine.CurrentTime()) }); err != nil {
+			return nil, fmt.Errorf("records: %v", err)
+		}
+	}
 	r := &Run{Scenario: s.Name, Variant: spec.variant.Name, Senders: spec.senders, Params: spec.params, Seed: spec.seed, Value: spec.value}
 	if s.Sweep != nil {
 		r.Sweep = s.Sweep.Var
@@ -304,6 +318,9 @@ func (s *Scenario) runOne(spec runSpec) (*Run, error) {
 	if err := engine.Run(); err != nil {
 		return nil, err
 	}
+	if err := rec.Flush(); err != nil {
+		return nil, fmt.Errorf("records: %v", err)
+	}
 	collect()
 	r.Trims = r.TrimsIngress + r.TrimsDoD + r.TrimsQueue + r.TrimsTM
 	r.account(rec)
@@ -324,6 +341,28 @@ func (s *Scenario) runOne(spec runSpec) (*Run, error) {
 	}
 	r.WallMs = float64(time.Since(start).Microseconds()) / 1000
 	return r, nil
+}
+
+// recordsFile creates the file a run's per-packet events go to.
+func (s *Scenario) recordsFile(spec runSpec) (*os.File, error) {
+	if err := os.MkdirAll(spec.records, 0o755); err != nil {
+		return nil, fmt.Errorf("records: %v", err)
+	}
+	name := spec.variant.Name
+	if spec.value != "" {
+		name += "-" + s.Sweep.Var + "=" + spec.value
+	}
+	name = strings.Map(func(c rune) rune {
+		if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.ContainsRune("._=-", c) {
+			return c
+		}
+		return '_'
+	}, name)
+	f, err := os.Create(filepath.Join(spec.records, "packets-"+name+".csv"))
+	if err != nil {
+		return nil, fmt.Errorf("records: %v", err)
+	}
+	return f, nil
 }
 
 // plots reports whether the scenario draws a plot of this kind.

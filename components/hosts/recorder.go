@@ -1,5 +1,11 @@
 package hosts
 
+import (
+	"encoding/csv"
+	"io"
+	"strconv"
+)
+
 // Fate is what happened to one transmitted data packet.
 type Fate uint8
 
@@ -46,6 +52,37 @@ type Recorder struct {
 	KeepHeaders, KeepArrivals bool
 	Headers                   []HeaderArrival
 	Arrivals                  []PacketArrival
+
+	// Stream's output (nil: none) and clock.
+	log *csv.Writer
+	now func() int64
+}
+
+// RecordsHeader is the header line Stream writes.
+var RecordsHeader = []string{"time_ps", "id", "event", "data", "flow", "reason"}
+
+// Stream writes every packet event, as it happens, to w as CSV (see
+// RecordsHeader): "sent" (with whether the packet carries data and its
+// flow), "dropped" (with the reason: the packet was lost while no copy had
+// arrived yet; another copy may still arrive), "header"
+// (its trimmed header reached the receiver) and "delivered" (whole). now
+// is the simulation time in ps. Call Flush when the run ends.
+func (r *Recorder) Stream(w io.Writer, now func() int64) error {
+	r.log, r.now = csv.NewWriter(w), now
+	return r.log.Write(RecordsHeader)
+}
+
+// Flush writes out what Stream buffered and returns the first write error.
+func (r *Recorder) Flush() error {
+	if r.log == nil {
+		return nil
+	}
+	r.log.Flush()
+	return r.log.Error()
+}
+
+func (r *Recorder) record(id uint64, event string, data bool, flow, reason string) {
+	_ = r.log.Write([]string{strconv.FormatInt(r.now(), 10), strconv.FormatUint(id, 10), event, strconv.FormatBool(data), flow, reason})
 }
 
 // PacketArrival is a data packet or its header reaching the receiver.
@@ -98,6 +135,9 @@ func (r *Recorder) NewID(data bool, flow int) uint64 {
 		r.pages[id>>pageBits][id&pageMask] = dataBit
 		r.dataSent++
 		r.byFate[FateInFlight]++
+	}
+	if r.log != nil {
+		r.record(id, "sent", data, strconv.Itoa(flow), "")
 	}
 	return id
 }
@@ -155,6 +195,9 @@ func (r *Recorder) Dropped(id uint64, reason string) {
 		}
 	}
 	*p = *p&dataBit | c<<reasonShift | byte(FateDropped)
+	if r.log != nil {
+		r.record(id, "dropped", *p&dataBit != 0, "", reason)
+	}
 	if *p&dataBit != 0 {
 		r.byFate[FateInFlight]--
 		r.byFate[FateDropped]++
@@ -194,6 +237,13 @@ func (r *Recorder) delivered(id uint64, whole bool) {
 		delete(r.moreReasons, id)
 	}
 	*p = *p&dataBit | byte(nf)
+	if r.log != nil {
+		event := "header"
+		if whole {
+			event = "delivered"
+		}
+		r.record(id, event, *p&dataBit != 0, "", "")
+	}
 }
 
 // header records a trimmed header reaching its receiver.
