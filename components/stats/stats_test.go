@@ -300,3 +300,54 @@ func TestBucket(t *testing.T) {
 		}
 	}
 }
+
+// Merging a degraded summary into an exact one (or the other way) gives a
+// degraded summary within RelativeError of the merged samples.
+func TestSamplesMergeDegraded(t *testing.T) {
+	rng := rand.New(rand.NewSource(5))
+	var wide, narrow Samples
+	var xs []float64
+	for i := 0; i < 2*MaxExact; i++ {
+		x := 1_000_000 + rng.Int63n(1_000_000_000)
+		wide.Add(x)
+		xs = append(xs, float64(x))
+	}
+	for i := 0; i < 5000; i++ {
+		x := int64(500 + i%300)
+		narrow.Add(x)
+		xs = append(xs, float64(x))
+	}
+	if wide.Exact() || !narrow.Exact() {
+		t.Fatalf("exact: wide %v narrow %v", wide.Exact(), narrow.Exact())
+	}
+	var c Samples
+	c.Merge(&narrow)
+	c.Merge(&wide)
+	a := wide // shares wide's counts: wide is not used after
+	a.Merge(&narrow)
+	slices.Sort(xs)
+	for name, s := range map[string]*Samples{"exact into degraded": &a, "degraded into exact": &c} {
+		if s.Exact() || s.N() != len(xs) {
+			t.Fatalf("%s: exact %v n %d", name, s.Exact(), s.N())
+		}
+		for _, p := range []float64{0, 0.1, 0.5, 0.6, 0.99, 1} {
+			got, want := s.Quantile(p), QuantileSorted(xs, p)
+			if math.Abs(got-want) > RelativeError*want {
+				t.Errorf("%s: Quantile(%g) = %g, want %g", name, p, got, want)
+			}
+		}
+	}
+}
+
+func BenchmarkSamplesAdd(b *testing.B) {
+	rng := rand.New(rand.NewSource(6))
+	xs := make([]int64, 1<<16)
+	for i := range xs {
+		xs[i] = 100_000 + rng.Int63n(3000)*1000 // a few thousand distinct latencies
+	}
+	var s Samples
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		s.Add(xs[i&(1<<16-1)])
+	}
+}
