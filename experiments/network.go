@@ -4,6 +4,8 @@ import (
 	"archsim/components/link"
 	"archsim/engine"
 	"fmt"
+	"os"
+	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -199,6 +201,8 @@ type runSpec struct {
 	seed        int64
 	// sonicOverride replaces the sonic_config of sonic-l3 variants.
 	sonicOverride string
+	// records is the directory the run's per-packet events go to ("": none).
+	records string
 }
 
 // runOne builds the network and simulates it.
@@ -213,7 +217,19 @@ func (s *Scenario) runOne(spec runSpec) (*Run, error) {
 		spec.senders = len(flows)
 	}
 	rec := hosts.NewRecorder(len(flows))
+	// Per-packet records only for the outputs that need them.
+	rec.KeepHeaders, rec.KeepArrivals = s.plots("header_cdf"), s.plots("arrivals")
 	engine := engine.NewSerial()
+	if spec.records != "" {
+		f, err := s.recordsFile(spec)
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		if err := rec.Stream(f, func() int64 { return packet.SecToPs(engine.CurrentTime()) }); err != nil {
+			return nil, fmt.Errorf("records: %v", err)
+		}
+	}
 	r := &Run{Scenario: s.Name, Variant: spec.variant.Name, Senders: spec.senders, Params: spec.params, Seed: spec.seed, Value: spec.value}
 	if s.Sweep != nil {
 		r.Sweep = s.Sweep.Var
@@ -308,6 +324,9 @@ func (s *Scenario) runOne(spec runSpec) (*Run, error) {
 	if err := engine.Run(); err != nil {
 		return nil, err
 	}
+	if err := rec.Flush(); err != nil {
+		return nil, fmt.Errorf("records: %v", err)
+	}
 	collect()
 	r.Trims = r.TrimsIngress + r.TrimsDoD + r.TrimsQueue + r.TrimsTM
 	r.account(rec)
@@ -330,26 +349,43 @@ func (s *Scenario) runOne(spec runSpec) (*Run, error) {
 	return r, nil
 }
 
-// account resolves every transmitted data packet to exactly one fate.
-func (r *Run) account(rec *hosts.Recorder) {
-	reasons := map[string]int{}
-	for id := 1; id < len(rec.Fate); id++ {
-		if !rec.IsData[id] {
-			continue
+// recordsFile creates the file a run's per-packet events go to.
+func (s *Scenario) recordsFile(spec runSpec) (*os.File, error) {
+	if err := os.MkdirAll(spec.records, 0o755); err != nil {
+		return nil, fmt.Errorf("records: %v", err)
+	}
+	name := spec.variant.Name
+	if spec.value != "" {
+		name += "-" + s.Sweep.Var + "=" + spec.value
+	}
+	name = strings.Map(func(c rune) rune {
+		if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.ContainsRune("._=-", c) {
+			return c
 		}
-		r.DataSent++
-		switch rec.Fate[id] {
-		case hosts.FateDelivered:
-			r.DeliveredFull++
-		case hosts.FateTrimmed:
-			r.DeliveredTrimmed++
-		case hosts.FateDropped:
-			r.Dropped++
-			reasons[rec.Reason[id]]++
-		default:
-			r.InFlight++
+		return '_'
+	}, name)
+	f, err := os.Create(filepath.Join(spec.records, "packets-"+name+".csv"))
+	if err != nil {
+		return nil, fmt.Errorf("records: %v", err)
+	}
+	return f, nil
+}
+
+// plots reports whether the scenario draws a plot of this kind.
+func (s *Scenario) plots(kind string) bool {
+	for _, p := range s.Plots {
+		if p.Kind == kind {
+			return true
 		}
 	}
+	return false
+}
+
+// account resolves every transmitted data packet to exactly one fate.
+func (r *Run) account(rec *hosts.Recorder) {
+	t := rec.Tally()
+	r.DataSent, r.DeliveredFull, r.DeliveredTrimmed, r.Dropped, r.InFlight = t.DataSent, t.Delivered, t.Trimmed, t.Dropped, t.InFlight
+	reasons := t.DropReasons
 	keys := make([]string, 0, len(reasons))
 	for k := range reasons {
 		keys = append(keys, k)

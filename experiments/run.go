@@ -18,6 +18,10 @@ type Options struct {
 	// SonicConfig, if set, replaces the sonic_config of every variant
 	// that has one (a CONFIG_DB file or a configs/sonic name).
 	SonicConfig string
+	// Records, if set, is a directory into which every run streams its
+	// per-packet events (hosts.Recorder.Stream) as packets-<variant>[-<sweep
+	// value>].csv.
+	Records string
 }
 
 // Result is a scenario's runs, in a fixed order (sweep value, then variant).
@@ -42,6 +46,7 @@ func (s *Scenario) Execute(opt Options) (*Result, error) {
 	}
 	for i := range specs {
 		specs[i].sonicOverride = opt.SonicConfig
+		specs[i].records = opt.Records
 	}
 	if opt.Shards > 1 {
 		var mine []runSpec

@@ -97,6 +97,7 @@ variants:
 		if err != nil {
 			t.Fatal(err)
 		}
+		s.Plots = append(s.Plots, Plot{Kind: "arrivals"}) // keeps them
 		res, err := s.Execute(Options{Jobs: 1})
 		if err != nil {
 			t.Fatal(err)

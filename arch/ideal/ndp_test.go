@@ -129,12 +129,13 @@ type flowSeq struct{ flow, seq int }
 
 // fates counts the recorded fates of all data packets.
 func (n *testNet) fates() (sent, whole, trimmed, dropped, inFlight int) {
-	for id := 1; id < len(n.rec.Fate); id++ {
-		if !n.rec.IsData[id] {
+	for id := uint64(1); id <= uint64(n.rec.Packets()); id++ {
+		fate, data, _ := n.rec.FateOf(id)
+		if !data {
 			continue
 		}
 		sent++
-		switch n.rec.Fate[id] {
+		switch fate {
 		case hosts.FateDelivered:
 			whole++
 		case hosts.FateTrimmed:
@@ -509,9 +510,9 @@ func TestNDPHeaderDropIsRecorded(t *testing.T) {
 	if dropped == 0 || whole+trimmed+dropped+inFlight != sent {
 		t.Errorf("sent %d whole %d trimmed %d dropped %d in flight %d", sent, whole, trimmed, dropped, inFlight)
 	}
-	for id := 1; id < len(n.rec.Fate); id++ {
-		if n.rec.Fate[id] == hosts.FateDropped && n.rec.Reason[id] != "ideal switch: header queue full" {
-			t.Errorf("packet %d dropped for %q", id, n.rec.Reason[id])
+	for id := uint64(1); id <= uint64(n.rec.Packets()); id++ {
+		if fate, _, reason := n.rec.FateOf(id); fate == hosts.FateDropped && reason != "ideal switch: header queue full" {
+			t.Errorf("packet %d dropped for %q", id, reason)
 		}
 	}
 }

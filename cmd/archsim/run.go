@@ -16,7 +16,7 @@ import (
 )
 
 func newRunCmd(out io.Writer) *cobra.Command {
-	var scenario, outDir, shard, sonicCfg, variant string
+	var scenario, outDir, shard, sonicCfg, variant, records string
 	var asJSON, noFiles, quiet bool
 	var seed int64
 	var jobs int
@@ -37,7 +37,7 @@ func newRunCmd(out io.Writer) *cobra.Command {
 					return &exitError{code: 2, msg: "--variant: " + err.Error()}
 				}
 			}
-			opt := experiments.Options{Seed: seed, Jobs: jobs, SonicConfig: sonicCfg}
+			opt := experiments.Options{Seed: seed, Jobs: jobs, SonicConfig: sonicCfg, Records: records}
 			if sonicCfg != "" {
 				// Checked against the default chip before anything runs.
 				t, err := loadTarget(nil, "tofino", "", nil)
@@ -97,6 +97,7 @@ func newRunCmd(out io.Writer) *cobra.Command {
 	f.StringVar(&shard, "shard", "", "run only shard i/n of the runs (for batch engines)")
 	f.BoolVar(&quiet, "quiet", false, "no progress lines on stderr")
 	f.StringVar(&variant, "variant", "", "run only this variant of the scenario")
+	f.StringVar(&records, "records", "", "write every packet's events (sent, dropped, header, delivered) as CSV into this directory, one file per run (the summaries never keep them)")
 	f.StringVar(&sonicCfg, "sonic-config", "", "SONiC CONFIG_DB (file or configs/sonic name) for the scenario's sonic-l3 variants")
 	return cmd
 }

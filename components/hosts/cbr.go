@@ -100,9 +100,9 @@ func (h *CBRHost) Handle(e sim.Event) error {
 		k := h.sinks[int(hd.Flow)]
 		seq := unwrap16(k.highest, hd.Seq)
 		k.highest = max(k.highest, seq)
-		h.rec.Arrivals = append(h.rec.Arrivals, PacketArrival{Flow: int(hd.Flow), Seq: seq, AtPs: now, Trimmed: trimmed, Flags: hd.Flags})
+		h.rec.arrival(PacketArrival{Flow: int(hd.Flow), Seq: seq, AtPs: now, Trimmed: trimmed, Flags: hd.Flags})
 		if trimmed {
-			h.rec.Headers = append(h.rec.Headers, HeaderArrival{Flow: int(hd.Flow), AtPs: now})
+			h.rec.header(int(hd.Flow), now)
 		} else {
 			h.rec.Goodput[hd.Flow] += int64(h.cfg.MSS - HeaderLen)
 		}

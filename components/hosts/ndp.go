@@ -26,97 +26,6 @@ type Flow struct {
 	StartPs int64
 }
 
-// Fate is what happened to one transmitted data packet.
-type Fate uint8
-
-// Fates, in resolution order: a whole delivery beats a header, which beats
-// a drop.
-const (
-	FateInFlight Fate = iota // still in the network when the run ended
-	FateDropped
-	FateTrimmed   // its header reached the receiver
-	FateDelivered // it reached the receiver whole
-)
-
-// Recorder collects what every host saw, for a whole run.
-type Recorder struct {
-	// Per transmitted data packet (indexed by packet id): its fate, and
-	// the drop reason when dropped.
-	Fate     []Fate
-	Reason   []string
-	IsData   []bool
-	FlowOf   []int
-	Twice    int // packets delivered whole twice (must stay 0)
-	Both     int // packets delivered whole and as a header (must stay 0)
-	nextID   uint64
-	Headers  []HeaderArrival
-	Goodput  []int64 // distinct payload bytes delivered, per flow
-	LastData []int64 // time of the last new data per flow
-	Done     []int64 // completion time per flow (0: not done)
-	// Arrivals lists every packet reaching a receiver (cbr workloads).
-	Arrivals []PacketArrival
-}
-
-// PacketArrival is a data packet or its header reaching the receiver.
-type PacketArrival struct {
-	Flow    int
-	Seq     int
-	AtPs    int64
-	Trimmed bool
-	Flags   uint8 // NDP flags as received (ndp marks deflect-on-drop headers 0x90, ingress-trimmed 0x80)
-}
-
-// HeaderArrival is a trimmed header reaching its receiver.
-type HeaderArrival struct {
-	Flow int
-	AtPs int64
-}
-
-// NewRecorder returns a recorder for flows flows.
-func NewRecorder(flows int) *Recorder {
-	r := &Recorder{Fate: []Fate{FateInFlight}, Reason: []string{""}, IsData: []bool{false}, FlowOf: []int{-1}}
-	r.Goodput = make([]int64, flows)
-	r.LastData = make([]int64, flows)
-	r.Done = make([]int64, flows)
-	return r
-}
-
-// NewID returns a fresh packet id.
-func (r *Recorder) NewID(data bool, flow int) uint64 {
-	r.nextID++
-	r.Fate = append(r.Fate, FateInFlight)
-	r.Reason = append(r.Reason, "")
-	r.IsData = append(r.IsData, data)
-	r.FlowOf = append(r.FlowOf, flow)
-	return r.nextID
-}
-
-// Dropped records that the network dropped a packet (or one copy of it).
-func (r *Recorder) Dropped(id uint64, reason string) {
-	if id == 0 || id >= uint64(len(r.Fate)) {
-		return
-	}
-	if r.Fate[id] == FateInFlight {
-		r.Fate[id] = FateDropped
-		r.Reason[id] = reason
-	}
-}
-
-func (r *Recorder) delivered(id uint64, whole bool) {
-	switch {
-	case whole && r.Fate[id] == FateDelivered:
-		r.Twice++
-	case whole && r.Fate[id] == FateTrimmed, !whole && r.Fate[id] == FateDelivered:
-		r.Both++
-	}
-	if whole {
-		r.Fate[id] = FateDelivered
-	} else if r.Fate[id] != FateDelivered {
-		r.Fate[id] = FateTrimmed
-	}
-	r.Reason[id] = ""
-}
-
 // NDPHost is a server with one NIC running NDP sources and sinks. Sources
 // send their initial window at line rate, then one packet per PULL,
 // retransmissions (NACKed packets) first. Sinks answer every data packet
@@ -318,7 +227,7 @@ func (h *NDPHost) receive(pkt *packet.Packet, now int64) {
 		}
 		flags := uint8(FlagACK)
 		if trimmed {
-			h.rec.Headers = append(h.rec.Headers, HeaderArrival{Flow: fid, AtPs: now})
+			h.rec.header(fid, now)
 			flags = FlagNACK
 		}
 		pull := 0

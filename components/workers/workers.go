@@ -133,11 +133,11 @@ type Stats struct {
 	IterEndPs [][]int64
 	// BlockLatency: send (the packet leaves the core) to receipt of its
 	// block's result (the core processed it), ps — blocks with a full
-	// result only.
-	BlockLatency []int64
+	// result only (a streaming summary: no per-packet list).
+	BlockLatency stats.Samples
 	// Partial: for degraded results, the time from the worker's send to
 	// its receipt, ps (non-stragglers waiting for the timeout).
-	Partial []int64
+	Partial stats.Samples
 	// Slept: sleeps injected (worker, iteration, duration ps).
 	Slept []Sleep
 	// DegradedSources counts degraded results by the number of sources
@@ -451,11 +451,11 @@ func (w *Worker) result(pkt *packet.Packet, now int64) {
 		}
 		j.Stats.DegradedSources[r.Sources]++
 		if at := w.sentAt[r.Block]; at >= 0 {
-			j.Stats.Partial = append(j.Stats.Partial, now-at)
+			j.Stats.Partial.Add(now - at)
 		}
 	} else {
 		if at := w.sentAt[r.Block]; at >= 0 {
-			j.Stats.BlockLatency = append(j.Stats.BlockLatency, now-at)
+			j.Stats.BlockLatency.Add(now - at)
 		}
 		j.Stats.AggregatedGrads += int64(c.BlockGradients(r.Block))
 		if !w.check(r) {

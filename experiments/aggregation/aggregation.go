@@ -9,7 +9,6 @@ package aggregation
 import (
 	"archsim/engine"
 	"fmt"
-	"slices"
 
 	"github.com/sarchlab/akita/v3/sim"
 
@@ -208,17 +207,17 @@ func Run(s Setup) (*Result, error) {
 	r.Sent, r.Results, r.Degraded, r.Wrong, r.Stale, r.Duplicates = st.Sent, st.Results, st.Degraded, st.Wrong, st.Stale, st.Duplicates
 	r.Sleeps = len(st.Slept)
 	r.DegradedSources = st.DegradedSources
-	r.BlockLatencyUs = meanPs(st.BlockLatency) / 1e6
+	r.BlockLatencyUs = st.BlockLatency.Mean() / 1e6
 	if r.BlockLatencyUs > 0 {
 		r.AggRateGradPerUs = float64(wc.PerPacket) / r.BlockLatencyUs
 	}
 	if span := st.LastResultPs - st.FirstSendPs; span > 0 {
 		r.ThroughputGbps = float64(st.AggregatedGrads) * 32 / float64(span) * 1000 / float64(wc.Workers)
 	}
-	r.PartialMeanMs = meanPs(st.Partial) / 1e9
-	r.PartialMaxMs = float64(maxPs(st.Partial)) / 1e9
-	if len(st.Partial) > 0 {
-		r.PartialMinMs = float64(slices.Min(st.Partial)) / 1e9
+	r.PartialMeanMs = st.Partial.Mean() / 1e9
+	if st.Partial.N() > 0 {
+		r.PartialMaxMs = float64(max(0, st.Partial.Max())) / 1e9
+		r.PartialMinMs = float64(st.Partial.Min()) / 1e9
 	}
 	r.Events = engine.Scheduled()
 	r.SimulatedMs = float64(packet.SecToPs(engine.CurrentTime())) / 1e9
@@ -338,25 +337,6 @@ func switchML(s Setup, engine sim.Engine, params map[string]string, wc *workers.
 	}
 	f.stopTimers = func(int64) {}
 	return f, nil
-}
-
-func meanPs(v []int64) float64 {
-	if len(v) == 0 {
-		return 0
-	}
-	var s float64
-	for _, x := range v {
-		s += float64(x)
-	}
-	return s / float64(len(v))
-}
-
-func maxPs(v []int64) int64 {
-	var m int64
-	for _, x := range v {
-		m = max(m, x)
-	}
-	return m
 }
 
 // hierarchy is the PFEs of a Trio-ML job: all[0] is the top level; with

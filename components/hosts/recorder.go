@@ -1,0 +1,278 @@
+package hosts
+
+import (
+	"encoding/csv"
+	"io"
+	"strconv"
+)
+
+// Fate is what happened to one transmitted data packet.
+type Fate uint8
+
+// Fates, in resolution order: a whole delivery beats a header, which beats
+// a drop.
+const (
+	FateInFlight Fate = iota // still in the network when the run ended
+	FateDropped
+	FateTrimmed   // its header reached the receiver
+	FateDelivered // it reached the receiver whole
+)
+
+// Recorder collects what every host saw, for a whole run.
+//
+// It keeps one byte per packet id (the fate, whether the packet carries
+// data, and an interned drop reason) and running counts of data packets by
+// fate and drop reason, so a run's accounting costs one byte per packet
+// sent. Per-packet records (Headers, Arrivals) are kept only when asked
+// for (KeepHeaders, KeepArrivals).
+type Recorder struct {
+	Twice int // packets delivered whole twice (must stay 0)
+	Both  int // packets delivered whole and as a header (must stay 0)
+
+	nextID uint64
+	pages  [][]byte // state of packet id i: pages[i>>pageBits][i&pageMask]
+	// Drop reasons: code c in 1..maxReasonCode is reasons[c-1]; a packet
+	// dropped for a reason past those has code maxReasonCode+1 and its
+	// reason in moreReasons.
+	reasons     []string
+	reasonCode  map[string]byte
+	moreReasons map[uint64]string
+	// Running counts over data packets.
+	dataSent int
+	byFate   [4]int
+	byReason map[string]int // data packets whose fate is FateDropped, by reason
+
+	Goodput  []int64 // distinct payload bytes delivered, per flow
+	LastData []int64 // time of the last new data per flow
+	Done     []int64 // completion time per flow (0: not done)
+
+	// KeepHeaders keeps every trimmed header's arrival in Headers, and
+	// KeepArrivals every packet reaching a receiver (cbr workloads) in
+	// Arrivals (NewRecorder sets both).
+	KeepHeaders, KeepArrivals bool
+	Headers                   []HeaderArrival
+	Arrivals                  []PacketArrival
+
+	// Stream's output (nil: none) and clock.
+	log *csv.Writer
+	now func() int64
+}
+
+// RecordsHeader is the header line Stream writes.
+var RecordsHeader = []string{"time_ps", "id", "event", "data", "flow", "reason"}
+
+// Stream writes every packet event, as it happens, to w as CSV (see
+// RecordsHeader): "sent" (with whether the packet carries data and its
+// flow), "dropped" (with the reason: the packet was lost while no copy had
+// arrived yet; another copy may still arrive), "header"
+// (its trimmed header reached the receiver) and "delivered" (whole). now
+// is the simulation time in ps. Call Flush when the run ends.
+func (r *Recorder) Stream(w io.Writer, now func() int64) error {
+	r.log, r.now = csv.NewWriter(w), now
+	return r.log.Write(RecordsHeader)
+}
+
+// Flush writes out what Stream buffered and returns the first write error.
+func (r *Recorder) Flush() error {
+	if r.log == nil {
+		return nil
+	}
+	r.log.Flush()
+	return r.log.Error()
+}
+
+func (r *Recorder) record(id uint64, event string, data bool, flow, reason string) {
+	_ = r.log.Write([]string{strconv.FormatInt(r.now(), 10), strconv.FormatUint(id, 10), event, strconv.FormatBool(data), flow, reason})
+}
+
+// PacketArrival is a data packet or its header reaching the receiver.
+type PacketArrival struct {
+	Flow    int
+	Seq     int
+	AtPs    int64
+	Trimmed bool
+	Flags   uint8 // NDP flags as received (ndp marks deflect-on-drop headers 0x90, ingress-trimmed 0x80)
+}
+
+// HeaderArrival is a trimmed header reaching its receiver.
+type HeaderArrival struct {
+	Flow int
+	AtPs int64
+}
+
+// A packet id's state byte.
+const (
+	fateMask      = 0b11
+	dataBit       = 1 << 2
+	reasonShift   = 3
+	maxReasonCode = 1<<(8-reasonShift) - 2 // the last code means "in moreReasons"
+
+	pageBits = 16
+	pageMask = 1<<pageBits - 1
+)
+
+// NewRecorder returns a recorder for flows flows that keeps every header
+// and arrival.
+func NewRecorder(flows int) *Recorder {
+	return &Recorder{
+		Goodput:      make([]int64, flows),
+		LastData:     make([]int64, flows),
+		Done:         make([]int64, flows),
+		KeepHeaders:  true,
+		KeepArrivals: true,
+	}
+}
+
+// NewID returns a fresh packet id (ids start at 1) for a data or control
+// packet of flow flow.
+func (r *Recorder) NewID(data bool, flow int) uint64 {
+	r.nextID++
+	id := r.nextID
+	if int(id>>pageBits) == len(r.pages) {
+		r.pages = append(r.pages, make([]byte, 1<<pageBits))
+	}
+	if data {
+		r.pages[id>>pageBits][id&pageMask] = dataBit
+		r.dataSent++
+		r.byFate[FateInFlight]++
+	}
+	if r.log != nil {
+		r.record(id, "sent", data, strconv.Itoa(flow), "")
+	}
+	return id
+}
+
+func (r *Recorder) state(id uint64) *byte { return &r.pages[id>>pageBits][id&pageMask] }
+
+// Packets is the number of packet ids handed out (data and control).
+func (r *Recorder) Packets() int { return int(r.nextID) }
+
+// FateOf returns packet id's fate, whether it carries data, and the drop
+// reason when its fate is FateDropped.
+func (r *Recorder) FateOf(id uint64) (f Fate, data bool, reason string) {
+	if id == 0 || id > r.nextID {
+		return FateInFlight, false, ""
+	}
+	b := *r.state(id)
+	return Fate(b & fateMask), b&dataBit != 0, r.reason(id, b)
+}
+
+func (r *Recorder) reason(id uint64, b byte) string {
+	switch c := b >> reasonShift; {
+	case c == 0:
+		return ""
+	case c <= maxReasonCode:
+		return r.reasons[c-1]
+	default:
+		return r.moreReasons[id]
+	}
+}
+
+// Dropped records that the network dropped a packet (or one copy of it).
+func (r *Recorder) Dropped(id uint64, reason string) {
+	if id == 0 || id > r.nextID {
+		return
+	}
+	p := r.state(id)
+	if Fate(*p&fateMask) != FateInFlight {
+		return
+	}
+	c, ok := r.reasonCode[reason]
+	if !ok {
+		if len(r.reasons) < maxReasonCode {
+			if r.reasonCode == nil {
+				r.reasonCode = map[string]byte{}
+			}
+			r.reasons = append(r.reasons, reason)
+			c = byte(len(r.reasons))
+			r.reasonCode[reason] = c
+		} else {
+			c = maxReasonCode + 1
+			if r.moreReasons == nil {
+				r.moreReasons = map[uint64]string{}
+			}
+			r.moreReasons[id] = reason
+		}
+	}
+	*p = *p&dataBit | c<<reasonShift | byte(FateDropped)
+	if r.log != nil {
+		r.record(id, "dropped", *p&dataBit != 0, "", reason)
+	}
+	if *p&dataBit != 0 {
+		r.byFate[FateInFlight]--
+		r.byFate[FateDropped]++
+		if r.byReason == nil {
+			r.byReason = map[string]int{}
+		}
+		r.byReason[reason]++
+	}
+}
+
+func (r *Recorder) delivered(id uint64, whole bool) {
+	p := r.state(id)
+	f := Fate(*p & fateMask)
+	switch {
+	case whole && f == FateDelivered:
+		r.Twice++
+	case whole && f == FateTrimmed, !whole && f == FateDelivered:
+		r.Both++
+	}
+	nf := f
+	if whole {
+		nf = FateDelivered
+	} else if f != FateDelivered {
+		nf = FateTrimmed
+	}
+	if *p&dataBit != 0 {
+		r.byFate[f]--
+		r.byFate[nf]++
+		if f == FateDropped {
+			reason := r.reason(id, *p)
+			if r.byReason[reason]--; r.byReason[reason] == 0 {
+				delete(r.byReason, reason)
+			}
+		}
+	}
+	if *p>>reasonShift > maxReasonCode {
+		delete(r.moreReasons, id)
+	}
+	*p = *p&dataBit | byte(nf)
+	if r.log != nil {
+		event := "header"
+		if whole {
+			event = "delivered"
+		}
+		r.record(id, event, *p&dataBit != 0, "", "")
+	}
+}
+
+// header records a trimmed header reaching its receiver.
+func (r *Recorder) header(flow int, atPs int64) {
+	if r.KeepHeaders {
+		r.Headers = append(r.Headers, HeaderArrival{Flow: flow, AtPs: atPs})
+	}
+}
+
+// arrival records a packet or header reaching its receiver.
+func (r *Recorder) arrival(a PacketArrival) {
+	if r.KeepArrivals {
+		r.Arrivals = append(r.Arrivals, a)
+	}
+}
+
+// Tally is every transmitted data packet resolved to exactly one fate.
+type Tally struct {
+	DataSent, Delivered, Trimmed, Dropped, InFlight int
+	// DropReasons counts the dropped data packets by reason.
+	DropReasons map[string]int
+}
+
+// Tally returns the data packets sent so far by fate.
+func (r *Recorder) Tally() Tally {
+	t := Tally{DataSent: r.dataSent, Delivered: r.byFate[FateDelivered], Trimmed: r.byFate[FateTrimmed],
+		Dropped: r.byFate[FateDropped], InFlight: r.byFate[FateInFlight], DropReasons: map[string]int{}}
+	for k, v := range r.byReason {
+		t.DropReasons[k] = v
+	}
+	return t
+}
