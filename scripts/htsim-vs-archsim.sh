@@ -80,7 +80,8 @@ printf '%-22s %12s %12s %12s %14s %14s %8s\n' workload "htsim s" "archsim s" "da
 for name in 512k 2m; do
   hs_cmd=("$htsim" -strat perm -q 35 -mtu 4000 -cwnd 50 -nodes 64 -conns 63 -seed 13 -end 100000
           -topo "$work/one-switch.topo" -tm "$work/incast-$name.cm" -o "$work/htsim.log")
-  out=$("${hs_cmd[@]}" 2>&1)
+  # htsim writes idmap.txt into its working directory: run it in $work.
+  out=$(cd "$work" && "${hs_cmd[@]}" 2>&1)
   hs_pkts=$(sed -n 's/^New: \([0-9]*\) Rtx: \([0-9]*\).*/\1 \2/p' <<<"$out" | awk '{print $1+$2}')
   for variant in Ideal Tofino; do
     as_cmd=("$archsim" run --scenario "htsim-incast-$name" --variant "$variant" --jobs 1 --no-files --quiet --json)
@@ -89,7 +90,7 @@ for name in 512k 2m; do
     as_hops=$("$archsim" bench --only "htsim-incast-$name/$variant" --in-process --json | grep -m1 '"switch_hops"' | tr -dc 0-9)
     : >"$work/h.t"; : >"$work/a.t"
     for _ in $(seq "$runs"); do
-      t0=$(now_ns); "${hs_cmd[@]}" >/dev/null 2>&1; t1=$(now_ns); echo $(( t1 - t0 )) >>"$work/h.t"
+      t0=$(now_ns); (cd "$work" && "${hs_cmd[@]}" >/dev/null 2>&1); t1=$(now_ns); echo $(( t1 - t0 )) >>"$work/h.t"
       t0=$(now_ns); "${as_cmd[@]}" >/dev/null; t1=$(now_ns); echo $(( t1 - t0 )) >>"$work/a.t"
     done
     h=$(median <"$work/h.t") a=$(median <"$work/a.t")
