@@ -38,6 +38,9 @@ type PipeThread struct {
 	next   sim.Handler // traffic manager (ingress) or port (egress)
 	sw     *Switch
 
+	// drop reasons ("ingress parser reject", ...), built once
+	rejectReason, dropReason string
+
 	nextIssuePs int64
 	Stats       ThreadStats
 }
@@ -110,7 +113,7 @@ func (p *PipeThread) process(pkt *packet.Packet, nowPs int64) {
 	p.Stats.ParserStates.Add(int64(res.States))
 	if res.Rejected {
 		p.Stats.ParserDrops++
-		p.sw.dropped(pkt, p.gress.String()+" parser reject")
+		p.sw.dropped(pkt, p.rejectReason)
 		return
 	}
 	p.exec.NowPs = issuePs
@@ -123,7 +126,9 @@ func (p *PipeThread) process(pkt *packet.Packet, nowPs int64) {
 	p.exec.PHV = phv
 	p.exec.RunControl(ctl)
 
-	head, length := p.prog.Deparse(phv, pkt.Head, pkt.Len, res.Offset, p.gress == spec.Ingress)
+	// The packet owns its head bytes (hosts and generators make them
+	// fresh, copies get their own), so the deparser may rewrite them.
+	head, length := p.prog.DeparseInPlace(phv, pkt.Head, pkt.Len, res.Offset, p.gress == spec.Ingress)
 	emitted := len(head) - max(0, len(pkt.Head)-res.Offset)
 	L := c.Latency
 	parser := L.ParserBase + L.ParserPerState*res.States + ceilDiv(res.Bytes, L.ParserWindowBytes)
@@ -144,7 +149,7 @@ func (p *PipeThread) process(pkt *packet.Packet, nowPs int64) {
 		if mirrored {
 			p.sw.Replicated++ // the packet lives on as its mirror copy (e.g. a trimmed header)
 		} else {
-			p.sw.dropped(pkt, p.gress.String()+" program drop")
+			p.sw.dropped(pkt, p.dropReason)
 		}
 		return
 	}
@@ -170,7 +175,9 @@ func newPipeThread(sw *Switch, gress spec.Gress, pipe int, state *programs.State
 		ComponentBase: sim.NewComponentBase(name),
 		engine:        sw.engine, cfg: sw.cfg, prog: sw.prog, place: sw.place,
 		gress: gress, pipe: pipe, state: state, sw: sw,
-		phv: make([]int64, len(sw.prog.Fields)),
+		phv:          make([]int64, len(sw.prog.Fields)),
+		rejectReason: gress.String() + " parser reject",
+		dropReason:   gress.String() + " program drop",
 	}
 	p.exec = programs.NewExec(state, rng)
 	p.exec.Gress = gress.String()
