@@ -398,7 +398,7 @@ type nic struct {
 	port     int
 	uplink   sim.Handler
 	deadline int64
-	hi, lo   []*packet.Packet
+	hi, lo   fifo
 	busy     bool  // a wake-up is scheduled for the end of the current frame
 	free     int64 // when the line is free
 }
@@ -409,9 +409,9 @@ func (n *nic) send(pkt *packet.Packet, high bool, now int64) {
 	}
 	pkt.InPort = n.port
 	if high {
-		n.hi = append(n.hi, pkt)
+		n.hi.push(pkt)
 	} else {
-		n.lo = append(n.lo, pkt)
+		n.lo.push(pkt)
 	}
 	if n.busy {
 		return
@@ -428,10 +428,10 @@ func (n *nic) send(pkt *packet.Packet, high bool, now int64) {
 func (n *nic) next(now int64) {
 	var pkt *packet.Packet
 	switch {
-	case len(n.hi) > 0:
-		pkt, n.hi = n.hi[0], n.hi[1:]
-	case len(n.lo) > 0:
-		pkt, n.lo = n.lo[0], n.lo[1:]
+	case n.hi.len() > 0:
+		pkt = n.hi.pop()
+	case n.lo.len() > 0:
+		pkt = n.lo.pop()
 	default:
 		n.busy = false
 		return
@@ -439,10 +439,39 @@ func (n *nic) next(now int64) {
 	pkt.BornPs = now
 	n.free = now + packet.SerializationPs(pkt.Len, n.gbps)
 	packet.Schedule(n.engine, n.uplink, n.free+n.propPs, packet.KindArrive, pkt, n.port)
-	n.busy = len(n.hi)+len(n.lo) > 0
+	n.busy = n.hi.len()+n.lo.len() > 0
 	if n.busy {
 		packet.Schedule(n.engine, n.owner, n.free, evNICFree, nil, 0)
 	}
+}
+
+// fifo is a packet queue that reuses its array: popping from the front
+// does not give up the array's capacity, as re-slicing would.
+type fifo struct {
+	pkts []*packet.Packet
+	head int
+}
+
+func (q *fifo) len() int { return len(q.pkts) - q.head }
+
+func (q *fifo) push(pkt *packet.Packet) {
+	if q.head > 0 && len(q.pkts) == cap(q.pkts) {
+		// Full to the end: move the queued packets to the front.
+		n := copy(q.pkts, q.pkts[q.head:])
+		clear(q.pkts[n:])
+		q.pkts, q.head = q.pkts[:n], 0
+	}
+	q.pkts = append(q.pkts, pkt)
+}
+
+func (q *fifo) pop() *packet.Packet {
+	pkt := q.pkts[q.head]
+	q.pkts[q.head] = nil
+	q.head++
+	if q.head == len(q.pkts) {
+		q.pkts, q.head = q.pkts[:0], 0
+	}
+	return pkt
 }
 
 // unwrap16 turns a 16-bit wire number back into the full number nearest to

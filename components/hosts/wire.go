@@ -38,9 +38,15 @@ type Header struct {
 	Pull     uint16 // the receiver's running pull count for the flow (with FlagPULL)
 }
 
-// encode writes h as the header of a length-byte NDP packet.
+// encode writes h as the header of a length-byte NDP packet. The bytes
+// have room behind them (the allocation's size class holds 64) for a
+// switch's deparser to prepend bridged metadata in place.
 func encode(h Header, length int) []byte {
-	b := make([]byte, HeaderLen)
+	return encodeTo(make([]byte, HeaderLen, 64), h, length)
+}
+
+// encodeTo is encode into b (HeaderLen zero bytes).
+func encodeTo(b []byte, h Header, length int) []byte {
 	binary.BigEndian.PutUint16(b[12:], 0x0800)
 	ip := b[ethLen:]
 	ip[0] = 0x45
