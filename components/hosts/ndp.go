@@ -142,6 +142,7 @@ type NDPHost struct {
 	pacerFree  int64
 	pacerArmed bool
 	deadlinePs int64
+	pool       *pktPool
 	DataSent   int
 	CtrlSent   int
 }
@@ -168,8 +169,8 @@ type ndpSink struct {
 func (b Builder) BuildNDP(name string, cfg NDPConfig) *NDPHost {
 	b.check()
 	h := &NDPHost{ComponentBase: sim.NewComponentBase(name), engine: b.engine, idx: b.idx, port: b.port, cfg: cfg,
-		uplink: b.uplink, rec: b.rec, srcs: map[int]*ndpSource{}, sinks: map[int]*ndpSink{}, deadlinePs: b.deadlinePs}
-	h.nic = nic{engine: b.engine, owner: h, gbps: cfg.NICGbps, propPs: cfg.PropPs, port: b.port, uplink: b.uplink, deadline: b.deadlinePs}
+		uplink: b.uplink, rec: b.rec, srcs: map[int]*ndpSource{}, sinks: map[int]*ndpSink{}, deadlinePs: b.deadlinePs, pool: b.pool}
+	h.nic = nic{engine: b.engine, owner: h, gbps: cfg.NICGbps, propPs: cfg.PropPs, port: b.port, uplink: b.uplink, deadline: b.deadlinePs, pool: b.pool}
 	return h
 }
 
@@ -205,6 +206,7 @@ func (h *NDPHost) Handle(e sim.Event) error {
 		h.nic.next(now)
 	case packet.KindArrive:
 		h.receive(ev.Pkt, now)
+		h.pool.put(ev.Pkt) // the packet ends here
 	}
 	return nil
 }
@@ -242,16 +244,16 @@ func (h *NDPHost) sendData(s *ndpSource, now int64) bool {
 		s.nextSeq++
 	}
 	f := s.flow
-	pkt := &packet.Packet{ID: h.rec.NewID(true, f.ID), Flow: f.ID, Len: h.cfg.MSS,
-		Head: encode(Header{Src: HostIP(f.Src), Dst: HostIP(f.Dst), Flow: uint16(f.ID), Seq: uint16(seq)}, h.cfg.MSS)}
+	pkt := h.pool.newPacket(h.rec.NewID(true, f.ID), f.ID,
+		Header{Src: HostIP(f.Src), Dst: HostIP(f.Dst), Flow: uint16(f.ID), Seq: uint16(seq)}, h.cfg.MSS)
 	h.DataSent++
 	h.transmit(pkt, false, now)
 	return true
 }
 
 func (h *NDPHost) sendCtrl(f *Flow, flags uint8, seq, pull int, now int64) {
-	pkt := &packet.Packet{ID: h.rec.NewID(false, f.ID), Flow: f.ID, Len: h.cfg.CtrlBytes,
-		Head: encode(Header{Src: HostIP(f.Dst), Dst: HostIP(f.Src), Flow: uint16(f.ID), Flags: flags, Seq: uint16(seq), Pull: uint16(pull)}, h.cfg.CtrlBytes)}
+	pkt := h.pool.newPacket(h.rec.NewID(false, f.ID), f.ID,
+		Header{Src: HostIP(f.Dst), Dst: HostIP(f.Src), Flow: uint16(f.ID), Flags: flags, Seq: uint16(seq), Pull: uint16(pull)}, h.cfg.CtrlBytes)
 	if h.cfg.CtrlDSCP != 0 {
 		packet.SetDSCP(pkt.Head, h.cfg.CtrlDSCP)
 	}
@@ -398,6 +400,7 @@ type nic struct {
 	port     int
 	uplink   sim.Handler
 	deadline int64
+	pool     *pktPool
 	hi, lo   fifo
 	busy     bool  // a wake-up is scheduled for the end of the current frame
 	free     int64 // when the line is free
@@ -405,6 +408,7 @@ type nic struct {
 
 func (n *nic) send(pkt *packet.Packet, high bool, now int64) {
 	if now > n.deadline {
+		n.pool.put(pkt) // never sent
 		return
 	}
 	pkt.InPort = n.port
