@@ -20,7 +20,7 @@ type pktPool struct {
 const maxFree = 1 << 16
 
 // get returns a zeroed packet whose head is HeaderLen zero bytes with
-// room behind them (see encode).
+// room behind them (see headCap).
 func (p *pktPool) get() *packet.Packet {
 	if p != nil {
 		if n := len(p.free); n > 0 {
@@ -33,7 +33,7 @@ func (p *pktPool) get() *packet.Packet {
 			return pkt
 		}
 	}
-	return &packet.Packet{Head: make([]byte, HeaderLen, 64)}
+	return &packet.Packet{Head: make([]byte, HeaderLen, headCap)}
 }
 
 // put hands back a packet that has ended. Its head array goes with it.

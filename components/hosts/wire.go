@@ -38,11 +38,15 @@ type Header struct {
 	Pull     uint16 // the receiver's running pull count for the flow (with FlagPULL)
 }
 
-// encode writes h as the header of a length-byte NDP packet. The bytes
-// have room behind them (the allocation's size class holds 64) for a
-// switch's deparser to prepend bridged metadata in place.
+// headCap is the capacity of the heads hosts make: room behind the 50
+// header bytes (an allocation size class) for a switch's deparser to
+// prepend bridged metadata or add headers in place (ndp.p4 grows a header
+// to 66 bytes).
+const headCap = 80
+
+// encode writes h as the header of a length-byte NDP packet.
 func encode(h Header, length int) []byte {
-	return encodeTo(make([]byte, HeaderLen, 64), h, length)
+	return encodeTo(make([]byte, HeaderLen, headCap), h, length)
 }
 
 // encodeTo is encode into b (HeaderLen zero bytes).
