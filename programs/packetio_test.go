@@ -213,6 +213,10 @@ func TestParseDeparseAgreeWithReference(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		codec := p.NewCodec()
+		if codec.slow {
+			t.Fatalf("%s: no flattened codec", name)
+		}
 		var heads [][]byte
 		for _, ft := range p.Traffic {
 			for seq := 0; seq < 4; seq++ {
@@ -240,15 +244,17 @@ func TestParseDeparseAgreeWithReference(t *testing.T) {
 			for _, egress := range []bool{false, true} {
 				for _, bridged := range []bool{false, true} {
 					phv := make([]int64, len(p.Fields))
+					cphv := make([]int64, len(p.Fields))
 					ref := make([]int64, len(p.Fields))
 					r := p.Parse(head, length, phv, egress, bridged)
+					cr := codec.Parse(head, length, cphv, egress, bridged)
 					rr := p.refParse(head, length, ref, egress, bridged)
-					if r != rr {
-						t.Fatalf("%s: Parse = %+v, want %+v", name, r, rr)
+					if r != rr || cr != rr {
+						t.Fatalf("%s: Parse = %+v, Codec.Parse = %+v, want %+v", name, r, cr, rr)
 					}
 					for s := range phv {
-						if phv[s] != ref[s] {
-							t.Fatalf("%s: Parse field %s = %d, want %d", name, p.Fields[s].Name, phv[s], ref[s])
+						if phv[s] != ref[s] || cphv[s] != ref[s] {
+							t.Fatalf("%s: Parse field %s = %d, Codec.Parse %d, want %d", name, p.Fields[s].Name, phv[s], cphv[s], ref[s])
 						}
 					}
 					if r.Rejected {
@@ -277,11 +283,43 @@ func TestParseDeparseAgreeWithReference(t *testing.T) {
 							if !bytes.Equal(got, want) || gotLen != wantLen {
 								t.Fatalf("%s: DeparseInPlace (room %d) = %x (%d), want %x (%d)", name, room, got, gotLen, want, wantLen)
 							}
+							own = make([]byte, len(head), len(head)+room)
+							copy(own, head)
+							got, gotLen = codec.DeparseInPlace(phv, own, length, r.Offset, withBridge)
+							if !bytes.Equal(got, want) || gotLen != wantLen {
+								t.Fatalf("%s: Codec.DeparseInPlace (room %d) = %x (%d), want %x (%d)", name, room, got, gotLen, want, wantLen)
+							}
 						}
 					}
 				}
 			}
 		}
+	}
+}
+
+// BenchmarkCodecParseDeparse is BenchmarkParseDeparse through a Codec.
+func BenchmarkCodecParseDeparse(b *testing.B) {
+	p, err := Resolve("ndp", nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if len(p.Traffic) == 0 {
+		b.Skip("no traffic template")
+	}
+	c := p.NewCodec()
+	head := p.Traffic[0].BuildPacket(0, 1500)
+	phv := make([]int64, len(p.Fields))
+	buf := make([]byte, len(head), 64)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		copy(buf[:len(head)], head)
+		clear(phv)
+		r := c.Parse(buf[:len(head)], 1500, phv, false, false)
+		out, _ := c.DeparseInPlace(phv, buf[:len(head)], 1500, r.Offset, true)
+		clear(phv)
+		r = c.Parse(out, 1500, phv, true, true)
+		c.DeparseInPlace(phv, out, 1500, r.Offset, false)
 	}
 }
 

@@ -40,6 +40,7 @@ type PipeThread struct {
 
 	// drop reasons ("ingress parser reject", ...), built once
 	rejectReason, dropReason string
+	codec                    *programs.Codec // the program's parser and deparser, flattened
 
 	nextIssuePs int64
 	Stats       ThreadStats
@@ -109,7 +110,7 @@ func (p *PipeThread) process(pkt *packet.Packet, nowPs int64) {
 			phv[p.std(programs.StdDeflected)] = 1
 		}
 	}
-	res := p.prog.Parse(pkt.Head, pkt.Len, phv, p.gress == spec.Egress, p.gress == spec.Egress && !pkt.NoBridge)
+	res := p.codec.Parse(pkt.Head, pkt.Len, phv, p.gress == spec.Egress, p.gress == spec.Egress && !pkt.NoBridge)
 	p.Stats.ParserStates.Add(int64(res.States))
 	if res.Rejected {
 		p.Stats.ParserDrops++
@@ -128,7 +129,7 @@ func (p *PipeThread) process(pkt *packet.Packet, nowPs int64) {
 
 	// The packet owns its head bytes (hosts and generators make them
 	// fresh, copies get their own), so the deparser may rewrite them.
-	head, length := p.prog.DeparseInPlace(phv, pkt.Head, pkt.Len, res.Offset, p.gress == spec.Ingress)
+	head, length := p.codec.DeparseInPlace(phv, pkt.Head, pkt.Len, res.Offset, p.gress == spec.Ingress)
 	emitted := len(head) - max(0, len(pkt.Head)-res.Offset)
 	L := c.Latency
 	parser := L.ParserBase + L.ParserPerState*res.States + ceilDiv(res.Bytes, L.ParserWindowBytes)
@@ -179,6 +180,7 @@ func newPipeThread(sw *Switch, gress spec.Gress, pipe int, state *programs.State
 		rejectReason: gress.String() + " parser reject",
 		dropReason:   gress.String() + " program drop",
 	}
+	p.codec = sw.codec
 	p.exec = programs.NewExec(state, rng)
 	p.exec.Gress = gress.String()
 	if gress == spec.Ingress && sw.cfg.Features.IngressQueueVisibility {
