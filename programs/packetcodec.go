@@ -151,8 +151,8 @@ func extract(fields []fieldCodec, head []byte, off int, phv []int64) {
 		f := &fields[i]
 		bit := off + int(f.off)
 		var v uint64
-		if b := bit >> 3; bit&7 == 0 && b+8 <= len(head) {
-			// Byte-aligned with 8 bytes to read: the common header field.
+		if b := bit >> 3; bit&7 == 0 && b+int(f.bits)>>3 <= len(head) {
+			// Byte-aligned and inside head: the common header field.
 			switch f.bits {
 			case 8:
 				v = uint64(head[b])

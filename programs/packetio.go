@@ -22,40 +22,40 @@ func byteAt(head []byte, i int) byte {
 // getBits reads width bits at bit offset off (big-endian, as on the wire).
 // Bytes past the end of head read as 0.
 func getBits(head []byte, off, width int) uint64 {
-	i, sh := off>>3, off&7
 	if width <= 0 {
 		return 0
 	}
-	if sh == 0 && i+width>>3 <= len(head) { // byte-aligned and inside head
-		switch width {
-		case 8:
-			return uint64(head[i])
-		case 16:
-			return uint64(binary.BigEndian.Uint16(head[i:]))
-		case 32:
-			return uint64(binary.BigEndian.Uint32(head[i:]))
-		case 64:
-			return binary.BigEndian.Uint64(head[i:])
+	// The field lies in bits sh..end-1 of the bytes from byte i: load the
+	// smallest big-endian word holding them that head has, and cut it out.
+	i, sh := off>>3, off&7
+	end := sh + width
+	var w uint64
+	var bits int
+	switch {
+	case end <= 8 && i < len(head):
+		w, bits = uint64(head[i]), 8
+	case end <= 16 && i+2 <= len(head):
+		w, bits = uint64(binary.BigEndian.Uint16(head[i:])), 16
+	case end <= 32 && i+4 <= len(head):
+		w, bits = uint64(binary.BigEndian.Uint32(head[i:])), 32
+	case end <= 48 && i+6 <= len(head):
+		w, bits = uint64(binary.BigEndian.Uint16(head[i:]))<<32|uint64(binary.BigEndian.Uint32(head[i+2:])), 48
+	case end <= 64 && i+8 <= len(head):
+		w, bits = binary.BigEndian.Uint64(head[i:]), 64
+	case end <= 64:
+		// Past the end of head: the missing bytes are 0.
+		for k := 0; k < 8; k++ {
+			w = w<<8 | uint64(byteAt(head, i+k))
 		}
+		bits = 64
+	default:
+		return getBitsSlow(head, off, width)
 	}
-	if sh+width <= 64 {
-		// The field lies in the 8 bytes from byte i: load them (zero past
-		// the end of head) and cut it out.
-		var w uint64
-		if i >= 0 && i+8 <= len(head) {
-			w = binary.BigEndian.Uint64(head[i:])
-		} else {
-			for k := 0; k < 8; k++ {
-				w = w<<8 | uint64(byteAt(head, i+k))
-			}
-		}
-		w >>= uint(64 - sh - width)
-		if width < 64 {
-			w &= 1<<uint(width) - 1
-		}
-		return w
+	w >>= uint(bits - end)
+	if width < 64 {
+		w &= 1<<uint(width) - 1
 	}
-	return getBitsSlow(head, off, width)
+	return w
 }
 
 // getBitsSlow is getBits one byte piece at a time (any offset and width).
