@@ -6,12 +6,17 @@ import "testing"
 // line rate for 500 us through the Tofino model running ndp (about 126 000
 // data packets). It reports wall time, Akita events per data packet and
 // simulated data packets per second of wall time.
-func BenchmarkFig6Tofino64(b *testing.B) {
+func BenchmarkFig6Tofino64(b *testing.B) { benchFig6(b, 1) }
+
+// BenchmarkFig6Ideal64 is the same point through the ideal switch (variant 0).
+func BenchmarkFig6Ideal64(b *testing.B) { benchFig6(b, 0) }
+
+func benchFig6(b *testing.B, variant int) {
 	s, err := Load("trim-fig6")
 	if err != nil {
 		b.Fatal(err)
 	}
-	spec := runSpec{variant: s.Variants[1], senders: 64, params: map[string]string{}, seed: 1}
+	spec := runSpec{variant: s.Variants[variant], senders: 64, params: map[string]string{}, seed: 1}
 	var events, pkts int64
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {

@@ -1,5 +1,7 @@
 package programs
 
+import "encoding/binary"
+
 // ParseResult tells what a parser did with a packet.
 type ParseResult struct {
 	States   int  // parser states visited
@@ -18,14 +20,47 @@ func byteAt(head []byte, i int) byte {
 }
 
 // getBits reads width bits at bit offset off (big-endian, as on the wire).
+// Bytes past the end of head read as 0.
 func getBits(head []byte, off, width int) uint64 {
-	var v uint64
-	if off&7 == 0 && width&7 == 0 { // byte-aligned fast path
-		for i := off / 8; i < (off+width)/8; i++ {
-			v = v<<8 | uint64(byteAt(head, i))
-		}
-		return v
+	if width <= 0 {
+		return 0
 	}
+	// The field lies in bits sh..end-1 of the bytes from byte i: load the
+	// smallest big-endian word holding them that head has, and cut it out.
+	i, sh := off>>3, off&7
+	end := sh + width
+	var w uint64
+	var bits int
+	switch {
+	case end <= 8 && i < len(head):
+		w, bits = uint64(head[i]), 8
+	case end <= 16 && i+2 <= len(head):
+		w, bits = uint64(binary.BigEndian.Uint16(head[i:])), 16
+	case end <= 32 && i+4 <= len(head):
+		w, bits = uint64(binary.BigEndian.Uint32(head[i:])), 32
+	case end <= 48 && i+6 <= len(head):
+		w, bits = uint64(binary.BigEndian.Uint16(head[i:]))<<32|uint64(binary.BigEndian.Uint32(head[i+2:])), 48
+	case end <= 64 && i+8 <= len(head):
+		w, bits = binary.BigEndian.Uint64(head[i:]), 64
+	case end <= 64:
+		// Past the end of head: the missing bytes are 0.
+		for k := 0; k < 8; k++ {
+			w = w<<8 | uint64(byteAt(head, i+k))
+		}
+		bits = 64
+	default:
+		return getBitsSlow(head, off, width)
+	}
+	w >>= uint(bits - end)
+	if width < 64 {
+		w &= 1<<uint(width) - 1
+	}
+	return w
+}
+
+// getBitsSlow is getBits one byte piece at a time (any offset and width).
+func getBitsSlow(head []byte, off, width int) uint64 {
+	var v uint64
 	for i := 0; i < width; {
 		bit := off + i
 		b := byteAt(head, bit/8)
@@ -38,15 +73,42 @@ func getBits(head []byte, off, width int) uint64 {
 	return v
 }
 
-// putBits writes width bits of v at bit offset off.
+// putBits writes the low width bits of v at bit offset off; the other bits
+// of buf are unchanged.
 func putBits(buf []byte, off, width int, v uint64) {
-	if off&7 == 0 && width&7 == 0 { // byte-aligned fast path
-		for i := (off+width)/8 - 1; i >= off/8; i-- {
-			buf[i] = byte(v)
-			v >>= 8
-		}
+	i, sh := off>>3, off&7
+	if width <= 0 {
 		return
 	}
+	if sh == 0 {
+		switch width {
+		case 8:
+			buf[i] = byte(v)
+			return
+		case 16:
+			binary.BigEndian.PutUint16(buf[i:], uint16(v))
+			return
+		case 32:
+			binary.BigEndian.PutUint32(buf[i:], uint32(v))
+			return
+		case 64:
+			binary.BigEndian.PutUint64(buf[i:], v)
+			return
+		}
+	}
+	if sh+width <= 64 && i >= 0 && i+8 <= len(buf) {
+		// Read-modify-write the 8 bytes from byte i.
+		shift := uint(64 - sh - width)
+		mask := ^uint64(0) >> uint(64-width) << shift
+		w := binary.BigEndian.Uint64(buf[i:])
+		binary.BigEndian.PutUint64(buf[i:], w&^mask|v<<shift&mask)
+		return
+	}
+	putBitsSlow(buf, off, width, v)
+}
+
+// putBitsSlow is putBits one byte piece at a time (any offset and width).
+func putBitsSlow(buf []byte, off, width int, v uint64) {
 	for i := 0; i < width; {
 		bit := off + i
 		inByte := 8 - bit%8
@@ -133,10 +195,43 @@ func PayloadBytes(head []byte, length, offset int) []byte {
 
 // Deparse serializes the valid headers in declaration order, prefixed by
 // the bridged metadata when withBridge is set, followed by the payload (the
-// packet's bytes from payloadOff on). It returns the new head bytes and the
-// new total length.
+// packet's bytes from payloadOff on). It returns the new head bytes (a new
+// array: head is not modified) and the new total length.
 func (p *Program) Deparse(phv []int64, head []byte, length, payloadOff int, withBridge bool) ([]byte, int) {
-	n := 0
+	n, rest := p.deparseSize(phv, head, payloadOff, withBridge)
+	out := make([]byte, n, n+rest)
+	p.deparseHeaders(phv, out, withBridge)
+	if rest > 0 {
+		out = append(out, head[payloadOff:]...)
+	}
+	return out, n + deparsePayload(length, payloadOff)
+}
+
+// DeparseInPlace is Deparse writing into head's array when it has room
+// (else into a new one): for a caller that owns head's array (nobody else
+// holds a slice of it). The bytes it returns are the same as Deparse's.
+func (p *Program) DeparseInPlace(phv []int64, head []byte, length, payloadOff int, withBridge bool) ([]byte, int) {
+	n, rest := p.deparseSize(phv, head, payloadOff, withBridge)
+	var out []byte
+	if cap(head) >= n+rest {
+		out = head[:n+rest]
+		if rest > 0 && n != payloadOff {
+			copy(out[n:], head[payloadOff:payloadOff+rest]) // memmove: the ranges may overlap
+		}
+		clear(out[:n])
+	} else {
+		out = make([]byte, n+rest, max(n+rest+16, 64))
+		if rest > 0 {
+			copy(out[n:], head[payloadOff:])
+		}
+	}
+	p.deparseHeaders(phv, out, withBridge)
+	return out, n + deparsePayload(length, payloadOff)
+}
+
+// deparseSize is the bytes Deparse writes for headers (and bridged
+// metadata) and the bytes of head it keeps after them.
+func (p *Program) deparseSize(phv []int64, head []byte, payloadOff int, withBridge bool) (n, rest int) {
 	if withBridge {
 		n += (p.BridgeBits + 7) / 8
 	}
@@ -145,11 +240,15 @@ func (p *Program) Deparse(phv []int64, head []byte, length, payloadOff int, with
 			n += h.Bytes()
 		}
 	}
-	rest := 0
 	if payloadOff < len(head) {
 		rest = len(head) - payloadOff
 	}
-	out := make([]byte, n, n+rest)
+	return n, rest
+}
+
+// deparseHeaders writes the bridged metadata (withBridge) and the valid
+// headers into out, whose header bytes are zero.
+func (p *Program) deparseHeaders(phv []int64, out []byte, withBridge bool) {
 	off := 0
 	if withBridge {
 		for _, f := range p.Meta {
@@ -169,14 +268,12 @@ func (p *Program) Deparse(phv []int64, head []byte, length, payloadOff int, with
 		}
 		off += h.Bits
 	}
-	if rest > 0 {
-		out = append(out, head[payloadOff:]...)
-	}
-	payload := length - payloadOff
-	if payload < 0 {
-		payload = 0
-	}
-	return out, n + payload
+}
+
+// deparsePayload is the payload bytes after the headers of a packet of
+// length bytes whose payload starts at payloadOff.
+func deparsePayload(length, payloadOff int) int {
+	return max(length-payloadOff, 0)
 }
 
 // BuildEmitted builds the packet emit() creates from a thread's header

@@ -38,6 +38,10 @@ type PipeThread struct {
 	next   sim.Handler // traffic manager (ingress) or port (egress)
 	sw     *Switch
 
+	// drop reasons ("ingress parser reject", ...), built once
+	rejectReason, dropReason string
+	codec                    *programs.Codec // the program's parser and deparser, flattened
+
 	nextIssuePs int64
 	Stats       ThreadStats
 }
@@ -106,11 +110,11 @@ func (p *PipeThread) process(pkt *packet.Packet, nowPs int64) {
 			phv[p.std(programs.StdDeflected)] = 1
 		}
 	}
-	res := p.prog.Parse(pkt.Head, pkt.Len, phv, p.gress == spec.Egress, p.gress == spec.Egress && !pkt.NoBridge)
+	res := p.codec.Parse(pkt.Head, pkt.Len, phv, p.gress == spec.Egress, p.gress == spec.Egress && !pkt.NoBridge)
 	p.Stats.ParserStates.Add(int64(res.States))
 	if res.Rejected {
 		p.Stats.ParserDrops++
-		p.sw.dropped(pkt, p.gress.String()+" parser reject")
+		p.sw.dropped(pkt, p.rejectReason)
 		return
 	}
 	p.exec.NowPs = issuePs
@@ -123,7 +127,9 @@ func (p *PipeThread) process(pkt *packet.Packet, nowPs int64) {
 	p.exec.PHV = phv
 	p.exec.RunControl(ctl)
 
-	head, length := p.prog.Deparse(phv, pkt.Head, pkt.Len, res.Offset, p.gress == spec.Ingress)
+	// The packet owns its head bytes (hosts and generators make them
+	// fresh, copies get their own), so the deparser may rewrite them.
+	head, length := p.codec.DeparseInPlace(phv, pkt.Head, pkt.Len, res.Offset, p.gress == spec.Ingress)
 	emitted := len(head) - max(0, len(pkt.Head)-res.Offset)
 	L := c.Latency
 	parser := L.ParserBase + L.ParserPerState*res.States + ceilDiv(res.Bytes, L.ParserWindowBytes)
@@ -144,7 +150,7 @@ func (p *PipeThread) process(pkt *packet.Packet, nowPs int64) {
 		if mirrored {
 			p.sw.Replicated++ // the packet lives on as its mirror copy (e.g. a trimmed header)
 		} else {
-			p.sw.dropped(pkt, p.gress.String()+" program drop")
+			p.sw.dropped(pkt, p.dropReason)
 		}
 		return
 	}
@@ -170,8 +176,11 @@ func newPipeThread(sw *Switch, gress spec.Gress, pipe int, state *programs.State
 		ComponentBase: sim.NewComponentBase(name),
 		engine:        sw.engine, cfg: sw.cfg, prog: sw.prog, place: sw.place,
 		gress: gress, pipe: pipe, state: state, sw: sw,
-		phv: make([]int64, len(sw.prog.Fields)),
+		phv:          make([]int64, len(sw.prog.Fields)),
+		rejectReason: gress.String() + " parser reject",
+		dropReason:   gress.String() + " program drop",
 	}
+	p.codec = sw.codec
 	p.exec = programs.NewExec(state, rng)
 	p.exec.Gress = gress.String()
 	if gress == spec.Ingress && sw.cfg.Features.IngressQueueVisibility {

@@ -33,6 +33,7 @@ type Switch struct {
 	engine sim.Engine
 	cfg    *Config
 	prog   *programs.Program
+	codec  *programs.Codec
 	place  *compiler.Placement
 	pipes  []*pipeUnits
 	tm     *tm.TrafficManager
@@ -48,7 +49,11 @@ type Switch struct {
 	Replicated int
 
 	attached map[int]link.End
-	dropHook func(*packet.Packet, string)
+	// links and portSpeed mirror attached and speeds by device port (the
+	// per-packet lookups; ok / > 0: set).
+	links     []attachedLink
+	portSpeed []float64
+	dropHook  func(*packet.Packet, string)
 	// deadlinePs ends the run: packets still circulating (recirculation
 	// loops) after it are counted, not processed, so every run terminates.
 	deadlinePs int64
@@ -56,6 +61,11 @@ type Switch struct {
 	name       string
 	speeds     map[int]float64 // front-panel ports a network set to another speed
 	*arch.StateControl
+}
+
+type attachedLink struct {
+	end link.End
+	ok  bool
 }
 
 type pipeUnits struct {
@@ -96,7 +106,7 @@ func (b Builder) Build(name string) *Switch {
 	if b.cfg == nil {
 		b.cfg = b.place.Chip
 	}
-	sw := &Switch{engine: b.engine, cfg: b.cfg, prog: b.place.Prog, place: b.place, drops: map[string]int{}, name: name}
+	sw := &Switch{engine: b.engine, cfg: b.cfg, prog: b.place.Prog, codec: b.place.Prog.NewCodec(), place: b.place, drops: map[string]int{}, name: name}
 	sw.ports = &Ports{ComponentBase: sim.NewComponentBase(name + ".Ports"), sw: sw,
 		busyUntil: make([]int64, sw.cfg.Pipes*sw.cfg.DevPortPipeStride)}
 	c := b.cfg
@@ -161,6 +171,12 @@ func (sw *Switch) Attach(port int, to link.End) {
 		sw.attached = map[int]link.End{}
 	}
 	sw.attached[port] = to
+	if n := sw.cfg.Pipes * sw.cfg.DevPortPipeStride; port >= 0 && port < n {
+		if sw.links == nil {
+			sw.links = make([]attachedLink, n)
+		}
+		sw.links[port] = attachedLink{to, true}
+	}
 }
 
 // OnDrop sets a hook called for every packet the switch drops.
@@ -262,7 +278,7 @@ func (p *Ports) Handle(e sim.Event) error {
 		p.busyUntil[o] = txEnd
 	}
 	sw.Delivered++
-	if a, ok := sw.attached[pkt.OutPort]; ok {
+	if a, ok := sw.link(pkt.OutPort); ok {
 		a.Deliver(sw.engine, pkt, txEnd)
 		return nil
 	}
@@ -302,10 +318,25 @@ func (sw *Switch) IngressGbps(port int) (float64, error) {
 // portGbps is a front-panel port's speed: the chip's, unless the network
 // set it.
 func (sw *Switch) portGbps(port int) float64 {
+	if port >= 0 && port < len(sw.portSpeed) {
+		if g := sw.portSpeed[port]; g > 0 {
+			return g
+		}
+		return sw.cfg.PortGbps
+	}
 	if g, ok := sw.speeds[port]; ok {
 		return g
 	}
 	return sw.cfg.PortGbps
+}
+
+// link is the link attached to a port.
+func (sw *Switch) link(port int) (link.End, bool) {
+	if port >= 0 && port < len(sw.links) {
+		return sw.links[port].end, sw.links[port].ok
+	}
+	a, ok := sw.attached[port]
+	return a, ok
 }
 
 // SetPortGbps sets a front-panel port's speed: its MAC serializes and its
@@ -319,6 +350,12 @@ func (sw *Switch) SetPortGbps(port int, gbps float64) error {
 		sw.speeds = map[int]float64{}
 	}
 	sw.speeds[port] = gbps
+	if n := c.Pipes * c.DevPortPipeStride; port < n { // port >= 0 (checked above)
+		if sw.portSpeed == nil {
+			sw.portSpeed = make([]float64, n)
+		}
+		sw.portSpeed[port] = gbps
+	}
 	return sw.tm.SetPortGbps(port, gbps)
 }
 

@@ -10,10 +10,11 @@ type Builder struct {
 	uplink     sim.Handler
 	rec        *Recorder
 	deadlinePs int64
+	pool       *pktPool // shared by the hosts built from this builder and its copies
 }
 
 // MakeBuilder returns a builder for host 0 on port 0 with no deadline.
-func MakeBuilder() Builder { return Builder{deadlinePs: 1 << 62} }
+func MakeBuilder() Builder { return Builder{deadlinePs: 1 << 62, pool: &pktPool{}} }
 
 // WithEngine sets the Akita engine.
 func (b Builder) WithEngine(e sim.Engine) Builder { b.engine = e; return b }

@@ -30,6 +30,7 @@ type CBRHost struct {
 	srcs     map[int]*cbrSource
 	sinks    map[int]*ndpSink
 	nic      nic
+	pool     *pktPool
 }
 
 type cbrSource struct {
@@ -41,8 +42,8 @@ type cbrSource struct {
 func (b Builder) BuildCBR(name string, cfg CBRConfig) *CBRHost {
 	b.check()
 	h := &CBRHost{ComponentBase: sim.NewComponentBase(name), engine: b.engine, idx: b.idx, port: b.port, cfg: cfg,
-		uplink: b.uplink, rec: b.rec, deadline: b.deadlinePs, srcs: map[int]*cbrSource{}, sinks: map[int]*ndpSink{}}
-	h.nic = nic{engine: b.engine, owner: h, gbps: cfg.NICGbps, propPs: cfg.PropPs, port: b.port, uplink: b.uplink, deadline: b.deadlinePs}
+		uplink: b.uplink, rec: b.rec, deadline: b.deadlinePs, srcs: map[int]*cbrSource{}, sinks: map[int]*ndpSink{}, pool: b.pool}
+	h.nic = nic{engine: b.engine, owner: h, gbps: cfg.NICGbps, propPs: cfg.PropPs, port: b.port, uplink: b.uplink, deadline: b.deadlinePs, pool: b.pool}
 	return h
 }
 
@@ -78,14 +79,15 @@ func (h *CBRHost) Handle(e sim.Event) error {
 			return nil
 		}
 		f := s.flow
-		pkt := &packet.Packet{ID: h.rec.NewID(true, f.ID), Flow: f.ID, Len: h.cfg.MSS,
-			Head: encode(Header{Src: HostIP(f.Src), Dst: HostIP(f.Dst), Flow: uint16(f.ID), Seq: uint16(s.seq)}, h.cfg.MSS)}
+		pkt := h.pool.newPacket(h.rec.NewID(true, f.ID), f.ID,
+			Header{Src: HostIP(f.Src), Dst: HostIP(f.Dst), Flow: uint16(f.ID), Seq: uint16(s.seq)}, h.cfg.MSS)
 		s.seq++
 		h.nic.send(pkt, false, now)
 		packet.Schedule(h.engine, h, now+h.gapPs(), evFlowTimer, nil, ev.Port)
 	case evNICFree:
 		h.nic.next(now)
 	case packet.KindArrive:
+		defer h.pool.put(ev.Pkt) // the packet ends here
 		if now > h.deadline {
 			return nil
 		}

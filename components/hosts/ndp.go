@@ -51,6 +51,7 @@ type NDPHost struct {
 	pacerFree  int64
 	pacerArmed bool
 	deadlinePs int64
+	pool       *pktPool
 	DataSent   int
 	CtrlSent   int
 }
@@ -77,8 +78,8 @@ type ndpSink struct {
 func (b Builder) BuildNDP(name string, cfg NDPConfig) *NDPHost {
 	b.check()
 	h := &NDPHost{ComponentBase: sim.NewComponentBase(name), engine: b.engine, idx: b.idx, port: b.port, cfg: cfg,
-		uplink: b.uplink, rec: b.rec, srcs: map[int]*ndpSource{}, sinks: map[int]*ndpSink{}, deadlinePs: b.deadlinePs}
-	h.nic = nic{engine: b.engine, owner: h, gbps: cfg.NICGbps, propPs: cfg.PropPs, port: b.port, uplink: b.uplink, deadline: b.deadlinePs}
+		uplink: b.uplink, rec: b.rec, srcs: map[int]*ndpSource{}, sinks: map[int]*ndpSink{}, deadlinePs: b.deadlinePs, pool: b.pool}
+	h.nic = nic{engine: b.engine, owner: h, gbps: cfg.NICGbps, propPs: cfg.PropPs, port: b.port, uplink: b.uplink, deadline: b.deadlinePs, pool: b.pool}
 	return h
 }
 
@@ -114,6 +115,7 @@ func (h *NDPHost) Handle(e sim.Event) error {
 		h.nic.next(now)
 	case packet.KindArrive:
 		h.receive(ev.Pkt, now)
+		h.pool.put(ev.Pkt) // the packet ends here
 	}
 	return nil
 }
@@ -151,16 +153,16 @@ func (h *NDPHost) sendData(s *ndpSource, now int64) bool {
 		s.nextSeq++
 	}
 	f := s.flow
-	pkt := &packet.Packet{ID: h.rec.NewID(true, f.ID), Flow: f.ID, Len: h.cfg.MSS,
-		Head: encode(Header{Src: HostIP(f.Src), Dst: HostIP(f.Dst), Flow: uint16(f.ID), Seq: uint16(seq)}, h.cfg.MSS)}
+	pkt := h.pool.newPacket(h.rec.NewID(true, f.ID), f.ID,
+		Header{Src: HostIP(f.Src), Dst: HostIP(f.Dst), Flow: uint16(f.ID), Seq: uint16(seq)}, h.cfg.MSS)
 	h.DataSent++
 	h.transmit(pkt, false, now)
 	return true
 }
 
 func (h *NDPHost) sendCtrl(f *Flow, flags uint8, seq, pull int, now int64) {
-	pkt := &packet.Packet{ID: h.rec.NewID(false, f.ID), Flow: f.ID, Len: h.cfg.CtrlBytes,
-		Head: encode(Header{Src: HostIP(f.Dst), Dst: HostIP(f.Src), Flow: uint16(f.ID), Flags: flags, Seq: uint16(seq), Pull: uint16(pull)}, h.cfg.CtrlBytes)}
+	pkt := h.pool.newPacket(h.rec.NewID(false, f.ID), f.ID,
+		Header{Src: HostIP(f.Dst), Dst: HostIP(f.Src), Flow: uint16(f.ID), Flags: flags, Seq: uint16(seq), Pull: uint16(pull)}, h.cfg.CtrlBytes)
 	if h.cfg.CtrlDSCP != 0 {
 		packet.SetDSCP(pkt.Head, h.cfg.CtrlDSCP)
 	}
@@ -307,20 +309,22 @@ type nic struct {
 	port     int
 	uplink   sim.Handler
 	deadline int64
-	hi, lo   []*packet.Packet
+	pool     *pktPool
+	hi, lo   fifo
 	busy     bool  // a wake-up is scheduled for the end of the current frame
 	free     int64 // when the line is free
 }
 
 func (n *nic) send(pkt *packet.Packet, high bool, now int64) {
 	if now > n.deadline {
+		n.pool.put(pkt) // never sent
 		return
 	}
 	pkt.InPort = n.port
 	if high {
-		n.hi = append(n.hi, pkt)
+		n.hi.push(pkt)
 	} else {
-		n.lo = append(n.lo, pkt)
+		n.lo.push(pkt)
 	}
 	if n.busy {
 		return
@@ -337,10 +341,10 @@ func (n *nic) send(pkt *packet.Packet, high bool, now int64) {
 func (n *nic) next(now int64) {
 	var pkt *packet.Packet
 	switch {
-	case len(n.hi) > 0:
-		pkt, n.hi = n.hi[0], n.hi[1:]
-	case len(n.lo) > 0:
-		pkt, n.lo = n.lo[0], n.lo[1:]
+	case n.hi.len() > 0:
+		pkt = n.hi.pop()
+	case n.lo.len() > 0:
+		pkt = n.lo.pop()
 	default:
 		n.busy = false
 		return
@@ -348,10 +352,39 @@ func (n *nic) next(now int64) {
 	pkt.BornPs = now
 	n.free = now + packet.SerializationPs(pkt.Len, n.gbps)
 	packet.Schedule(n.engine, n.uplink, n.free+n.propPs, packet.KindArrive, pkt, n.port)
-	n.busy = len(n.hi)+len(n.lo) > 0
+	n.busy = n.hi.len()+n.lo.len() > 0
 	if n.busy {
 		packet.Schedule(n.engine, n.owner, n.free, evNICFree, nil, 0)
 	}
+}
+
+// fifo is a packet queue that reuses its array: popping from the front
+// does not give up the array's capacity, as re-slicing would.
+type fifo struct {
+	pkts []*packet.Packet
+	head int
+}
+
+func (q *fifo) len() int { return len(q.pkts) - q.head }
+
+func (q *fifo) push(pkt *packet.Packet) {
+	if q.head > 0 && len(q.pkts) == cap(q.pkts) {
+		// Full to the end: move the queued packets to the front.
+		n := copy(q.pkts, q.pkts[q.head:])
+		clear(q.pkts[n:])
+		q.pkts, q.head = q.pkts[:n], 0
+	}
+	q.pkts = append(q.pkts, pkt)
+}
+
+func (q *fifo) pop() *packet.Packet {
+	pkt := q.pkts[q.head]
+	q.pkts[q.head] = nil
+	q.head++
+	if q.head == len(q.pkts) {
+		q.pkts, q.head = q.pkts[:0], 0
+	}
+	return pkt
 }
 
 // unwrap16 turns a 16-bit wire number back into the full number nearest to

@@ -38,9 +38,19 @@ type Header struct {
 	Pull     uint16 // the receiver's running pull count for the flow (with FlagPULL)
 }
 
+// headCap is the capacity of the heads hosts make: room behind the 50
+// header bytes (an allocation size class) for a switch's deparser to
+// prepend bridged metadata or add headers in place (ndp.p4 grows a header
+// to 66 bytes).
+const headCap = 80
+
 // encode writes h as the header of a length-byte NDP packet.
 func encode(h Header, length int) []byte {
-	b := make([]byte, HeaderLen)
+	return encodeTo(make([]byte, HeaderLen, headCap), h, length)
+}
+
+// encodeTo is encode into b (HeaderLen zero bytes).
+func encodeTo(b []byte, h Header, length int) []byte {
 	binary.BigEndian.PutUint16(b[12:], 0x0800)
 	ip := b[ethLen:]
 	ip[0] = 0x45

@@ -53,3 +53,21 @@ type Arrival struct {
 	Port int
 	AtPs int64
 }
+
+// copyHeadCap is the head bytes Copy places next to the packet.
+const copyHeadCap = 80
+
+// Copy is Clone in one allocation: a copy whose head bytes (up to
+// copyHeadCap, with room to grow in place) live next to it. The copy's
+// fields and head bytes are Clone's.
+func (p *Packet) Copy() *Packet {
+	if len(p.Head) == 0 || len(p.Head) > copyHeadCap {
+		return p.Clone()
+	}
+	b := &struct {
+		pkt  Packet
+		head [copyHeadCap]byte
+	}{pkt: *p}
+	b.pkt.Head = append(b.head[:0], p.Head...)
+	return &b.pkt
+}

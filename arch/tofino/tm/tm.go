@@ -248,7 +248,7 @@ func (t *TrafficManager) MirrorCopy(pkt *packet.Packet, session int, at int64, f
 		t.Stats.MirrorDrops++
 		return false
 	}
-	c := pkt.Clone()
+	c := pkt.Copy()
 	c.Mirror, c.McastGrp, c.Recirculate, c.DeflectOnDrop, c.BypassEgress, c.Drop = false, 0, false, false, false, false
 	c.Deflected = false
 	c.OutPort, c.Qid = s.Port, s.Queue
@@ -277,7 +277,7 @@ func (t *TrafficManager) arrive(pkt *packet.Packet, now int64) {
 		if g, ok := t.groups[pkt.McastGrp]; ok {
 			grp = true
 			for _, port := range g.Ports {
-				c := pkt.Clone()
+				c := pkt.Copy()
 				c.McastGrp = 0
 				t.Stats.MulticastCopies++
 				t.ledger.Copied()
@@ -427,7 +427,7 @@ func (t *TrafficManager) trimOnDrop(pkt *packet.Packet, port int, q *Queue, now 
 	}
 	tp := t.trimPolicy
 	q.Counters.Trim++
-	c := pkt.Clone()
+	c := pkt.Copy()
 	if c.Len > tp.Size {
 		c.Len = tp.Size
 		if len(c.Head) > tp.Size {
@@ -473,7 +473,7 @@ func (t *TrafficManager) overflow(pkt *packet.Packet, port int, reason string, n
 	q := t.ports[dod].queues[t.onDrop.Queue]
 	out := pkt
 	if t.onDrop.Mode == "mirror" {
-		out = pkt.Clone()
+		out = pkt.Copy()
 		out.DeflectOnDrop, out.McastGrp, out.Mirror = false, 0, false
 		out.Mirrored = true
 		if tr := t.onDrop.Truncate; tr > 0 && out.Len > tr {
