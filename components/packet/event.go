@@ -47,23 +47,20 @@ func PsToSec(ps int64) sim.VTimeInSec { return sim.VTimeInSec(float64(ps) * 1e-1
 // SecToPs converts Akita time to picoseconds.
 func SecToPs(t sim.VTimeInSec) int64 { return int64(math.Round(float64(t) * 1e12)) }
 
-// EventSource is an engine that recycles packet events (archsim's
-// engine.Serial): Schedule takes its events from it instead of allocating
-// one per hand-off.
-type EventSource interface {
-	NewPacketEvent() *Event
+// Scheduler is an engine that schedules packet events itself (archsim's
+// engine.Serial, which recycles them instead of allocating one per
+// hand-off).
+type Scheduler interface {
+	SchedulePacket(ps int64, h sim.Handler, kind Kind, pkt *Packet, port int)
 }
 
 // Schedule posts an event for handler h at time ps.
 func Schedule(e sim.Engine, h sim.Handler, ps int64, kind Kind, pkt *Packet, port int) {
-	var ev *Event
-	if src, ok := e.(EventSource); ok {
-		ev = src.NewPacketEvent()
-	} else {
-		ev = new(Event)
+	if s, ok := e.(Scheduler); ok {
+		s.SchedulePacket(ps, h, kind, pkt, port)
+		return
 	}
-	ev.T, ev.H, ev.Kind, ev.Pkt, ev.Port = PsToSec(ps), h, kind, pkt, port
-	e.Schedule(ev)
+	e.Schedule(&Event{T: PsToSec(ps), H: h, Kind: kind, Pkt: pkt, Port: port})
 }
 
 // SerializationPs is the time a link of gbps takes to send a frame of
