@@ -127,6 +127,7 @@ type PFE struct {
 	deadlinePs     int64
 	nextDispatchPs int64
 	emitID         uint64
+	evFree         []*packet.Event // handled wake-ups to reuse (post)
 	timersUntil    int64
 	// unpaced skips the output ports' line rate (a saturation run measures
 	// the PFE itself).
@@ -317,19 +318,44 @@ func (p *PFE) Handle(e sim.Event) error {
 	}
 	ev := e.(*packet.Event)
 	now := packet.SecToPs(ev.T)
-	switch ev.Kind {
+	kind, pkt, port := ev.Kind, ev.Pkt, ev.Port
+	if kind != packet.KindArrive {
+		// The PFE's own wake-ups are recycled (post): nothing else holds
+		// them once handled.
+		ev.Pkt = nil
+		p.evFree = append(p.evFree, ev)
+	}
+	switch kind {
 	case packet.KindArrive:
-		ev.Pkt.InPort = ev.Port
-		p.arrive(ev.Pkt, 0, now)
+		pkt.InPort = port
+		p.arrive(pkt, 0, now)
 	case evResume:
-		p.resume(p.threads[ev.Port], now)
+		p.resume(p.threads[port], now)
 	case evDequeue:
-		p.dequeue(ev.Port, now)
+		p.dequeue(port, now)
 	case evReleased:
-		p.released(ev.Pkt, ev.Port, now)
+		p.released(pkt, port, now)
 	}
 	return nil
 }
+
+// post schedules one of the PFE's own wake-ups (kind ≥ evResume) at ps,
+// reusing a handled event: the same event, at the same time, as
+// packet.Schedule would post, without an allocation per event.
+func (p *PFE) post(ps int64, kind packet.Kind, pkt *packet.Packet, port int) {
+	var ev *packet.Event
+	if n := len(p.evFree); n > 0 {
+		ev = p.evFree[n-1]
+		p.evFree = p.evFree[:n-1]
+	} else {
+		ev = &packet.Event{H: p}
+	}
+	ev.T, ev.Kind, ev.Pkt, ev.Port = packet.PsToSec(ps), kind, pkt, port
+	p.engine.Schedule(ev)
+}
+
+// wake schedules the thread's resumption at ps.
+func (p *PFE) wake(th *thread, ps int64) { p.post(ps, evResume, nil, th.id) }
 
 // startTimer starts a timer thread and schedules the timer's next start.
 func (p *PFE) startTimer(ts *timerStart, now int64) {
@@ -472,7 +498,11 @@ func (p *PFE) run(th *thread) {
 	pkt.Head, pkt.Len = head, length
 	if phv[prog.Std[programs.StdDrop].Slot] != 0 {
 		th.drop = true
-		p.dropped(pkt, map[bool]string{false: "ingress program drop", true: "egress program drop"}[egress])
+		reason := "ingress program drop"
+		if egress {
+			reason = "egress program drop"
+		}
+		p.dropped(pkt, reason)
 	}
 	if !egress {
 		pkt.OutPort = int(phv[prog.Std[programs.StdEgressPort].Slot])
@@ -561,25 +591,25 @@ func (p *PFE) resume(th *thread, now int64) {
 			pp.active++
 			pp.instr += k
 			th.inSeg = true
-			packet.Schedule(p.engine, p, end, evResume, nil, th.id)
+			p.wake(th, end)
 			return
 		case stepAsync:
 			// The thread goes on, unless the engine's queue is full: then
 			// the crossbar back-pressures it until there is room.
 			if _, room := p.send(s, now); room > now {
-				packet.Schedule(p.engine, p, room, evResume, nil, th.id)
+				p.wake(th, room)
 				return
 			}
 		case stepSync:
 			reply, _ := p.send(s, now)
-			packet.Schedule(p.engine, p, reply, evResume, nil, th.id)
+			p.wake(th, reply)
 			return
 		case stepEmit:
 			// A created packet needs no reordering behind others.
 			pkt := th.emitted[s.n]
 			pkt.BornPs = now
 			p.Stats.Emitted++
-			packet.Schedule(p.engine, p, now+NsToPs(p.cfg.ReorderNs), evReleased, pkt, 0)
+			p.post(now+NsToPs(p.cfg.ReorderNs), evReleased, pkt, 0)
 		}
 	}
 	p.finish(th, now)

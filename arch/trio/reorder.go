@@ -2,7 +2,6 @@ package trio
 
 import (
 	"archsim/arch/trio/lower"
-	"archsim/components/packet"
 )
 
 // The reorder engine: a finished thread's head is released once every
@@ -48,7 +47,7 @@ func (p *PFE) finish(th *thread, now int64) {
 			p.freeIDs = append(p.freeIDs, t.id)
 			continue
 		}
-		packet.Schedule(p.engine, p, now+NsToPs(p.cfg.ReorderNs), evReleased, t.pkt, t.gress)
+		p.post(now+NsToPs(p.cfg.ReorderNs), evReleased, t.pkt, t.gress)
 		p.freeIDs = append(p.freeIDs, t.id)
 	}
 	p.next(now)
