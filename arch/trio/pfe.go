@@ -42,12 +42,12 @@ import (
 
 // step is one element of a thread's script.
 type step struct {
+	latency int64 // round-trip latency, ps
+	busy    int64 // engine time, ps (the operation's cycles at the engine clock)
+	n       int32 // instructions (stepInstr); transactions (stepAsync, see thread.addAsync); index into emitted (stepEmit)
+	bank    int32 // RMW engine (-1: none, e.g. filter or tail)
 	kind    stepKind
-	n       int         // instructions (stepInstr)
-	x       lower.XKind // transaction kind
-	bank    int         // RMW engine (-1: none, e.g. filter or tail)
-	cycles  int         // engine cycles
-	latency int64       // round-trip latency, ps
+	x       uint8 // transaction kind (lower.XKind)
 }
 
 type stepKind uint8
@@ -82,6 +82,9 @@ type thread struct {
 	// already fetched.
 	payloadAt   int
 	tailFetched []uint64 // bitmap of the tail's 64-byte chunks already in local memory
+	// The script's open segment: 1 + the index of its instruction step
+	// (0: none), and 1 + the index of its last transaction (0: none).
+	seg, segLast int
 }
 
 type ppe struct {
@@ -127,6 +130,8 @@ type PFE struct {
 	deadlinePs     int64
 	nextDispatchPs int64
 	emitID         uint64
+	tailPs         int64           // a tail fetch's (or packet-buffer write's) round trip
+	filterPs       int64           // a filter lookup's
 	evFree         []*packet.Event // handled wake-ups to reuse (post)
 	timersUntil    int64
 	// unpaced skips the output ports' line rate (a saturation run measures
@@ -242,6 +247,7 @@ func newPFE(name string, engine sim.Engine, cfg *spec.Config, mc *lower.Microcod
 	p.attached = map[int]link.End{}
 	p.smem = smem.MakeBuilder().WithConfig(cfg.SMem).WithClockMHz(cfg.ClockMHz).Build(p.Name() + ".SMem")
 	p.deadlinePs = 1 << 62
+	p.tailPs, p.filterPs = NsToPs(cfg.SMem.DRAMLatencyNs), NsToPs(cfg.Lookup.FilterLatencyNs)
 	return p
 }
 
@@ -391,7 +397,7 @@ func (p *PFE) newThread(pkt *packet.Packet, gress int, now int64) *thread {
 		id := p.freeIDs[n-1]
 		p.freeIDs = p.freeIDs[:n-1]
 		th = p.threads[id]
-		*th = thread{id: id, script: th.script[:0], emitted: th.emitted[:0]}
+		*th = thread{id: id, script: th.script[:0], emitted: th.emitted[:0], tailFetched: th.tailFetched[:0]}
 	} else {
 		th = &thread{id: len(p.threads)}
 		p.threads = append(p.threads, th)
@@ -446,7 +452,7 @@ func (p *PFE) run(th *thread) {
 		phv[prog.Std[programs.StdEgressPort].Slot] = NoPort
 		p.exec.PHV, p.exec.NowPs, p.exec.Payload = phv, th.startPs, nil
 		p.exec.RunTimer(th.timer, th.timerIdx)
-		th.add(step{kind: stepInstr, n: 1}) // the thread's exit (assumed one instruction)
+		th.addInstr(1) // the thread's exit (assumed one instruction)
 		return
 	}
 	pkt := th.pkt
@@ -465,7 +471,7 @@ func (p *PFE) run(th *thread) {
 		phv[prog.Std[programs.StdEgressPort].Slot] = NoPort
 	}
 	res := prog.Parse(pkt.Head, pkt.Len, phv, egress, false)
-	th.add(step{kind: stepInstr, n: res.States})
+	th.addInstr(res.States)
 	if res.Rejected {
 		th.drop = true
 		p.dropped(pkt, "parser reject")
@@ -474,7 +480,7 @@ func (p *PFE) run(th *thread) {
 	// Headers beyond the head are fetched from the tail in chunks.
 	if extra := res.Offset - p.cfg.HeadBytes; extra > 0 {
 		for k := 0; k < (extra+p.cfg.XTXN.TailChunkBytes-1)/p.cfg.XTXN.TailChunkBytes; k++ {
-			th.add(step{kind: stepSync, x: lower.XTail, bank: -1, latency: NsToPs(p.cfg.SMem.DRAMLatencyNs)})
+			th.addSync(step{x: uint8(lower.XTail), bank: -1, latency: p.tailPs})
 		}
 	}
 	p.exec.PHV = phv
@@ -493,7 +499,7 @@ func (p *PFE) run(th *thread) {
 	}
 	p.exec.RunControl(ctl)
 	// One instruction hands the head to the reorder engine (assumed).
-	th.add(step{kind: stepInstr, n: 1})
+	th.addInstr(1)
 	head, length := prog.Deparse(phv, pkt.Head, pkt.Len, res.Offset, false)
 	pkt.Head, pkt.Len = head, length
 	if phv[prog.Std[programs.StdDrop].Slot] != 0 {
@@ -525,7 +531,7 @@ func (p *PFE) emit(payload []byte) {
 		OutPort: int(phv[prog.Std[programs.StdEgressPort].Slot]), Qid: int(phv[prog.Std[programs.StdQid].Slot]),
 		McastGrp: int(phv[prog.Std[programs.StdMcastGrp].Slot])}
 	th.emitted = append(th.emitted, pkt)
-	th.script = append(th.script, step{kind: stepEmit, n: len(th.emitted) - 1})
+	th.addEmit(len(th.emitted) - 1)
 }
 
 // NoPort is the egress port of a packet the program sent nowhere.
@@ -534,20 +540,62 @@ const NoPort = 511
 // NsToPs converts nanoseconds to picoseconds.
 func NsToPs(ns float64) int64 { return int64(ns*1000 + 0.5) }
 
-func (th *thread) add(s step) {
-	if s.kind == stepInstr {
-		if s.n == 0 {
+// The script is recorded as segments: a segment is a run of instructions
+// and asynchronous transactions that starts with an instruction and ends
+// at the next synchronous transaction or emitted packet (resume plays it
+// as one: its instructions take their time, its transactions are all sent
+// when it starts). Within a segment the order of instructions and
+// transactions does not matter, so a segment is kept as one instruction
+// step (every instruction of the segment) followed by its transactions,
+// consecutive identical ones (same kind, engine, time and latency: a
+// loop's adds to one 64-byte line) as one step of n. Transactions before
+// a segment's first instruction are played one by one (each may be
+// back-pressured): they stay single steps.
+
+// addInstr records n instructions.
+func (th *thread) addInstr(n int) {
+	if n == 0 {
+		return
+	}
+	th.instr += n
+	if th.seg > 0 {
+		th.script[th.seg-1].n += int32(n)
+		return
+	}
+	th.script = append(th.script, step{kind: stepInstr, n: int32(n)})
+	th.seg, th.segLast = len(th.script), 0
+}
+
+// addAsync records an asynchronous transaction.
+func (th *thread) addAsync(s step) {
+	th.xtxn[s.x]++
+	s.kind, s.n = stepAsync, 1
+	if th.seg == 0 {
+		th.script = append(th.script, s)
+		return
+	}
+	if th.segLast > 0 {
+		if l := &th.script[th.segLast-1]; l.bank == s.bank && l.busy == s.busy && l.latency == s.latency && l.x == s.x {
+			l.n++
 			return
 		}
-		th.instr += s.n
-		if n := len(th.script); n > 0 && th.script[n-1].kind == stepInstr {
-			th.script[n-1].n += s.n
-			return
-		}
-	} else {
-		th.xtxn[s.x]++
 	}
 	th.script = append(th.script, s)
+	th.segLast = len(th.script)
+}
+
+// addSync records a synchronous transaction (it ends the segment).
+func (th *thread) addSync(s step) {
+	th.xtxn[s.x]++
+	s.kind = stepSync
+	th.script = append(th.script, s)
+	th.seg, th.segLast = 0, 0
+}
+
+// addEmit records that emitted packet i leaves (it ends the segment).
+func (th *thread) addEmit(i int) {
+	th.script = append(th.script, step{kind: stepEmit, n: int32(i)})
+	th.seg, th.segLast = 0, 0
 }
 
 // resume plays the script from its current step at time now.
@@ -558,7 +606,7 @@ func (p *PFE) resume(th *thread, now int64) {
 		pp.active--
 	}
 	for th.pc < len(th.script) {
-		s := th.script[th.pc]
+		s := &th.script[th.pc]
 		th.pc++
 		switch s.kind {
 		case stepInstr:
@@ -575,13 +623,13 @@ func (p *PFE) resume(th *thread, now int64) {
 			k := int64(s.n)
 			stall := int64(0)
 			for th.pc < len(th.script) && (th.script[th.pc].kind == stepInstr || th.script[th.pc].kind == stepAsync) {
-				st := th.script[th.pc]
+				st := &th.script[th.pc]
 				th.pc++
 				if st.kind == stepInstr {
 					k += int64(st.n)
 					continue
 				}
-				if _, room := p.send(st, now); room-now > stall {
+				if room := p.smem.ServeN(int(st.bank), st.busy, st.latency, now, int(st.n)); room-now > stall {
 					stall = room - now
 				}
 			}
@@ -595,13 +643,14 @@ func (p *PFE) resume(th *thread, now int64) {
 			return
 		case stepAsync:
 			// The thread goes on, unless the engine's queue is full: then
-			// the crossbar back-pressures it until there is room.
-			if _, room := p.send(s, now); room > now {
+			// the crossbar back-pressures it until there is room. (One
+			// transaction: only a segment's are grouped.)
+			if _, room := p.smem.ServeBusy(int(s.bank), s.busy, s.latency, now); room > now {
 				p.wake(th, room)
 				return
 			}
 		case stepSync:
-			reply, _ := p.send(s, now)
+			reply, _ := p.smem.ServeBusy(int(s.bank), s.busy, s.latency, now)
 			p.wake(th, reply)
 			return
 		case stepEmit:
