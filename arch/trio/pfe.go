@@ -81,6 +81,8 @@ type thread struct {
 	// Payload bookkeeping: where the payload starts and the tail chunks
 	// already fetched.
 	payloadAt   int
+	tailAt      int      // the tail's first byte (the head's size)
+	tailLen     int      // the tail's bytes (0: none, or a timer thread)
 	tailFetched []uint64 // bitmap of the tail's 64-byte chunks already in local memory
 	// The script's open segment: 1 + the index of its instruction step
 	// (0: none), and 1 + the index of its last transaction (0: none).
@@ -487,6 +489,7 @@ func (p *PFE) run(th *thread) {
 	p.exec.NowPs = th.startPs
 	p.exec.Payload = programs.PayloadBytes(pkt.Head, pkt.Len, res.Offset)
 	th.payloadAt = res.Offset
+	th.tailAt, th.tailLen = p.cfg.HeadBytes, max(0, pkt.Len-p.cfg.HeadBytes)
 	th.tailFetched = th.tailFetched[:0]
 	if n := (pkt.Len - p.cfg.HeadBytes + p.cfg.XTXN.TailChunkBytes - 1) / p.cfg.XTXN.TailChunkBytes; n > 0 {
 		for range (n + 63) / 64 {

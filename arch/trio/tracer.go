@@ -108,20 +108,17 @@ func (t *tracer) Count(c *programs.Counter, index int) {
 // Payload charges a tail fetch the first time a thread touches a 64-byte
 // chunk of the packet beyond its head.
 func (t *tracer) Payload(word int) {
-	p, th := t.p, t.th
-	if th.pkt == nil {
-		return // a timer thread has no packet: every word reads 0
+	th := t.th
+	off := th.payloadAt + 4*word - th.tailAt
+	if off < 0 || off >= th.tailLen {
+		return // in the head, or past the packet (a timer thread has no packet: tailLen 0)
 	}
-	off := th.payloadAt + 4*word
-	if off < p.cfg.HeadBytes || off >= th.pkt.Len {
-		return
-	}
-	chunk := (off - p.cfg.HeadBytes) / p.cfg.XTXN.TailChunkBytes
+	chunk := off / t.p.cfg.XTXN.TailChunkBytes
 	if th.tailFetched[chunk/64]&(1<<(chunk%64)) != 0 {
 		return
 	}
 	th.tailFetched[chunk/64] |= 1 << (chunk % 64)
-	th.addSync(step{x: uint8(lower.XTail), bank: -1, latency: p.tailPs})
+	th.addSync(step{x: uint8(lower.XTail), bank: -1, latency: t.p.tailPs})
 }
 
 // Bulk charges emit(REG, START, CELLS)'s copy of register cells into the
