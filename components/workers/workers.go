@@ -127,6 +127,12 @@ type Protocol interface {
 	Slot(seq int64) int
 }
 
+// valueCounter is a Protocol that can tell how many values a result
+// packet carries (Decode's len(r.Values), ok alike) without decoding them.
+type valueCounter interface {
+	values(pkt *packet.Packet) (n int, ok bool)
+}
+
 // Stats are what the workers measured.
 type Stats struct {
 	Sent, Results, Degraded, Stale, Wrong, Duplicates int
@@ -394,11 +400,19 @@ func (w *Worker) Handle(e sim.Event) error {
 // arrive passes a received packet through the software path and the core.
 func (w *Worker) arrive(pkt *packet.Packet, now int64) {
 	c := &w.job.cfg
-	r, ok := w.job.proto.Decode(pkt)
-	if !ok {
-		return
+	var n int
+	if v, ok := w.job.proto.(valueCounter); ok {
+		if n, ok = v.values(pkt); !ok {
+			return
+		}
+	} else {
+		r, ok := w.job.proto.Decode(pkt)
+		if !ok {
+			return
+		}
+		n = len(r.Values)
 	}
-	lat := w.stackPs(len(r.Values)) / 2
+	lat := w.stackPs(n) / 2
 	done := max(now+lat, w.coreFree) + c.CorePerPktPs
 	w.coreFree = done
 	packet.Schedule(w.job.engine, w, done, evResult, pkt, 0)
