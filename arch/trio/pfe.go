@@ -98,7 +98,7 @@ type ppe struct {
 
 type flowOrder struct {
 	next int64
-	done map[int64]*thread
+	done map[int64]*thread // finished out of order (nil until one is)
 	seq  int64
 }
 
@@ -385,7 +385,7 @@ func (p *PFE) arrive(pkt *packet.Packet, gress int, now int64) {
 	th := p.newThread(pkt, gress, now)
 	fo := p.order[th.flow]
 	if fo == nil {
-		fo = &flowOrder{done: map[int64]*thread{}}
+		fo = &flowOrder{}
 		p.order[th.flow] = fo
 	}
 	th.seq = fo.seq
