@@ -100,13 +100,12 @@ type regInfo struct {
 // tableInfo is a table's lookups and record operations.
 type tableInfo struct {
 	place
-	filter    bool  // lookups are filter lookups (no bank)
-	hashBusy  int64 // a hash transaction: the record's read and the hash
-	writeRec  int64 // writing a whole record
-	writeMin  int64 // writing xtxn.min_bytes
-	andMin    int64 // fetch-and-clear of xtxn.min_bytes
-	readRec   int64 // reading a whole record
-	entrySize int   // the table's size (slots)
+	filter   bool  // lookups are filter lookups (no bank)
+	hashBusy int64 // a hash transaction: the record's read and the hash
+	writeRec int64 // writing a whole record
+	writeMin int64 // writing xtxn.min_bytes
+	andMin   int64 // fetch-and-clear of xtxn.min_bytes
+	readRec  int64 // reading a whole record
 }
 
 // addInfo is a meter's or counter's add.
@@ -152,7 +151,7 @@ func (t *tracer) table(tb *programs.Table) *tableInfo {
 		return v
 	}
 	p := t.p
-	ti := tableInfo{filter: p.mc.LookupKind(tb) == lower.XFilter, entrySize: tb.Size}
+	ti := tableInfo{filter: p.mc.LookupKind(tb) == lower.XFilter}
 	if o := p.mc.Object(tb); o != nil {
 		ti.place = p.placeOf(o)
 		ti.hashBusy = p.smem.CyclesPs(p.hashCycles(o))
