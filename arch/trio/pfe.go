@@ -1,6 +1,7 @@
 package trio
 
 import (
+	"math/bits"
 	"math/rand"
 
 	"github.com/sarchlab/akita/v3/sim"
@@ -134,6 +135,7 @@ type PFE struct {
 	emitID         uint64
 	tailPs         int64           // a tail fetch's (or packet-buffer write's) round trip
 	filterPs       int64           // a filter lookup's
+	tailShift      int             // log2 of xtxn.tail_chunk_bytes (-1: not a power of two)
 	evFree         []*packet.Event // handled wake-ups to reuse (post)
 	timersUntil    int64
 	// unpaced skips the output ports' line rate (a saturation run measures
@@ -250,6 +252,10 @@ func newPFE(name string, engine sim.Engine, cfg *spec.Config, mc *lower.Microcod
 	p.smem = smem.MakeBuilder().WithConfig(cfg.SMem).WithClockMHz(cfg.ClockMHz).Build(p.Name() + ".SMem")
 	p.deadlinePs = 1 << 62
 	p.tailPs, p.filterPs = NsToPs(cfg.SMem.DRAMLatencyNs), NsToPs(cfg.Lookup.FilterLatencyNs)
+	p.tailShift = -1
+	if c := cfg.XTXN.TailChunkBytes; c > 0 && c&(c-1) == 0 {
+		p.tailShift = bits.TrailingZeros(uint(c))
+	}
 	return p
 }
 

@@ -110,10 +110,15 @@ func (t *tracer) Count(c *programs.Counter, index int) {
 func (t *tracer) Payload(word int) {
 	th := t.th
 	off := th.payloadAt + 4*word - th.tailAt
-	if off < 0 || off >= th.tailLen {
+	if uint(off) >= uint(th.tailLen) {
 		return // in the head, or past the packet (a timer thread has no packet: tailLen 0)
 	}
-	chunk := off / t.p.cfg.XTXN.TailChunkBytes
+	var chunk int
+	if sh := t.p.tailShift; sh >= 0 {
+		chunk = off >> sh
+	} else {
+		chunk = off / t.p.cfg.XTXN.TailChunkBytes
+	}
 	if th.tailFetched[chunk/64]&(1<<(chunk%64)) != 0 {
 		return
 	}
