@@ -69,7 +69,7 @@ func (p *PFE) output(pkt *packet.Packet, now int64) {
 	q.maxLen = max(q.maxLen, len(q.pkts))
 	if !q.pending {
 		q.pending = true
-		packet.Schedule(p.engine, p, max(now, q.busyUntil), evDequeue, nil, pkt.OutPort)
+		p.post(max(now, q.busyUntil), evDequeue, nil, pkt.OutPort)
 	}
 }
 
@@ -91,7 +91,7 @@ func (p *PFE) dequeue(port int, now int64) {
 	} else {
 		p.delivered(pkt, now)
 	}
-	packet.Schedule(p.engine, p, q.busyUntil, evDequeue, nil, port)
+	p.post(q.busyUntil, evDequeue, nil, port)
 }
 
 func (p *PFE) delivered(pkt *packet.Packet, now int64) {

@@ -1,6 +1,7 @@
 package trio
 
 import (
+	"math/bits"
 	"math/rand"
 
 	"github.com/sarchlab/akita/v3/sim"
@@ -42,12 +43,12 @@ import (
 
 // step is one element of a thread's script.
 type step struct {
+	latency int64 // round-trip latency, ps
+	busy    int64 // engine time, ps (the operation's cycles at the engine clock)
+	n       int32 // instructions (stepInstr); transactions (stepAsync, see thread.addAsync); index into emitted (stepEmit)
+	bank    int32 // RMW engine (-1: none, e.g. filter or tail)
 	kind    stepKind
-	n       int         // instructions (stepInstr)
-	x       lower.XKind // transaction kind
-	bank    int         // RMW engine (-1: none, e.g. filter or tail)
-	cycles  int         // engine cycles
-	latency int64       // round-trip latency, ps
+	x       uint8 // transaction kind (lower.XKind)
 }
 
 type stepKind uint8
@@ -81,7 +82,12 @@ type thread struct {
 	// Payload bookkeeping: where the payload starts and the tail chunks
 	// already fetched.
 	payloadAt   int
+	tailAt      int      // the tail's first byte (the head's size)
+	tailLen     int      // the tail's bytes (0: none, or a timer thread)
 	tailFetched []uint64 // bitmap of the tail's 64-byte chunks already in local memory
+	// The script's open segment: 1 + the index of its instruction step
+	// (0: none), and 1 + the index of its last transaction (0: none).
+	seg, segLast int
 }
 
 type ppe struct {
@@ -93,7 +99,7 @@ type ppe struct {
 
 type flowOrder struct {
 	next int64
-	done map[int64]*thread
+	done map[int64]*thread // finished out of order (nil until one is)
 	seq  int64
 }
 
@@ -127,6 +133,10 @@ type PFE struct {
 	deadlinePs     int64
 	nextDispatchPs int64
 	emitID         uint64
+	tailPs         int64           // a tail fetch's (or packet-buffer write's) round trip
+	filterPs       int64           // a filter lookup's
+	tailShift      int             // log2 of xtxn.tail_chunk_bytes (-1: not a power of two)
+	evFree         []*packet.Event // handled wake-ups to reuse (post)
 	timersUntil    int64
 	// unpaced skips the output ports' line rate (a saturation run measures
 	// the PFE itself).
@@ -241,6 +251,11 @@ func newPFE(name string, engine sim.Engine, cfg *spec.Config, mc *lower.Microcod
 	p.attached = map[int]link.End{}
 	p.smem = smem.MakeBuilder().WithConfig(cfg.SMem).WithClockMHz(cfg.ClockMHz).Build(p.Name() + ".SMem")
 	p.deadlinePs = 1 << 62
+	p.tailPs, p.filterPs = NsToPs(cfg.SMem.DRAMLatencyNs), NsToPs(cfg.Lookup.FilterLatencyNs)
+	p.tailShift = -1
+	if c := cfg.XTXN.TailChunkBytes; c > 0 && c&(c-1) == 0 {
+		p.tailShift = bits.TrailingZeros(uint(c))
+	}
 	return p
 }
 
@@ -317,19 +332,44 @@ func (p *PFE) Handle(e sim.Event) error {
 	}
 	ev := e.(*packet.Event)
 	now := packet.SecToPs(ev.T)
-	switch ev.Kind {
+	kind, pkt, port := ev.Kind, ev.Pkt, ev.Port
+	if kind != packet.KindArrive {
+		// The PFE's own wake-ups are recycled (post): nothing else holds
+		// them once handled.
+		ev.Pkt = nil
+		p.evFree = append(p.evFree, ev)
+	}
+	switch kind {
 	case packet.KindArrive:
-		ev.Pkt.InPort = ev.Port
-		p.arrive(ev.Pkt, 0, now)
+		pkt.InPort = port
+		p.arrive(pkt, 0, now)
 	case evResume:
-		p.resume(p.threads[ev.Port], now)
+		p.resume(p.threads[port], now)
 	case evDequeue:
-		p.dequeue(ev.Port, now)
+		p.dequeue(port, now)
 	case evReleased:
-		p.released(ev.Pkt, ev.Port, now)
+		p.released(pkt, port, now)
 	}
 	return nil
 }
+
+// post schedules one of the PFE's own wake-ups (kind ≥ evResume) at ps,
+// reusing a handled event: the same event, at the same time, as
+// packet.Schedule would post, without an allocation per event.
+func (p *PFE) post(ps int64, kind packet.Kind, pkt *packet.Packet, port int) {
+	var ev *packet.Event
+	if n := len(p.evFree); n > 0 {
+		ev = p.evFree[n-1]
+		p.evFree = p.evFree[:n-1]
+	} else {
+		ev = &packet.Event{H: p}
+	}
+	ev.T, ev.Kind, ev.Pkt, ev.Port = packet.PsToSec(ps), kind, pkt, port
+	p.engine.Schedule(ev)
+}
+
+// wake schedules the thread's resumption at ps.
+func (p *PFE) wake(th *thread, ps int64) { p.post(ps, evResume, nil, th.id) }
 
 // startTimer starts a timer thread and schedules the timer's next start.
 func (p *PFE) startTimer(ts *timerStart, now int64) {
@@ -351,7 +391,7 @@ func (p *PFE) arrive(pkt *packet.Packet, gress int, now int64) {
 	th := p.newThread(pkt, gress, now)
 	fo := p.order[th.flow]
 	if fo == nil {
-		fo = &flowOrder{done: map[int64]*thread{}}
+		fo = &flowOrder{}
 		p.order[th.flow] = fo
 	}
 	th.seq = fo.seq
@@ -365,7 +405,7 @@ func (p *PFE) newThread(pkt *packet.Packet, gress int, now int64) *thread {
 		id := p.freeIDs[n-1]
 		p.freeIDs = p.freeIDs[:n-1]
 		th = p.threads[id]
-		*th = thread{id: id, script: th.script[:0], emitted: th.emitted[:0]}
+		*th = thread{id: id, script: th.script[:0], emitted: th.emitted[:0], tailFetched: th.tailFetched[:0]}
 	} else {
 		th = &thread{id: len(p.threads)}
 		p.threads = append(p.threads, th)
@@ -420,7 +460,7 @@ func (p *PFE) run(th *thread) {
 		phv[prog.Std[programs.StdEgressPort].Slot] = NoPort
 		p.exec.PHV, p.exec.NowPs, p.exec.Payload = phv, th.startPs, nil
 		p.exec.RunTimer(th.timer, th.timerIdx)
-		th.add(step{kind: stepInstr, n: 1}) // the thread's exit (assumed one instruction)
+		th.addInstr(1) // the thread's exit (assumed one instruction)
 		return
 	}
 	pkt := th.pkt
@@ -439,7 +479,7 @@ func (p *PFE) run(th *thread) {
 		phv[prog.Std[programs.StdEgressPort].Slot] = NoPort
 	}
 	res := prog.Parse(pkt.Head, pkt.Len, phv, egress, false)
-	th.add(step{kind: stepInstr, n: res.States})
+	th.addInstr(res.States)
 	if res.Rejected {
 		th.drop = true
 		p.dropped(pkt, "parser reject")
@@ -448,13 +488,14 @@ func (p *PFE) run(th *thread) {
 	// Headers beyond the head are fetched from the tail in chunks.
 	if extra := res.Offset - p.cfg.HeadBytes; extra > 0 {
 		for k := 0; k < (extra+p.cfg.XTXN.TailChunkBytes-1)/p.cfg.XTXN.TailChunkBytes; k++ {
-			th.add(step{kind: stepSync, x: lower.XTail, bank: -1, latency: NsToPs(p.cfg.SMem.DRAMLatencyNs)})
+			th.addSync(step{x: uint8(lower.XTail), bank: -1, latency: p.tailPs})
 		}
 	}
 	p.exec.PHV = phv
 	p.exec.NowPs = th.startPs
 	p.exec.Payload = programs.PayloadBytes(pkt.Head, pkt.Len, res.Offset)
 	th.payloadAt = res.Offset
+	th.tailAt, th.tailLen = p.cfg.HeadBytes, max(0, pkt.Len-p.cfg.HeadBytes)
 	th.tailFetched = th.tailFetched[:0]
 	if n := (pkt.Len - p.cfg.HeadBytes + p.cfg.XTXN.TailChunkBytes - 1) / p.cfg.XTXN.TailChunkBytes; n > 0 {
 		for range (n + 63) / 64 {
@@ -467,12 +508,16 @@ func (p *PFE) run(th *thread) {
 	}
 	p.exec.RunControl(ctl)
 	// One instruction hands the head to the reorder engine (assumed).
-	th.add(step{kind: stepInstr, n: 1})
+	th.addInstr(1)
 	head, length := prog.Deparse(phv, pkt.Head, pkt.Len, res.Offset, false)
 	pkt.Head, pkt.Len = head, length
 	if phv[prog.Std[programs.StdDrop].Slot] != 0 {
 		th.drop = true
-		p.dropped(pkt, map[bool]string{false: "ingress program drop", true: "egress program drop"}[egress])
+		reason := "ingress program drop"
+		if egress {
+			reason = "egress program drop"
+		}
+		p.dropped(pkt, reason)
 	}
 	if !egress {
 		pkt.OutPort = int(phv[prog.Std[programs.StdEgressPort].Slot])
@@ -495,7 +540,7 @@ func (p *PFE) emit(payload []byte) {
 		OutPort: int(phv[prog.Std[programs.StdEgressPort].Slot]), Qid: int(phv[prog.Std[programs.StdQid].Slot]),
 		McastGrp: int(phv[prog.Std[programs.StdMcastGrp].Slot])}
 	th.emitted = append(th.emitted, pkt)
-	th.script = append(th.script, step{kind: stepEmit, n: len(th.emitted) - 1})
+	th.addEmit(len(th.emitted) - 1)
 }
 
 // NoPort is the egress port of a packet the program sent nowhere.
@@ -504,20 +549,62 @@ const NoPort = 511
 // NsToPs converts nanoseconds to picoseconds.
 func NsToPs(ns float64) int64 { return int64(ns*1000 + 0.5) }
 
-func (th *thread) add(s step) {
-	if s.kind == stepInstr {
-		if s.n == 0 {
+// The script is recorded as segments: a segment is a run of instructions
+// and asynchronous transactions that starts with an instruction and ends
+// at the next synchronous transaction or emitted packet (resume plays it
+// as one: its instructions take their time, its transactions are all sent
+// when it starts). Within a segment the order of instructions and
+// transactions does not matter, so a segment is kept as one instruction
+// step (every instruction of the segment) followed by its transactions,
+// consecutive identical ones (same kind, engine, time and latency: a
+// loop's adds to one 64-byte line) as one step of n. Transactions before
+// a segment's first instruction are played one by one (each may be
+// back-pressured): they stay single steps.
+
+// addInstr records n instructions.
+func (th *thread) addInstr(n int) {
+	if n == 0 {
+		return
+	}
+	th.instr += n
+	if th.seg > 0 {
+		th.script[th.seg-1].n += int32(n)
+		return
+	}
+	th.script = append(th.script, step{kind: stepInstr, n: int32(n)})
+	th.seg, th.segLast = len(th.script), 0
+}
+
+// addAsync records an asynchronous transaction.
+func (th *thread) addAsync(s step) {
+	th.xtxn[s.x]++
+	s.kind, s.n = stepAsync, 1
+	if th.seg == 0 {
+		th.script = append(th.script, s)
+		return
+	}
+	if th.segLast > 0 {
+		if l := &th.script[th.segLast-1]; l.bank == s.bank && l.busy == s.busy && l.latency == s.latency && l.x == s.x {
+			l.n++
 			return
 		}
-		th.instr += s.n
-		if n := len(th.script); n > 0 && th.script[n-1].kind == stepInstr {
-			th.script[n-1].n += s.n
-			return
-		}
-	} else {
-		th.xtxn[s.x]++
 	}
 	th.script = append(th.script, s)
+	th.segLast = len(th.script)
+}
+
+// addSync records a synchronous transaction (it ends the segment).
+func (th *thread) addSync(s step) {
+	th.xtxn[s.x]++
+	s.kind = stepSync
+	th.script = append(th.script, s)
+	th.seg, th.segLast = 0, 0
+}
+
+// addEmit records that emitted packet i leaves (it ends the segment).
+func (th *thread) addEmit(i int) {
+	th.script = append(th.script, step{kind: stepEmit, n: int32(i)})
+	th.seg, th.segLast = 0, 0
 }
 
 // resume plays the script from its current step at time now.
@@ -528,7 +615,7 @@ func (p *PFE) resume(th *thread, now int64) {
 		pp.active--
 	}
 	for th.pc < len(th.script) {
-		s := th.script[th.pc]
+		s := &th.script[th.pc]
 		th.pc++
 		switch s.kind {
 		case stepInstr:
@@ -545,13 +632,13 @@ func (p *PFE) resume(th *thread, now int64) {
 			k := int64(s.n)
 			stall := int64(0)
 			for th.pc < len(th.script) && (th.script[th.pc].kind == stepInstr || th.script[th.pc].kind == stepAsync) {
-				st := th.script[th.pc]
+				st := &th.script[th.pc]
 				th.pc++
 				if st.kind == stepInstr {
 					k += int64(st.n)
 					continue
 				}
-				if _, room := p.send(st, now); room-now > stall {
+				if room := p.smem.ServeN(int(st.bank), st.busy, st.latency, now, int(st.n)); room-now > stall {
 					stall = room - now
 				}
 			}
@@ -561,25 +648,26 @@ func (p *PFE) resume(th *thread, now int64) {
 			pp.active++
 			pp.instr += k
 			th.inSeg = true
-			packet.Schedule(p.engine, p, end, evResume, nil, th.id)
+			p.wake(th, end)
 			return
 		case stepAsync:
 			// The thread goes on, unless the engine's queue is full: then
-			// the crossbar back-pressures it until there is room.
-			if _, room := p.send(s, now); room > now {
-				packet.Schedule(p.engine, p, room, evResume, nil, th.id)
+			// the crossbar back-pressures it until there is room. (One
+			// transaction: only a segment's are grouped.)
+			if _, room := p.smem.ServeBusy(int(s.bank), s.busy, s.latency, now); room > now {
+				p.wake(th, room)
 				return
 			}
 		case stepSync:
-			reply, _ := p.send(s, now)
-			packet.Schedule(p.engine, p, reply, evResume, nil, th.id)
+			reply, _ := p.smem.ServeBusy(int(s.bank), s.busy, s.latency, now)
+			p.wake(th, reply)
 			return
 		case stepEmit:
 			// A created packet needs no reordering behind others.
 			pkt := th.emitted[s.n]
 			pkt.BornPs = now
 			p.Stats.Emitted++
-			packet.Schedule(p.engine, p, now+NsToPs(p.cfg.ReorderNs), evReleased, pkt, 0)
+			p.post(now+NsToPs(p.cfg.ReorderNs), evReleased, pkt, 0)
 		}
 	}
 	p.finish(th, now)

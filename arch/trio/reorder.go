@@ -2,7 +2,6 @@ package trio
 
 import (
 	"archsim/arch/trio/lower"
-	"archsim/components/packet"
 )
 
 // The reorder engine: a finished thread's head is released once every
@@ -35,23 +34,33 @@ func (p *PFE) finish(th *thread, now int64) {
 		p.Stats.XTXN[g][k] += int64(th.xtxn[k])
 	}
 	fo := p.order[th.flow]
-	fo.done[th.seq] = th
-	for {
-		t, ok := fo.done[fo.next]
-		if !ok {
-			break
+	if th.seq != fo.next {
+		// Earlier packets of the flow are still being processed.
+		if fo.done == nil {
+			fo.done = map[int64]*thread{}
 		}
-		delete(fo.done, fo.next)
+		fo.done[th.seq] = th
+		p.next(now)
+		return
+	}
+	// The flow's next head, and the finished ones waiting behind it, go.
+	for t := th; t != nil; {
 		fo.next++
-		p.Stats.Latency[t.gress].Add(now - t.arrivePs)
-		if t.drop {
-			p.freeIDs = append(p.freeIDs, t.id)
-			continue
+		p.release(t, now)
+		if t = fo.done[fo.next]; t != nil {
+			delete(fo.done, fo.next)
 		}
-		packet.Schedule(p.engine, p, now+NsToPs(p.cfg.ReorderNs), evReleased, t.pkt, t.gress)
-		p.freeIDs = append(p.freeIDs, t.id)
 	}
 	p.next(now)
+}
+
+// release hands a finished head, in flow order, on.
+func (p *PFE) release(t *thread, now int64) {
+	p.Stats.Latency[t.gress].Add(now - t.arrivePs)
+	if !t.drop {
+		p.post(now+NsToPs(p.cfg.ReorderNs), evReleased, t.pkt, t.gress)
+	}
+	p.freeIDs = append(p.freeIDs, t.id)
 }
 
 // next gives the freed thread to the first waiting head, if any.

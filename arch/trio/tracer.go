@@ -1,6 +1,8 @@
 package trio
 
 import (
+	"unsafe"
+
 	"archsim/arch/trio/lower"
 	"archsim/programs"
 )
@@ -13,23 +15,28 @@ import (
 type tracer struct {
 	p  *PFE
 	th *thread
+	// The lowered costs by program object (cache.go).
+	stmts  ptrTable[int]
+	regs   ptrTable[regInfo]
+	tables ptrTable[tableInfo]
+	adds   ptrTable[addInfo]
 }
 
 func (t *tracer) Stmt(s programs.Stmt) {
-	if n := t.p.mc.StmtCost(s).Instr; n > 0 {
-		t.th.add(step{kind: stepInstr, n: n})
+	if n := t.stmtInstr(s); n > 0 {
+		t.th.addInstr(n)
 	}
 }
 
 func (t *tracer) Lookup(tb *programs.Table, key []int64, hit bool, a *programs.Action) {
 	p := t.p
-	if p.mc.LookupKind(tb) == lower.XFilter {
-		t.th.add(step{kind: stepSync, x: lower.XFilter, bank: -1, latency: NsToPs(p.cfg.Lookup.FilterLatencyNs)})
+	ti := t.table(tb)
+	if ti.filter {
+		t.th.addSync(step{x: uint8(lower.XFilter), bank: -1, latency: p.filterPs})
 		return
 	}
-	o := p.mc.Object(tb)
-	entry := int64(programs.KeySlot(key, tb.Size))
-	t.th.add(step{kind: stepSync, x: lower.XHash, bank: p.bank(o, entry), cycles: p.hashCycles(o), latency: p.latency(o)})
+	entry := int64(keySlot(key, tb.Size))
+	t.th.addSync(step{x: uint8(lower.XHash), bank: p.bankOf(&ti.place, entry), busy: ti.hashBusy, latency: ti.latency})
 }
 
 // hashCycles is the hash engine's time for one transaction on table o: its
@@ -51,70 +58,72 @@ func (p *PFE) hashCycles(o *lower.MemObject) int {
 //   - load: a synchronous read of the whole record.
 func (t *tracer) TableOp(tb *programs.Table, op programs.TableOpKind, slot int, done bool) {
 	p := t.p
-	o := p.mc.Object(tb)
-	bank, lat := p.bank(o, int64(slot)), p.latency(o)
+	ti := t.table(tb)
+	bank, lat := p.bankOf(&ti.place, int64(slot)), ti.latency
 	switch op {
 	case programs.TableInsert:
-		t.th.add(step{kind: stepSync, x: lower.XHash, bank: bank, cycles: p.hashCycles(o), latency: lat})
+		t.th.addSync(step{x: uint8(lower.XHash), bank: bank, busy: ti.hashBusy, latency: lat})
 		if done {
-			t.th.add(step{kind: stepAsync, x: lower.XWrite, bank: bank, cycles: p.mc.EngineCycles("write", o.EntryBytes), latency: lat})
+			t.th.addAsync(step{x: uint8(lower.XWrite), bank: bank, busy: ti.writeRec, latency: lat})
 		}
 	case programs.TableRemove:
-		t.th.add(step{kind: stepAsync, x: lower.XWrite, bank: bank, cycles: p.mc.EngineCycles("write", p.cfg.XTXN.MinBytes), latency: lat})
+		t.th.addAsync(step{x: uint8(lower.XWrite), bank: bank, busy: ti.writeMin, latency: lat})
 	case programs.TableAged:
-		t.th.add(step{kind: stepSync, x: lower.XRMW, bank: bank, cycles: p.mc.EngineCycles("and", p.cfg.XTXN.MinBytes), latency: lat})
+		t.th.addSync(step{x: uint8(lower.XRMW), bank: bank, busy: ti.andMin, latency: lat})
 	case programs.TableLoad:
-		t.th.add(step{kind: stepSync, x: lower.XRead, bank: bank, cycles: p.mc.EngineCycles("read", o.EntryBytes), latency: lat})
+		t.th.addSync(step{x: uint8(lower.XRead), bank: bank, busy: ti.readRec, latency: lat})
 	}
 }
 
 func (t *tracer) Register(ra *programs.RegisterAction, index int) {
 	p := t.p
-	rc := p.mc.RegisterCost(ra)
-	o := rc.Object
-	bank, lat := p.bank(o, int64(index)), p.latency(o)
-	if rc.Atomic {
-		k := stepAsync
-		if rc.Sync {
-			k = stepSync
+	ri := t.reg(ra)
+	bank, lat := p.bankOf(&ri.place, int64(index)), ri.latency
+	if ri.atomic {
+		s := step{x: uint8(lower.XRMW), bank: bank, busy: ri.busy, latency: lat}
+		if ri.sync {
+			t.th.addSync(s)
+		} else {
+			t.th.addAsync(s)
 		}
-		t.th.add(step{kind: k, x: lower.XRMW, bank: bank, cycles: rc.Cycles, latency: lat})
 		return
 	}
-	t.th.add(step{kind: stepSync, x: lower.XRead, bank: bank, cycles: rc.Cycles, latency: lat})
-	t.th.add(step{kind: stepInstr, n: rc.Instr})
-	t.th.add(step{kind: stepAsync, x: lower.XWrite, bank: bank, cycles: p.mc.EngineCycles("write", rc.Bytes), latency: lat})
+	t.th.addSync(step{x: uint8(lower.XRead), bank: bank, busy: ri.busy, latency: lat})
+	t.th.addInstr(ri.instr)
+	t.th.addAsync(step{x: uint8(lower.XWrite), bank: bank, busy: ri.writeBusy, latency: lat})
 }
 
 func (t *tracer) Meter(m *programs.Meter, index int) {
 	p := t.p
-	o := p.mc.Object(m)
-	t.th.add(step{kind: stepSync, x: lower.XPolicer, bank: p.bank(o, int64(index)), cycles: p.mc.EngineCycles("add", o.EntryBytes), latency: p.latency(o)})
+	a := t.adder(m, unsafe.Pointer(m))
+	t.th.addSync(step{x: uint8(lower.XPolicer), bank: p.bankOf(&a.place, int64(index)), busy: a.busy, latency: a.latency})
 }
 
 func (t *tracer) Count(c *programs.Counter, index int) {
 	p := t.p
-	o := p.mc.Object(c)
-	t.th.add(step{kind: stepAsync, x: lower.XCounter, bank: p.bank(o, int64(index)), cycles: p.mc.EngineCycles("add", o.EntryBytes), latency: p.latency(o)})
+	a := t.adder(c, unsafe.Pointer(c))
+	t.th.addAsync(step{x: uint8(lower.XCounter), bank: p.bankOf(&a.place, int64(index)), busy: a.busy, latency: a.latency})
 }
 
 // Payload charges a tail fetch the first time a thread touches a 64-byte
 // chunk of the packet beyond its head.
 func (t *tracer) Payload(word int) {
-	p, th := t.p, t.th
-	if th.pkt == nil {
-		return // a timer thread has no packet: every word reads 0
+	th := t.th
+	off := th.payloadAt + 4*word - th.tailAt
+	if uint(off) >= uint(th.tailLen) {
+		return // in the head, or past the packet (a timer thread has no packet: tailLen 0)
 	}
-	off := th.payloadAt + 4*word
-	if off < p.cfg.HeadBytes || off >= th.pkt.Len {
-		return
+	var chunk int
+	if sh := t.p.tailShift; sh >= 0 {
+		chunk = off >> sh
+	} else {
+		chunk = off / t.p.cfg.XTXN.TailChunkBytes
 	}
-	chunk := (off - p.cfg.HeadBytes) / p.cfg.XTXN.TailChunkBytes
 	if th.tailFetched[chunk/64]&(1<<(chunk%64)) != 0 {
 		return
 	}
 	th.tailFetched[chunk/64] |= 1 << (chunk % 64)
-	th.add(step{kind: stepSync, x: lower.XTail, bank: -1, latency: NsToPs(p.cfg.SMem.DRAMLatencyNs)})
+	th.addSync(step{x: uint8(lower.XTail), bank: -1, latency: t.p.tailPs})
 }
 
 // Bulk charges emit(REG, START, CELLS)'s copy of register cells into the
@@ -126,8 +135,9 @@ func (t *tracer) Payload(word int) {
 func (t *tracer) Bulk(r *programs.Register, start, cells int) {
 	p, th := t.p, t.th
 	o := p.mc.Object(r)
+	pl := p.placeOf(o)
 	w := r.Type.Bits / 8
-	lat := p.latency(o)
+	lat := pl.latency
 	total := cells * w
 	for off := 0; off < total; off += p.cfg.XTXN.ResultChunkBytes {
 		chunk := min(p.cfg.XTXN.ResultChunkBytes, total-off)
@@ -140,14 +150,15 @@ func (t *tracer) Bulk(r *programs.Register, start, cells int) {
 			k := i * p.cfg.XTXN.MaxBytes
 			n := min(p.cfg.XTXN.MaxBytes, chunk-k)
 			cell := int64(start + (off+k)/w)
-			kind := stepAsync
+			s := step{x: uint8(lower.XRead), bank: p.bankOf(&pl, cell), busy: p.busy("read", n), latency: lat}
 			if i == reads-1 {
-				kind = stepSync
+				th.addSync(s)
+			} else {
+				th.addAsync(s)
 			}
-			th.add(step{kind: kind, x: lower.XRead, bank: p.bank(o, cell), cycles: p.mc.EngineCycles("read", n), latency: lat})
 		}
-		th.add(step{kind: stepAsync, x: lower.XPMEM, bank: -1, latency: NsToPs(p.cfg.SMem.DRAMLatencyNs)})
-		th.add(step{kind: stepInstr, n: max(lower.BulkLoopInstr, (reads+1+p.cfg.Instr.XTXNPerInstr-1)/p.cfg.Instr.XTXNPerInstr)})
+		th.addAsync(step{x: uint8(lower.XPMEM), bank: -1, latency: p.tailPs})
+		th.addInstr(max(lower.BulkLoopInstr, (reads+1+p.cfg.Instr.XTXNPerInstr-1)/p.cfg.Instr.XTXNPerInstr))
 	}
 }
 
@@ -162,8 +173,9 @@ func (t *tracer) Bulk(r *programs.Register, start, cells int) {
 func (t *tracer) Clear(r *programs.Register, start, cells int) {
 	p, th := t.p, t.th
 	o := p.mc.Object(r)
+	pl := p.placeOf(o)
 	w := max(1, (r.Type.Bits+7)/8)
-	lat := p.latency(o)
+	lat := pl.latency
 	total := cells * w
 	perIter := lower.BulkLoopInstr * p.cfg.Instr.XTXNPerInstr
 	writes := (total + p.cfg.XTXN.MaxBytes - 1) / p.cfg.XTXN.MaxBytes
@@ -171,9 +183,9 @@ func (t *tracer) Clear(r *programs.Register, start, cells int) {
 		k := i * p.cfg.XTXN.MaxBytes
 		n := max(p.cfg.XTXN.MinBytes, min(p.cfg.XTXN.MaxBytes, total-k))
 		cell := int64(start + k/w)
-		th.add(step{kind: stepAsync, x: lower.XWrite, bank: p.bank(o, cell), cycles: p.mc.EngineCycles("write", n), latency: lat})
+		th.addAsync(step{x: uint8(lower.XWrite), bank: p.bankOf(&pl, cell), busy: p.busy("write", n), latency: lat})
 		if (i+1)%perIter == 0 || i == writes-1 {
-			th.add(step{kind: stepInstr, n: lower.BulkLoopInstr})
+			th.addInstr(lower.BulkLoopInstr)
 		}
 	}
 }

@@ -6,18 +6,8 @@ import (
 )
 
 // A thread's external transactions go over the crossbar to the shared
-// memory (arch/trio/smem).
-
-// send issues a script step's transaction to the shared memory at now: when
-// its reply is back, and when the request found room in its engine's queue.
-func (p *PFE) send(s step, now int64) (reply, room int64) {
-	return p.smem.Serve(smem.Transaction{Bank: s.bank, Cycles: s.cycles, LatencyPs: s.latency}, now)
-}
-
-// bank maps an object's entry to the RMW engine of its address.
-func (p *PFE) bank(o *lower.MemObject, entry int64) int {
-	return p.smem.Bank(o.Base+entry*int64(o.EntryBytes), o.Memory == "dram")
-}
+// memory (arch/trio/smem): resume sends a script step's transaction with
+// smem.ServeBusy (ServeN for a segment's run of identical ones).
 
 // latency is the round trip to the object's memory.
 func (p *PFE) latency(o *lower.MemObject) int64 { return p.smem.LatencyPs(o.Memory == "dram") }

@@ -87,6 +87,19 @@ func (t TrioML) Decode(pkt *packet.Packet) (Result, bool) {
 	return r, true
 }
 
+// values is Decode's len(r.Values) without reading them.
+func (t TrioML) values(pkt *packet.Packet) (int, bool) {
+	b := pkt.Head
+	src, dst, ok := udpPorts(b)
+	at := l4At + udpLen
+	if !ok || src != t.Port || dst != t.ResultPort || len(b) < at+TrioMLHeaderLen {
+		return 0, false
+	}
+	h := b[at:]
+	n := int(binary.BigEndian.Uint16(h[10:]) & 0x0fff)
+	return min(n, len(h[TrioMLHeaderLen:])/4), true
+}
+
 // Slot implements Protocol: Trio-ML results name (gen, block).
 func (TrioML) Slot(int64) int { return -1 }
 
@@ -178,4 +191,15 @@ func (s SwitchML) Decode(pkt *packet.Packet) (Result, bool) {
 		r.Values[i] = int32(binary.BigEndian.Uint32(h[hl+4*i:]))
 	}
 	return r, true
+}
+
+// values is Decode's len(r.Values) without reading them.
+func (s SwitchML) values(pkt *packet.Packet) (int, bool) {
+	b := pkt.Head
+	_, dst, ok := udpPorts(b)
+	at, hl, n := l4At+udpLen, s.hdrLen(), s.PerPacket()
+	if !ok || dst != s.Port || len(b) < at+hl+4*n || b[at] != switchMLHarvest {
+		return 0, false
+	}
+	return n, true
 }

@@ -4,6 +4,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"archsim/components/packet"
 )
 
 // The SwitchML formats: 64 values after a 6-byte header (switchml), 256
@@ -69,6 +71,36 @@ func TestSwitchMLValidate(t *testing.T) {
 		err := c.s.Validate()
 		if (c.want == "") != (err == nil) || err != nil && !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%+v: %v, want %q", c.s, err, c.want)
+		}
+	}
+}
+
+// values (the count a worker's receive path charges for) agrees with
+// Decode on results, workers' own packets and truncated ones.
+func TestValuesMatchDecode(t *testing.T) {
+	tm := TrioML{Port: 12000, ResultPort: 12001, Job: 1}
+	res := tm.Packet(2, 1, 5, 0, make([]int32, 100))
+	res.Head[l4At], res.Head[l4At+1] = 12000>>8, 12000&0xff   // from the program's port
+	res.Head[l4At+2], res.Head[l4At+3] = 12001>>8, 12001&0xff // to the result port
+	cut := *res
+	cut.Head = res.Head[:l4At+udpLen+TrioMLHeaderLen+40]
+	sm := SwitchML{Port: 48864, Pool: 16, Values: 256}
+	harvest := sm.Packet(1, 1, 0, 3, make([]int32, 256))
+	harvest.Head[l4At+udpLen] = switchMLHarvest
+	for i, c := range []struct {
+		p   Protocol
+		pkt *packet.Packet
+	}{
+		{tm, res}, {tm, &cut}, {tm, tm.Packet(0, 1, 0, 0, make([]int32, 8))},
+		{sm, harvest}, {sm, sm.Packet(1, 1, 0, 3, nil)},
+	} {
+		r, ok := c.p.Decode(c.pkt)
+		n, vok := c.p.(valueCounter).values(c.pkt)
+		if want := i == 0 || i == 1 || i == 3; ok != want {
+			t.Errorf("case %d: Decode %v, want %v", i, ok, want)
+		}
+		if ok != vok || len(r.Values) != n {
+			t.Errorf("case %d: Decode %v with %d values, values says %v, %d", i, ok, len(r.Values), vok, n)
 		}
 	}
 }

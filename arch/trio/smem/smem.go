@@ -98,13 +98,21 @@ func (m *Memory) NotifyPortFree(sim.VTimeInSec, sim.Port) {}
 // engine_queue operations ahead of it; later than now means the sender was
 // back-pressured).
 func (m *Memory) Serve(t Transaction, now int64) (reply, room int64) {
-	half := t.LatencyPs / 2
-	if t.Bank < 0 {
-		return now + t.LatencyPs, now
+	return m.ServeBusy(t.Bank, m.CyclesPs(t.Cycles), t.LatencyPs, now)
+}
+
+// CyclesPs is the time an engine spends on an operation of cycles.
+func (m *Memory) CyclesPs(cycles int) int64 { return int64(float64(cycles)*m.cyclePs + 0.5) }
+
+// ServeBusy is Serve for a transaction on bank (-1: none) that occupies
+// its engine busy ps (CyclesPs of its cycles), with round trip latency ps.
+func (m *Memory) ServeBusy(bank int, busy, latency, now int64) (reply, room int64) {
+	half := latency / 2
+	if bank < 0 {
+		return now + latency, now
 	}
-	e := &m.Engines[t.Bank]
+	e := &m.Engines[bank]
 	at := now + half
-	busy := int64(float64(t.Cycles)*m.cyclePs + 0.5)
 	room = now
 	if backlog := e.freeAt - at; backlog > int64(m.cfg.EngineQueue)*busy {
 		room = now + backlog - int64(m.cfg.EngineQueue)*busy
@@ -115,6 +123,18 @@ func (m *Memory) Serve(t Transaction, now int64) (reply, room int64) {
 	m.BusyPs += busy
 	m.MaxBacklogPs = max(m.MaxBacklogPs, e.freeAt-at)
 	return start + busy + half, room
+}
+
+// ServeN serves n identical transactions sent at now, one after the
+// other (ServeBusy n times), and returns the latest room any found.
+func (m *Memory) ServeN(bank int, busy, latency, now int64, n int) (room int64) {
+	room = now
+	for range n {
+		if _, r := m.ServeBusy(bank, busy, latency, now); r > room {
+			room = r
+		}
+	}
+	return room
 }
 
 // Bank is the RMW engine of an address (64-byte interleave across the
