@@ -133,10 +133,9 @@ type PFE struct {
 	deadlinePs     int64
 	nextDispatchPs int64
 	emitID         uint64
-	tailPs         int64           // a tail fetch's (or packet-buffer write's) round trip
-	filterPs       int64           // a filter lookup's
-	tailShift      int             // log2 of xtxn.tail_chunk_bytes (-1: not a power of two)
-	evFree         []*packet.Event // handled wake-ups to reuse (post)
+	tailPs         int64 // a tail fetch's (or packet-buffer write's) round trip
+	filterPs       int64 // a filter lookup's
+	tailShift      int   // log2 of xtxn.tail_chunk_bytes (-1: not a power of two)
 	timersUntil    int64
 	// unpaced skips the output ports' line rate (a saturation run measures
 	// the PFE itself).
@@ -333,12 +332,6 @@ func (p *PFE) Handle(e sim.Event) error {
 	ev := e.(*packet.Event)
 	now := packet.SecToPs(ev.T)
 	kind, pkt, port := ev.Kind, ev.Pkt, ev.Port
-	if kind != packet.KindArrive {
-		// The PFE's own wake-ups are recycled (post): nothing else holds
-		// them once handled.
-		ev.Pkt = nil
-		p.evFree = append(p.evFree, ev)
-	}
 	switch kind {
 	case packet.KindArrive:
 		pkt.InPort = port
@@ -353,19 +346,10 @@ func (p *PFE) Handle(e sim.Event) error {
 	return nil
 }
 
-// post schedules one of the PFE's own wake-ups (kind ≥ evResume) at ps,
-// reusing a handled event: the same event, at the same time, as
-// packet.Schedule would post, without an allocation per event.
+// post schedules one of the PFE's own wake-ups (kind ≥ evResume) at ps
+// (the engine recycles handled packet events).
 func (p *PFE) post(ps int64, kind packet.Kind, pkt *packet.Packet, port int) {
-	var ev *packet.Event
-	if n := len(p.evFree); n > 0 {
-		ev = p.evFree[n-1]
-		p.evFree = p.evFree[:n-1]
-	} else {
-		ev = &packet.Event{H: p}
-	}
-	ev.T, ev.Kind, ev.Pkt, ev.Port = packet.PsToSec(ps), kind, pkt, port
-	p.engine.Schedule(ev)
+	packet.Schedule(p.engine, p, ps, kind, pkt, port)
 }
 
 // wake schedules the thread's resumption at ps.
