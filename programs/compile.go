@@ -63,15 +63,21 @@ type timerCode struct {
 func (x *Exec) compiled() *code {
 	k := x.code
 	if k == nil || k.prog != x.State.Prog || k.dynSlot != x.DynSlot {
-		k = &code{
-			prog: x.State.Prog, dynSlot: x.DynSlot,
-			funcs: map[*Function]*block{}, actions: map[*Action]*block{},
-			regActs: map[*RegisterAction]*block{}, tables: map[*Table]*tableCode{},
-			exprs: map[Expr]evalFn{},
-		}
+		k = newCode(x.State.Prog, x.DynSlot)
 		x.code = k
 	}
 	return k
+}
+
+// newCode returns an empty compiled form of prog, whose field dynSlot
+// (-1: none) is read through Exec.Dyn.
+func newCode(prog *Program, dynSlot int) *code {
+	return &code{
+		prog: prog, dynSlot: dynSlot,
+		funcs: map[*Function]*block{}, actions: map[*Action]*block{},
+		regActs: map[*RegisterAction]*block{}, tables: map[*Table]*tableCode{},
+		exprs: map[Expr]evalFn{},
+	}
 }
 
 // control returns the compiled body of c.

@@ -10,6 +10,15 @@ import "hash/crc32"
 
 // call compiles a value built-in.
 func (k *code) call(e *CallExpr) evalFn {
+	if f := k.callFor(e); f != nil {
+		return f
+	}
+	return k.rowEval(e)
+}
+
+// callFor compiles a value built-in that has a compiled form (nil: it
+// has none).
+func (k *code) callFor(e *CallExpr) evalFn {
 	args := make([]evalFn, len(e.Args))
 	for i, a := range e.Args {
 		args[i] = k.expr(a)
@@ -20,7 +29,7 @@ func (k *code) call(e *CallExpr) evalFn {
 		return func(x *Exec) int64 { return x.aged(t, i(x)) }
 	}
 	if b.On != OnNothing {
-		return k.rowEval(e)
+		return nil
 	}
 	t := e.T
 	switch b.Name {
@@ -67,7 +76,7 @@ func (k *code) call(e *CallExpr) evalFn {
 		w := args[0]
 		return func(x *Exec) int64 { return x.payload32(w(x)) }
 	}
-	return k.rowEval(e)
+	return nil
 }
 
 // rowEval runs a value built-in through its row's function.
@@ -81,6 +90,16 @@ func (k *code) rowEval(e *CallExpr) evalFn {
 
 // builtinStmt compiles a statement built-in.
 func (k *code) builtinStmt(s *BuiltinStmt) stmtFn {
+	if f := k.builtinStmtFor(s); f != nil {
+		return f
+	}
+	exec := s.Builtin.Exec
+	return func(x *Exec) { exec(x, s) }
+}
+
+// builtinStmtFor compiles a statement built-in that has a compiled form
+// (nil: it has none).
+func (k *code) builtinStmtFor(s *BuiltinStmt) stmtFn {
 	args := make([]evalFn, len(s.Args))
 	for i, a := range s.Args {
 		args[i] = k.expr(a)
@@ -130,8 +149,7 @@ func (k *code) builtinStmt(s *BuiltinStmt) stmtFn {
 			}
 		}
 	}
-	exec := b.Exec
-	return func(x *Exec) { exec(x, s) }
+	return nil
 }
 
 // keys compiles the evaluation of t's key expressions into an exact key.
