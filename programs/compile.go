@@ -111,7 +111,7 @@ func (k *code) function(f *Function) *block {
 	}
 	b := &block{}
 	k.funcs[f] = b
-	b.run = k.stmts(f.Body, false)
+	b.run = k.stmts(f.Body)
 	return b
 }
 
@@ -122,7 +122,7 @@ func (k *code) action(a *Action) *block {
 	}
 	b := &block{}
 	k.actions[a] = b
-	b.run = k.stmts(a.Body, false)
+	b.run = k.stmts(a.Body)
 	return b
 }
 
@@ -134,12 +134,12 @@ func (k *code) regAction(ra *RegisterAction) *block {
 	}
 	b := &block{}
 	k.regActs[ra] = b
-	b.run = k.stmts(ra.Body, true)
+	b.run = k.stmts(ra.Body)
 	return b
 }
 
 // block compiles a control-code statement list.
-func (k *code) block(list []Stmt) *block { return &block{run: k.stmts(list, false)} }
+func (k *code) block(list []Stmt) *block { return &block{run: k.stmts(list)} }
 
 // evalExpr returns the compiled form of e for Exec.Eval.
 func (k *code) evalExpr(e Expr) evalFn {
@@ -189,32 +189,66 @@ func cellIndex(v int64, size int64) int {
 
 // ---- statements ----
 
-// stmts compiles a statement list; inRA marks a register action's body.
-func (k *code) stmts(list []Stmt, inRA bool) []stmtFn {
+// stmts compiles a statement list.
+func (k *code) stmts(list []Stmt) []stmtFn {
 	out := make([]stmtFn, 0, len(list))
 	for _, s := range list {
-		out = append(out, k.stmt(s, inRA))
+		out = append(out, k.stmt(s))
 	}
 	return out
 }
 
-// stmt compiles one statement. Outside a register action, the tracer
-// sees the statement before it runs (unless a register action is
-// running, x.ra set); every statement counts one Step when it completes.
-func (k *code) stmt(s Stmt, inRA bool) stmtFn {
-	if sw, ok := s.(*SwitchStmt); ok {
-		return k.switchStmt(sw)
+// traceStmt shows s to the tracer, unless a register action is running
+// (its body is one stateful operation). Closures call it when x.Tracer is
+// set.
+func (x *Exec) traceStmt(s Stmt) {
+	if x.ra == nil {
+		x.Tracer.Stmt(s)
 	}
-	body := k.stmtBody(s, inRA)
-	if inRA {
+}
+
+// stmt compiles one statement: the tracer sees it before it runs (see
+// traceStmt), and it counts one Step when it completes. The usual
+// statements are compiled whole; the others run their body through one
+// more closure.
+func (k *code) stmt(s Stmt) stmtFn {
+	switch s := s.(type) {
+	case *SwitchStmt:
+		return k.switchStmt(s)
+	case *AssignStmt:
+		if s.Dst.Field != nil {
+			return k.fieldAssign(s)
+		}
+	case *IfStmt:
+		cond := k.expr(s.Cond)
+		then, els := k.stmts(s.Then), k.stmts(s.Else)
 		return func(x *Exec) {
-			body(x)
+			if x.Tracer != nil {
+				x.traceStmt(s)
+			}
+			list := els
+			if cond(x) != 0 {
+				list = then
+			}
+			for _, f := range list {
+				f(x)
+			}
+			x.Steps++
+		}
+	case *ApplyStmt:
+		tc := k.table(s.Table)
+		return func(x *Exec) {
+			if x.Tracer != nil {
+				x.traceStmt(s)
+			}
+			tc.apply(x)
 			x.Steps++
 		}
 	}
+	body := k.stmtBody(s)
 	return func(x *Exec) {
-		if x.Tracer != nil && x.ra == nil {
-			x.Tracer.Stmt(s)
+		if x.Tracer != nil {
+			x.traceStmt(s)
 		}
 		body(x)
 		x.Steps++
@@ -223,30 +257,15 @@ func (k *code) stmt(s Stmt, inRA bool) stmtFn {
 
 // stmtBody compiles what a statement does (without the tracer call and
 // the Step).
-func (k *code) stmtBody(s Stmt, inRA bool) stmtFn {
+func (k *code) stmtBody(s Stmt) stmtFn {
 	switch s := s.(type) {
 	case *AssignStmt:
 		return k.assign(s)
 	case *ExprStmt:
 		f := k.expr(s.X)
 		return func(x *Exec) { f(x) }
-	case *IfStmt:
-		cond := k.expr(s.Cond)
-		then, els := k.stmts(s.Then, inRA), k.stmts(s.Else, inRA)
-		return func(x *Exec) {
-			list := els
-			if cond(x) != 0 {
-				list = then
-			}
-			for _, f := range list {
-				f(x)
-			}
-		}
-	case *ApplyStmt:
-		tc := k.table(s.Table)
-		return func(x *Exec) { tc.apply(x) }
 	case *ForStmt:
-		init, body, post := k.stmts(s.Init, inRA), k.stmts(s.Body, inRA), k.stmts(s.Post, inRA)
+		init, body, post := k.stmts(s.Init), k.stmts(s.Body), k.stmts(s.Post)
 		cond := k.expr(s.Cond)
 		return func(x *Exec) {
 			runList(x, init)
@@ -297,12 +316,12 @@ func (k *code) switchStmt(s *SwitchStmt) stmtFn {
 	}
 	arms := make([]arm, len(s.Cases))
 	for i, c := range s.Cases {
-		arms[i] = arm{c.Actions, k.stmts(c.Body, false)}
+		arms[i] = arm{c.Actions, k.stmts(c.Body)}
 	}
-	def := k.stmts(s.Default, false)
+	def := k.stmts(s.Default)
 	return func(x *Exec) {
-		if x.Tracer != nil && x.ra == nil {
-			x.Tracer.Stmt(s)
+		if x.Tracer != nil {
+			x.traceStmt(s)
 		}
 		_, a := tc.apply(x)
 		for _, c := range arms {
@@ -314,6 +333,39 @@ func (k *code) switchStmt(s *SwitchStmt) stmtFn {
 			}
 		}
 		runList(x, def)
+		x.Steps++
+	}
+}
+
+// fieldAssign compiles a whole assignment to a field (see stmt).
+func (k *code) fieldAssign(s *AssignStmt) stmtFn {
+	slot, n := s.Dst.Field.Slot, normOf(s.Dst.Field.Type)
+	if c, ok := s.Src.(*ConstExpr); ok {
+		v := n.of(c.Val)
+		return func(x *Exec) {
+			if x.Tracer != nil {
+				x.traceStmt(s)
+			}
+			x.PHV[slot] = v
+			x.Steps++
+		}
+	}
+	if f, ok := s.Src.(*FieldExpr); ok && f.F.Slot != k.dynSlot {
+		from := f.F.Slot
+		return func(x *Exec) {
+			if x.Tracer != nil {
+				x.traceStmt(s)
+			}
+			x.PHV[slot] = n.of(x.PHV[from])
+			x.Steps++
+		}
+	}
+	src := k.expr(s.Src)
+	return func(x *Exec) {
+		if x.Tracer != nil {
+			x.traceStmt(s)
+		}
+		x.PHV[slot] = n.of(src(x))
 		x.Steps++
 	}
 }

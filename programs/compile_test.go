@@ -454,3 +454,47 @@ func TestEveryBuiltinCompiled(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkRunControl runs ndp's ingress and egress on parsed packets of
+// its traffic, compiled and by the reference tree walker.
+func BenchmarkRunControl(b *testing.B) {
+	for _, name := range []string{"ndp", "pie-dp", "trio-ml"} {
+		p, err := Resolve(name, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		rng := rand.New(rand.NewSource(1))
+		var phvs [][]int64
+		for i := 0; i < 256; i++ {
+			phv := randomPHV(rng, p)
+			if len(p.Traffic) > 0 {
+				ft := p.Traffic[i%len(p.Traffic)]
+				phv = make([]int64, len(p.Fields))
+				head := ft.BuildPacket(i, 1500)
+				p.Parse(head, 1500, phv, false, false)
+				phv[p.Std[StdIngressPort].Slot] = int64(ft.Ports[i%len(ft.Ports)])
+				phv[p.Std[StdPacketLength].Slot] = 1500
+			}
+			phvs = append(phvs, phv)
+		}
+		for _, mode := range []string{"compiled", "reference"} {
+			b.Run(name+"/"+mode, func(b *testing.B) {
+				x := NewExec(NewState(p), rand.New(rand.NewSource(1)))
+				r := &refExec{Exec: NewExec(NewState(p), rand.New(rand.NewSource(1)))}
+				phv := make([]int64, len(p.Fields))
+				for i := 0; i < b.N; i++ {
+					copy(phv, phvs[i%len(phvs)])
+					x.PHV, r.PHV = phv, phv
+					x.NowPs, r.NowPs = int64(i)*1000, int64(i)*1000
+					if mode == "compiled" {
+						x.RunControl(p.Ingress)
+						x.RunControl(p.Egress)
+					} else {
+						r.RunControl(p.Ingress)
+						r.RunControl(p.Egress)
+					}
+				}
+			})
+		}
+	}
+}

@@ -57,6 +57,10 @@ type TableState struct {
 	exact   map[[maxExactKeys]int64]*record
 	slots   map[int]*record
 	ordered []*Entry // otherwise, in match priority order
+	// runs indexes ordered for lookups (see maskRun); nil until the first
+	// lookup after ordered changed, indexed tells whether it was built.
+	runs    []maskRun
+	indexed bool
 	Hits    int64
 	Misses  int64
 	// InsertFailures counts T.insert() that found the table full.
@@ -105,6 +109,7 @@ func (ts *TableState) Add(e *Entry) {
 // sortOrdered puts LPM entries longest total prefix first, ternary and
 // range entries by priority.
 func (ts *TableState) sortOrdered() {
+	ts.runs, ts.indexed = nil, false
 	sort.SliceStable(ts.ordered, func(i, j int) bool {
 		a, b := ts.ordered[i], ts.ordered[j]
 		pa, pb := prefixLen(a, ts.T), prefixLen(b, ts.T)
@@ -135,12 +140,70 @@ func (ts *TableState) Lookup(vals []int64) *Entry {
 		}
 		return nil
 	}
+	if !ts.indexed {
+		ts.runs, ts.indexed = buildMaskRuns(ts.T, ts.ordered), true
+	}
+	if ts.runs != nil {
+		var k [maxExactKeys]int64
+		for _, r := range ts.runs {
+			for i, m := range r.masks[:len(vals)] {
+				k[i] = vals[i] & m
+			}
+			if e := r.entries[k]; e != nil {
+				return e
+			}
+		}
+		return nil
+	}
 	for _, e := range ts.ordered {
 		if entryMatches(ts.T, e, vals) {
 			return e
 		}
 	}
 	return nil
+}
+
+// maskRun indexes consecutive entries of a ternary or LPM table (in match
+// priority order) that have the same masks: an entry matches key values v
+// when v & masks equals its values (an exact key's mask is all ones), so
+// within a run the first entry matching v is entries[v & masks]. The
+// first matching entry of the table is that of the first run with one.
+type maskRun struct {
+	masks   [maxExactKeys]int64
+	entries map[[maxExactKeys]int64]*Entry
+}
+
+// buildMaskRuns indexes ordered, the entries of t in priority order; nil
+// when t has a range key or more than maxExactKeys keys, or when runs
+// would be short on average (a linear scan is then as fast).
+func buildMaskRuns(t *Table, ordered []*Entry) []maskRun {
+	if len(t.Keys) > maxExactKeys || len(ordered) < 8 {
+		return nil
+	}
+	var runs []maskRun
+	for _, e := range ordered {
+		var masks, vals [maxExactKeys]int64
+		for i, k := range t.Keys {
+			switch k.Kind {
+			case MatchExact:
+				masks[i], vals[i] = -1, e.Values[i]
+			case MatchTernary, MatchLPM:
+				masks[i], vals[i] = e.Masks[i], e.Values[i]
+			default:
+				return nil
+			}
+		}
+		if len(runs) == 0 || runs[len(runs)-1].masks != masks {
+			runs = append(runs, maskRun{masks: masks, entries: map[[maxExactKeys]int64]*Entry{}})
+		}
+		if r := runs[len(runs)-1]; r.entries[vals] == nil {
+			r.entries[vals] = e
+		}
+	}
+	if len(runs)*4 > len(ordered) {
+		return nil
+	}
+	return runs
 }
 
 // match is a data-plane lookup: Lookup, and on a hit in an exact table
