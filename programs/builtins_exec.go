@@ -303,7 +303,7 @@ func (x *Exec) runAction(call ActionCall) {
 	if call.Action == nil {
 		return
 	}
-	b := x.compiled().action(call.Action)
+	b := x.compile().action(call.Action)
 	saved := x.params
 	x.params = call.Args
 	b.exec(x)

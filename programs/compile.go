@@ -1,19 +1,21 @@
 package programs
 
 // The interpreter runs a program compiled into closures: every expression
-// becomes an evalFn and every statement a stmtFn, built once per Exec the
-// first time it runs (and again if its State's program or DynSlot change).
-// A packet's execution then does no type switch on AST nodes, no map
-// lookup and no allocation: field reads are slot loads, operators are
-// specialised by operator and by constant operand, type normalisation is
-// a precomputed mask or shift, a table apply has its key closures and its
-// actions' bodies at hand.
+// becomes an evalFn and every statement a stmtFn, built the first time an
+// Exec runs the body (again if its State's program or DynSlot change).
+// A packet's execution then does no type switch on AST nodes and no map
+// lookup to find code, and allocates nothing: field reads are slot loads,
+// operators are specialised by operator and by constant operand, type
+// normalisation is a precomputed mask or shift, a table apply has its key
+// closures and its actions' bodies at hand. (The tables' own indexes are
+// still maps: that is the lookup the hardware does.)
 //
 // The semantics are those of the language (see the comments of the
 // statement and expression nodes): the closures evaluate operands in the
 // same order, call the Tracer with the same arguments at the same points,
 // draw random numbers in the same order and count Steps the same way as a
-// direct walk of the statements would.
+// direct walk of the statements (the reference interpreter of
+// refexec_test.go, which TestCompiledMatchesReference compares them with).
 
 // evalFn computes the value of an expression for the packet in x.
 type evalFn func(x *Exec) int64
@@ -33,8 +35,9 @@ func (b *block) exec(x *Exec) {
 	}
 }
 
-// code is a program compiled for one Exec.
-type code struct {
+// compiled is a program compiled for one Exec: the bodies compiled so
+// far (each compiled on first use) and what they were compiled for.
+type compiled struct {
 	prog    *Program
 	dynSlot int
 	// controls and timers hold the bodies compiled so far, looked up by
@@ -46,6 +49,9 @@ type code struct {
 	regActs  map[*RegisterAction]*block
 	tables   map[*Table]*tableCode
 	exprs    map[Expr]evalFn // Exec.Eval's, by node
+	// ra is the register action whose body is being compiled (its out
+	// assignments take its output type).
+	ra *RegisterAction
 }
 
 type controlCode struct {
@@ -58,21 +64,21 @@ type timerCode struct {
 	b *block
 }
 
-// compiled returns x's compiled program, compiling it when x has none yet
+// compile returns x's compiled program, starting a new one when x has none
 // or when its State's program or its DynSlot changed.
-func (x *Exec) compiled() *code {
-	k := x.code
+func (x *Exec) compile() *compiled {
+	k := x.comp
 	if k == nil || k.prog != x.State.Prog || k.dynSlot != x.DynSlot {
-		k = newCode(x.State.Prog, x.DynSlot)
-		x.code = k
+		k = newCompiled(x.State.Prog, x.DynSlot)
+		x.comp = k
 	}
 	return k
 }
 
-// newCode returns an empty compiled form of prog, whose field dynSlot
+// newCompiled returns an empty compiled form of prog, whose field dynSlot
 // (-1: none) is read through Exec.Dyn.
-func newCode(prog *Program, dynSlot int) *code {
-	return &code{
+func newCompiled(prog *Program, dynSlot int) *compiled {
+	return &compiled{
 		prog: prog, dynSlot: dynSlot,
 		funcs: map[*Function]*block{}, actions: map[*Action]*block{},
 		regActs: map[*RegisterAction]*block{}, tables: map[*Table]*tableCode{},
@@ -81,7 +87,7 @@ func newCode(prog *Program, dynSlot int) *code {
 }
 
 // control returns the compiled body of c.
-func (k *code) control(c *Control) *block {
+func (k *compiled) control(c *Control) *block {
 	for _, cc := range k.controls {
 		if cc.c == c {
 			return cc.b
@@ -93,7 +99,7 @@ func (k *code) control(c *Control) *block {
 }
 
 // timer returns the compiled body of t.
-func (k *code) timer(t *Timer) *block {
+func (k *compiled) timer(t *Timer) *block {
 	for _, tc := range k.timers {
 		if tc.t == t {
 			return tc.b
@@ -105,7 +111,7 @@ func (k *code) timer(t *Timer) *block {
 }
 
 // function returns the compiled body of f.
-func (k *code) function(f *Function) *block {
+func (k *compiled) function(f *Function) *block {
 	if b := k.funcs[f]; b != nil {
 		return b
 	}
@@ -116,7 +122,7 @@ func (k *code) function(f *Function) *block {
 }
 
 // action returns the compiled body of a.
-func (k *code) action(a *Action) *block {
+func (k *compiled) action(a *Action) *block {
 	if b := k.actions[a]; b != nil {
 		return b
 	}
@@ -128,21 +134,24 @@ func (k *code) action(a *Action) *block {
 
 // regAction returns the compiled body of ra, whose statements the tracer
 // does not see (a register action is one stateful operation).
-func (k *code) regAction(ra *RegisterAction) *block {
+func (k *compiled) regAction(ra *RegisterAction) *block {
 	if b := k.regActs[ra]; b != nil {
 		return b
 	}
 	b := &block{}
 	k.regActs[ra] = b
+	saved := k.ra
+	k.ra = ra
 	b.run = k.stmts(ra.Body)
+	k.ra = saved
 	return b
 }
 
 // block compiles a control-code statement list.
-func (k *code) block(list []Stmt) *block { return &block{run: k.stmts(list)} }
+func (k *compiled) block(list []Stmt) *block { return &block{run: k.stmts(list)} }
 
 // evalExpr returns the compiled form of e for Exec.Eval.
-func (k *code) evalExpr(e Expr) evalFn {
+func (k *compiled) evalExpr(e Expr) evalFn {
 	if f := k.exprs[e]; f != nil {
 		return f
 	}
@@ -190,7 +199,7 @@ func cellIndex(v int64, size int64) int {
 // ---- statements ----
 
 // stmts compiles a statement list.
-func (k *code) stmts(list []Stmt) []stmtFn {
+func (k *compiled) stmts(list []Stmt) []stmtFn {
 	out := make([]stmtFn, 0, len(list))
 	for _, s := range list {
 		out = append(out, k.stmt(s))
@@ -211,7 +220,7 @@ func (x *Exec) traceStmt(s Stmt) {
 // traceStmt), and it counts one Step when it completes. The usual
 // statements are compiled whole; the others run their body through one
 // more closure.
-func (k *code) stmt(s Stmt) stmtFn {
+func (k *compiled) stmt(s Stmt) stmtFn {
 	switch s := s.(type) {
 	case *SwitchStmt:
 		return k.switchStmt(s)
@@ -257,7 +266,7 @@ func (k *code) stmt(s Stmt) stmtFn {
 
 // stmtBody compiles what a statement does (without the tracer call and
 // the Step).
-func (k *code) stmtBody(s Stmt) stmtFn {
+func (k *compiled) stmtBody(s Stmt) stmtFn {
 	switch s := s.(type) {
 	case *AssignStmt:
 		return k.assign(s)
@@ -308,7 +317,7 @@ func runList(x *Exec, list []stmtFn) {
 // switchStmt compiles a switch on the action a table ran. When a case
 // matches, its body runs and the switch itself counts no Step (the
 // interpreter has always returned from there).
-func (k *code) switchStmt(s *SwitchStmt) stmtFn {
+func (k *compiled) switchStmt(s *SwitchStmt) stmtFn {
 	tc := k.table(s.Table)
 	type arm struct {
 		actions []*Action
@@ -338,7 +347,7 @@ func (k *code) switchStmt(s *SwitchStmt) stmtFn {
 }
 
 // fieldAssign compiles a whole assignment to a field (see stmt).
-func (k *code) fieldAssign(s *AssignStmt) stmtFn {
+func (k *compiled) fieldAssign(s *AssignStmt) stmtFn {
 	slot, n := s.Dst.Field.Slot, normOf(s.Dst.Field.Type)
 	if c, ok := s.Src.(*ConstExpr); ok {
 		v := n.of(c.Val)
@@ -372,7 +381,7 @@ func (k *code) fieldAssign(s *AssignStmt) stmtFn {
 
 // assign compiles an assignment to a field, a register cell (or half of a
 // pair) or a register action's output.
-func (k *code) assign(s *AssignStmt) stmtFn {
+func (k *compiled) assign(s *AssignStmt) stmtFn {
 	src := k.expr(s.Src)
 	dst := s.Dst
 	switch {
@@ -408,8 +417,11 @@ func (k *code) assign(s *AssignStmt) stmtFn {
 			x.cell = int64(uint64(x.cell)&mask | hv<<hb)
 		}
 	default:
-		// out = v: the register action's output, of its OutType; the
-		// running action is x.ra.
+		// out = v: the register action's output, of its OutType.
+		if k.ra != nil {
+			n := normOf(k.ra.OutType)
+			return func(x *Exec) { x.out = n.of(src(x)) }
+		}
 		return func(x *Exec) { x.out = x.ra.OutType.Norm(src(x)) }
 	}
 }
@@ -424,7 +436,7 @@ type tableCode struct {
 	// acts are the table's actions (and its default's) with their
 	// compiled bodies, found by pointer when an entry selects one.
 	acts []actionCode
-	k    *code
+	k    *compiled
 }
 
 type actionCode struct {
@@ -433,7 +445,7 @@ type actionCode struct {
 }
 
 // table returns the compiled apply of t.
-func (k *code) table(t *Table) *tableCode {
+func (k *compiled) table(t *Table) *tableCode {
 	if tc := k.tables[t]; tc != nil {
 		return tc
 	}
@@ -527,7 +539,7 @@ func (tc *tableCode) run(x *Exec, call ActionCall) {
 // ---- expressions ----
 
 // expr compiles an expression.
-func (k *code) expr(e Expr) evalFn {
+func (k *compiled) expr(e Expr) evalFn {
 	switch e := e.(type) {
 	case *ConstExpr:
 		v := e.Val
@@ -594,7 +606,7 @@ func (k *code) expr(e Expr) evalFn {
 }
 
 // unary compiles -x, !x and ^x.
-func (k *code) unary(e *UnaryExpr) evalFn {
+func (k *compiled) unary(e *UnaryExpr) evalFn {
 	X, n := k.expr(e.X), normOf(e.T)
 	switch e.Op {
 	case OpNeg:
@@ -609,7 +621,7 @@ func (k *code) unary(e *UnaryExpr) evalFn {
 
 // registerCall compiles r.action(index): the register action runs on the
 // cell atomically and yields its output.
-func (k *code) registerCall(c *RegisterCall) evalFn {
+func (k *compiled) registerCall(c *RegisterCall) evalFn {
 	ra := c.Action
 	r := ra.Register
 	idx, size := k.expr(c.Index), int64(r.Size)
@@ -635,7 +647,7 @@ func (k *code) registerCall(c *RegisterCall) evalFn {
 
 // meterCall compiles m.execute(index): the colour the meter marks the
 // packet with.
-func (k *code) meterCall(c *MeterCall) evalFn {
+func (k *compiled) meterCall(c *MeterCall) evalFn {
 	m := c.Meter
 	idx, size := k.expr(c.Index), int64(m.Size)
 	bytes := m.Unit == MeterBytes

@@ -9,7 +9,7 @@ import "hash/crc32"
 // evaluates the operands through compiled closures as well.
 
 // call compiles a value built-in.
-func (k *code) call(e *CallExpr) evalFn {
+func (k *compiled) call(e *CallExpr) evalFn {
 	if f := k.callFor(e); f != nil {
 		return f
 	}
@@ -18,7 +18,7 @@ func (k *code) call(e *CallExpr) evalFn {
 
 // callFor compiles a value built-in that has a compiled form (nil: it
 // has none).
-func (k *code) callFor(e *CallExpr) evalFn {
+func (k *compiled) callFor(e *CallExpr) evalFn {
 	args := make([]evalFn, len(e.Args))
 	for i, a := range e.Args {
 		args[i] = k.expr(a)
@@ -80,7 +80,7 @@ func (k *code) callFor(e *CallExpr) evalFn {
 }
 
 // rowEval runs a value built-in through its row's function.
-func (k *code) rowEval(e *CallExpr) evalFn {
+func (k *compiled) rowEval(e *CallExpr) evalFn {
 	eval := e.eval
 	if eval == nil {
 		eval = e.Builtin.Eval
@@ -89,7 +89,7 @@ func (k *code) rowEval(e *CallExpr) evalFn {
 }
 
 // builtinStmt compiles a statement built-in.
-func (k *code) builtinStmt(s *BuiltinStmt) stmtFn {
+func (k *compiled) builtinStmt(s *BuiltinStmt) stmtFn {
 	if f := k.builtinStmtFor(s); f != nil {
 		return f
 	}
@@ -99,7 +99,7 @@ func (k *code) builtinStmt(s *BuiltinStmt) stmtFn {
 
 // builtinStmtFor compiles a statement built-in that has a compiled form
 // (nil: it has none).
-func (k *code) builtinStmtFor(s *BuiltinStmt) stmtFn {
+func (k *compiled) builtinStmtFor(s *BuiltinStmt) stmtFn {
 	args := make([]evalFn, len(s.Args))
 	for i, a := range s.Args {
 		args[i] = k.expr(a)
@@ -153,7 +153,7 @@ func (k *code) builtinStmtFor(s *BuiltinStmt) stmtFn {
 }
 
 // keys compiles the evaluation of t's key expressions into an exact key.
-func (k *code) keys(t *Table) func(x *Exec) [maxExactKeys]int64 {
+func (k *compiled) keys(t *Table) func(x *Exec) [maxExactKeys]int64 {
 	fs := make([]evalFn, len(t.Keys))
 	for i, kk := range t.Keys {
 		fs[i] = k.expr(kk.Expr)

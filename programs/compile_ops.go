@@ -8,7 +8,7 @@ package programs
 // register action or random() in an operand has effects).
 
 // binary compiles a binary expression.
-func (k *code) binary(e *BinaryExpr) evalFn {
+func (k *compiled) binary(e *BinaryExpr) evalFn {
 	X, Y := k.expr(e.X), k.expr(e.Y)
 	switch e.Op {
 	case OpLAnd:

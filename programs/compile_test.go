@@ -438,7 +438,7 @@ func TestCompiledExpressionsMatchReference(t *testing.T) {
 // table has a compiled form (none runs through its row function, whose
 // operands Exec.Eval would evaluate one by one).
 func TestEveryBuiltinCompiled(t *testing.T) {
-	k := newCode(&Program{}, -1)
+	k := newCompiled(&Program{}, -1)
 	args := []Expr{&ConstExpr{Val: 1}, &ConstExpr{Val: 2}, &ConstExpr{Val: 3}}
 	a := &Action{Params: []*Param{{}, {}, {}}}
 	for _, b := range BuiltinTable() {

@@ -251,8 +251,8 @@ type Exec struct {
 	// Gress is "ingress" or "egress" (for tracing only).
 	Gress string
 
-	// code is the program compiled for this Exec (see compile.go).
-	code *code
+	// comp is the program compiled for this Exec (see compile.go).
+	comp *compiled
 	// params, cell, out and ra are the running action's data, the
 	// register cell being read-modified-written, the register action's
 	// output and the running register action (nil outside one).
@@ -354,7 +354,7 @@ func (x *Exec) RunControl(c *Control) {
 	if c == nil {
 		return
 	}
-	x.compiled().control(c).exec(x)
+	x.compile().control(c).exec(x)
 }
 
 // RunTimer runs one thread of a timer: the timer's body with
@@ -362,7 +362,7 @@ func (x *Exec) RunControl(c *Control) {
 // in x.PHV (a timer thread has no packet: no header is valid) and normally
 // leaves x.Payload nil.
 func (x *Exec) RunTimer(t *Timer, index int) {
-	k := x.compiled()
+	k := x.compile()
 	f := x.State.Prog.Std[StdTimerIndex]
 	x.PHV[f.Slot] = f.Type.Norm(int64(index))
 	k.timer(t).exec(x)
@@ -376,7 +376,7 @@ const maxLoopIterations = 1 << 16
 func (x *Exec) Eval(e Expr) int64 { return x.eval(e) }
 
 // eval evaluates e through its compiled form (compiled on first use).
-func (x *Exec) eval(e Expr) int64 { return x.compiled().evalExpr(e)(x) }
+func (x *Exec) eval(e Expr) int64 { return x.compile().evalExpr(e)(x) }
 
 func b2i(b bool) int64 {
 	if b {
