@@ -229,14 +229,14 @@ func (k *compiled) stmt(s Stmt) stmtFn {
 			return k.fieldAssign(s)
 		}
 	case *IfStmt:
-		cond := k.expr(s.Cond)
+		cond := k.cond(s.Cond)
 		then, els := k.stmts(s.Then), k.stmts(s.Else)
 		return func(x *Exec) {
 			if x.Tracer != nil {
 				x.traceStmt(s)
 			}
 			list := els
-			if cond(x) != 0 {
+			if cond(x) {
 				list = then
 			}
 			for _, f := range list {
@@ -275,10 +275,10 @@ func (k *compiled) stmtBody(s Stmt) stmtFn {
 		return func(x *Exec) { f(x) }
 	case *ForStmt:
 		init, body, post := k.stmts(s.Init), k.stmts(s.Body), k.stmts(s.Post)
-		cond := k.expr(s.Cond)
+		cond := k.cond(s.Cond)
 		return func(x *Exec) {
 			runList(x, init)
-			for i := 0; cond(x) != 0; i++ {
+			for i := 0; cond(x); i++ {
 				if i >= maxLoopIterations {
 					break
 				}
@@ -433,6 +433,9 @@ func (k *compiled) assign(s *AssignStmt) stmtFn {
 type tableCode struct {
 	t    *Table
 	keys []evalFn
+	// slots, when every key is a plain field, are the fields' slots (read
+	// without calling keys).
+	slots []int
 	// acts are the table's actions (and its default's) with their
 	// compiled bodies, found by pointer when an entry selects one.
 	acts []actionCode
@@ -449,10 +452,15 @@ func (k *compiled) table(t *Table) *tableCode {
 	if tc := k.tables[t]; tc != nil {
 		return tc
 	}
-	tc := &tableCode{t: t, k: k}
+	tc := &tableCode{t: t, k: k, slots: []int{}}
 	k.tables[t] = tc
 	for _, key := range t.Keys {
 		tc.keys = append(tc.keys, k.expr(key.Expr))
+		if f, ok := key.Expr.(*FieldExpr); ok && f.F.Slot != k.dynSlot && tc.slots != nil {
+			tc.slots = append(tc.slots, f.F.Slot)
+		} else {
+			tc.slots = nil
+		}
 	}
 	add := func(a *Action) {
 		if a == nil {
@@ -493,8 +501,14 @@ func (tc *tableCode) apply(x *Exec) (bool, *Action) {
 		// Exact match without a tracer: the key goes straight into the
 		// index's key array.
 		var key [maxExactKeys]int64
-		for i, f := range tc.keys {
-			key[i] = f(x)
+		if tc.slots != nil {
+			for i, s := range tc.slots {
+				key[i] = x.PHV[s]
+			}
+		} else {
+			for i, f := range tc.keys {
+				key[i] = f(x)
+			}
 		}
 		if r := ts.exact[key]; r != nil {
 			r.ref = true

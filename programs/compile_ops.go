@@ -9,13 +9,12 @@ package programs
 
 // binary compiles a binary expression.
 func (k *compiled) binary(e *BinaryExpr) evalFn {
-	X, Y := k.expr(e.X), k.expr(e.Y)
 	switch e.Op {
-	case OpLAnd:
-		return func(x *Exec) int64 { return b2i(X(x) != 0 && Y(x) != 0) }
-	case OpLOr:
-		return func(x *Exec) int64 { return b2i(X(x) != 0 || Y(x) != 0) }
+	case OpLAnd, OpLOr:
+		c := k.cond(e)
+		return func(x *Exec) int64 { return b2i(c(x)) }
 	}
+	X, Y := k.expr(e.X), k.expr(e.Y)
 	if e.Op.IsCompare() {
 		if c, ok := e.Y.(*ConstExpr); ok {
 			if f, ok := e.X.(*FieldExpr); ok && f.F.Slot != k.dynSlot {
@@ -215,6 +214,62 @@ func arithConst(op Op, X evalFn, c int64, t Type) evalFn {
 			s := uint(c)
 			return func(x *Exec) int64 { return n.of(X(x) >> s) }
 		}
+	}
+	panic("programs: unknown operator")
+}
+
+// condFn tells whether a condition holds (its value is not 0).
+type condFn func(x *Exec) bool
+
+// cond compiles e as a condition: comparisons, &&, ||, ! and validity
+// tests give their truth directly, anything else compares its value
+// with 0.
+func (k *compiled) cond(e Expr) condFn {
+	switch e := e.(type) {
+	case *BinaryExpr:
+		switch {
+		case e.Op == OpLAnd:
+			X, Y := k.cond(e.X), k.cond(e.Y)
+			return func(x *Exec) bool { return X(x) && Y(x) }
+		case e.Op == OpLOr:
+			X, Y := k.cond(e.X), k.cond(e.Y)
+			return func(x *Exec) bool { return X(x) || Y(x) }
+		case e.Op.IsCompare():
+			if c, ok := e.Y.(*ConstExpr); ok {
+				if f, ok := e.X.(*FieldExpr); ok && f.F.Slot != k.dynSlot {
+					return condFieldConst(e.Op, f.F.Slot, c.Val)
+				}
+			}
+		}
+	case *UnaryExpr:
+		if e.Op == OpNot {
+			X := k.cond(e.X)
+			return func(x *Exec) bool { return !X(x) }
+		}
+	case *ValidExpr:
+		slot := e.H.Valid.Slot
+		return func(x *Exec) bool { return x.PHV[slot] != 0 }
+	}
+	f := k.expr(e)
+	return func(x *Exec) bool { return f(x) != 0 }
+}
+
+// condFieldConst compiles a comparison of the field in slot with
+// constant c as a condition.
+func condFieldConst(op Op, slot int, c int64) condFn {
+	switch op {
+	case OpEq:
+		return func(x *Exec) bool { return x.PHV[slot] == c }
+	case OpNe:
+		return func(x *Exec) bool { return x.PHV[slot] != c }
+	case OpLt:
+		return func(x *Exec) bool { return x.PHV[slot] < c }
+	case OpLe:
+		return func(x *Exec) bool { return x.PHV[slot] <= c }
+	case OpGt:
+		return func(x *Exec) bool { return x.PHV[slot] > c }
+	case OpGe:
+		return func(x *Exec) bool { return x.PHV[slot] >= c }
 	}
 	panic("programs: unknown operator")
 }
