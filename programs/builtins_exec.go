@@ -6,7 +6,11 @@ import (
 )
 
 // The semantics of the built-ins with nodes of their own: the Eval and
-// Exec functions of their rows (builtins.go).
+// Exec functions of their rows (builtins.go). Each is written in two
+// parts: the operation on evaluated operands (a method or function shared
+// with the compiled form, compile_builtins.go, which evaluates the
+// operands with its own closures), and the row function, which evaluates
+// the operands with x.eval and applies it.
 
 // evalSatAdd is sat_add: a + b clamped to the result type's range.
 func evalSatAdd(x *Exec, e *CallExpr) int64 {
@@ -29,10 +33,15 @@ func evalMax(x *Exec, e *CallExpr) int64 { return max(x.eval(e.Args[0]), x.eval(
 func evalConcat(x *Exec, e *CallExpr) int64 {
 	var v uint64
 	for _, a := range e.Args {
-		w := uint(a.Type().Bits)
-		v = v<<w | uint64(a.Type().Norm(x.eval(a)))&(uint64(1)<<w-1)
+		v = concatPart(v, x.eval(a), a.Type())
 	}
 	return int64(v)
+}
+
+// concatPart appends operand a of type t to the bits joined so far.
+func concatPart(v uint64, a int64, t Type) uint64 {
+	w := uint(t.Bits)
+	return v<<w | uint64(t.Norm(a))&(uint64(1)<<w-1)
 }
 
 // evalRandom is random(): a uniformly random value of its type (Random
@@ -44,20 +53,30 @@ func evalRandom(x *Exec, e *CallExpr) int64 { return e.T.Norm(int64(x.Rng.Uint64
 func evalHash(x *Exec, e *CallExpr) int64 {
 	x.hashB = x.hashB[:0]
 	for _, a := range e.Args {
-		n := (a.Type().Bits + 7) / 8
-		var buf [8]byte
-		binary.BigEndian.PutUint64(buf[:], uint64(x.eval(a)))
-		x.hashB = append(x.hashB, buf[8-n:]...)
+		x.hashB = appendHashBytes(x.hashB, x.eval(a), hashBytes(a.Type()))
 	}
 	return int64(crc32.ChecksumIEEE(x.hashB))
+}
+
+// hashBytes is how many bytes an operand of type t adds to a hash's
+// input: its whole bytes.
+func hashBytes(t Type) int { return (t.Bits + 7) / 8 }
+
+// appendHashBytes appends the n low bytes of v, big-endian.
+func appendHashBytes(b []byte, v int64, n int) []byte {
+	var buf [8]byte
+	binary.BigEndian.PutUint64(buf[:], uint64(v))
+	return append(b, buf[8-n:]...)
 }
 
 // evalPayload is payload32(i): the i-th 32-bit big-endian word of the
 // packet after its last parsed header (Trio threads read the packet tail;
 // a PISA parser sees headers only), 0 when the word lies beyond the frame
 // or beyond the bytes the packet model holds. The tracer sees every read.
-func evalPayload(x *Exec, e *CallExpr) int64 {
-	w := x.eval(e.Args[0])
+func evalPayload(x *Exec, e *CallExpr) int64 { return x.payload32(x.eval(e.Args[0])) }
+
+// payload32 reads payload word w.
+func (x *Exec) payload32(w int64) int64 {
 	if x.Tracer != nil {
 		x.Tracer.Payload(int(w))
 	}
@@ -70,9 +89,10 @@ func evalPayload(x *Exec, e *CallExpr) int64 {
 // since the last visit; the entry stays), otherwise 0, and a set REF flag
 // is cleared (a fetch-and-clear). An empty slot, or an I outside
 // 0..size-1, yields 0.
-func evalAged(x *Exec, e *CallExpr) int64 {
-	t := e.Table
-	i := x.eval(e.Args[0])
+func evalAged(x *Exec, e *CallExpr) int64 { return x.aged(e.Table, x.eval(e.Args[0])) }
+
+// aged visits record slot i of t.
+func (x *Exec) aged(t *Table, i int64) int64 {
 	aged, occupied := x.State.Tables[t.Index].aged(i)
 	if x.Tracer != nil && i >= 0 && i < int64(t.Size) {
 		x.Tracer.TableOp(t, TableAged, int(i), occupied)
@@ -96,9 +116,20 @@ func evalAged(x *Exec, e *CallExpr) int64 {
 // packet's tail from the DMEM aggregation buffer this way, the Trio paper
 // §4). Reg is nil for plain emit().
 func execEmit(x *Exec, s *BuiltinStmt) {
+	var start, cells int64
+	if s.Reg != nil {
+		start = x.eval(s.Args[0])
+		cells = x.eval(s.Args[1])
+	}
+	x.emit(s.Reg, start, cells)
+}
+
+// emit sends a new packet, with cells [start, start+cells) of r as its
+// payload (r nil: none).
+func (x *Exec) emit(r *Register, start64, cells64 int64) {
 	var payload []byte
-	if r := s.Reg; r != nil {
-		start, n := clipRange(x.eval(s.Args[0]), x.eval(s.Args[1]), r.Size)
+	if r != nil {
+		start, n := clipRange(start64, cells64, r.Size)
 		if n > 0 {
 			if x.Tracer != nil {
 				x.Tracer.Bulk(r, start, n)
@@ -137,8 +168,13 @@ func (x *Exec) cellBytes(r *Register, start, n int) []byte {
 // (cells before 0 or from its size on are not touched; CELLS ≤ 0 does
 // nothing). The tracer sees the range reset.
 func execClear(x *Exec, s *BuiltinStmt) {
-	r := s.Reg
-	start, n := clipRange(x.eval(s.Args[0]), x.eval(s.Args[1]), r.Size)
+	start := x.eval(s.Args[0])
+	x.clearCells(s.Reg, start, x.eval(s.Args[1]))
+}
+
+// clearCells resets cells [start, start+cells) of r.
+func (x *Exec) clearCells(r *Register, start64, cells64 int64) {
+	start, n := clipRange(start64, cells64, r.Size)
 	if n == 0 {
 		return
 	}
@@ -188,13 +224,19 @@ func (x *Exec) key(t *Table) [maxExactKeys]int64 {
 // (TableState.InsertFailures counts it). Trio's microcode adds hash
 // records this way (the Trio paper §5).
 func execInsert(x *Exec, s *BuiltinStmt) {
-	t := s.Table
-	ts := x.State.Tables[t.Index]
-	k := x.key(t)
-	e := &Entry{Call: ActionCall{Action: s.Action, Args: make([]int64, len(s.Args))}}
+	k := x.key(s.Table)
+	args := make([]int64, len(s.Args))
 	for i, a := range s.Args {
-		e.Call.Args[i] = s.Action.Params[i].Type.Norm(x.eval(a))
+		args[i] = s.Action.Params[i].Type.Norm(x.eval(a))
 	}
+	x.insert(s.Table, k, s.Action, args)
+}
+
+// insert adds an entry with key k running a with args (normalized) to
+// exact table t.
+func (x *Exec) insert(t *Table, k [maxExactKeys]int64, a *Action, args []int64) {
+	ts := x.State.Tables[t.Index]
+	e := &Entry{Call: ActionCall{Action: a, Args: args}}
 	for i, kk := range t.Keys {
 		e.Values = append(e.Values, k[i])
 		e.Masks = append(e.Masks, Type{Bits: kk.Bits}.Max())
@@ -214,9 +256,10 @@ func execInsert(x *Exec, s *BuiltinStmt) {
 // execRemove runs T.remove(): the data plane deletes the entry of an exact
 // table keyed by the current values of the key expressions, if there is
 // one.
-func execRemove(x *Exec, s *BuiltinStmt) {
-	t := s.Table
-	k := x.key(t)
+func execRemove(x *Exec, s *BuiltinStmt) { x.remove(s.Table, x.key(s.Table)) }
+
+// remove deletes the entry with key k from exact table t.
+func (x *Exec) remove(t *Table, k [maxExactKeys]int64) {
 	slot := x.State.Tables[t.Index].remove(k)
 	done := slot >= 0
 	if !done {
@@ -234,8 +277,12 @@ func execRemove(x *Exec, s *BuiltinStmt) {
 // default action runs. A timer thread scanning a table reads an aged
 // record this way.
 func execLoad(x *Exec, s *BuiltinStmt) {
-	t := s.Table
-	i := x.eval(s.Args[0])
+	x.runAction(x.load(s.Table, x.eval(s.Args[0])))
+}
+
+// load reads record slot i of exact table t into the key fields and
+// returns the action call to run: the entry's, or the default.
+func (x *Exec) load(t *Table, i int64) ActionCall {
 	r := x.State.Tables[t.Index].record(i)
 	if x.Tracer != nil && i >= 0 && i < int64(t.Size) {
 		x.Tracer.TableOp(t, TableLoad, int(i), r != nil)
@@ -248,7 +295,7 @@ func execLoad(x *Exec, s *BuiltinStmt) {
 		}
 		call = r.e.Call
 	}
-	x.runAction(call)
+	return call
 }
 
 // runAction runs an action call's body with its arguments.
@@ -256,9 +303,10 @@ func (x *Exec) runAction(call ActionCall) {
 	if call.Action == nil {
 		return
 	}
+	b := x.compile().action(call.Action)
 	saved := x.params
 	x.params = call.Args
-	x.stmts(call.Action.Body)
+	b.exec(x)
 	x.params = saved
 }
 

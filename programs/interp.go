@@ -57,6 +57,10 @@ type TableState struct {
 	exact   map[[maxExactKeys]int64]*record
 	slots   map[int]*record
 	ordered []*Entry // otherwise, in match priority order
+	// runs indexes ordered for lookups (see maskRun); nil until the first
+	// lookup after ordered changed, indexed tells whether it was built.
+	runs    []maskRun
+	indexed bool
 	Hits    int64
 	Misses  int64
 	// InsertFailures counts T.insert() that found the table full.
@@ -105,6 +109,7 @@ func (ts *TableState) Add(e *Entry) {
 // sortOrdered puts LPM entries longest total prefix first, ternary and
 // range entries by priority.
 func (ts *TableState) sortOrdered() {
+	ts.runs, ts.indexed = nil, false
 	sort.SliceStable(ts.ordered, func(i, j int) bool {
 		a, b := ts.ordered[i], ts.ordered[j]
 		pa, pb := prefixLen(a, ts.T), prefixLen(b, ts.T)
@@ -135,12 +140,70 @@ func (ts *TableState) Lookup(vals []int64) *Entry {
 		}
 		return nil
 	}
+	if !ts.indexed {
+		ts.runs, ts.indexed = buildMaskRuns(ts.T, ts.ordered), true
+	}
+	if ts.runs != nil {
+		var k [maxExactKeys]int64
+		for _, r := range ts.runs {
+			for i, m := range r.masks[:len(vals)] {
+				k[i] = vals[i] & m
+			}
+			if e := r.entries[k]; e != nil {
+				return e
+			}
+		}
+		return nil
+	}
 	for _, e := range ts.ordered {
 		if entryMatches(ts.T, e, vals) {
 			return e
 		}
 	}
 	return nil
+}
+
+// maskRun indexes consecutive entries of a ternary or LPM table (in match
+// priority order) that have the same masks: an entry matches key values v
+// when v & masks equals its values (an exact key's mask is all ones), so
+// within a run the first entry matching v is entries[v & masks]. The
+// first matching entry of the table is that of the first run with one.
+type maskRun struct {
+	masks   [maxExactKeys]int64
+	entries map[[maxExactKeys]int64]*Entry
+}
+
+// buildMaskRuns indexes ordered, the entries of t in priority order; nil
+// when t has a range key or more than maxExactKeys keys, or when runs
+// would be short on average (a linear scan is then as fast).
+func buildMaskRuns(t *Table, ordered []*Entry) []maskRun {
+	if len(t.Keys) > maxExactKeys || len(ordered) < 8 {
+		return nil
+	}
+	var runs []maskRun
+	for _, e := range ordered {
+		var masks, vals [maxExactKeys]int64
+		for i, k := range t.Keys {
+			switch k.Kind {
+			case MatchExact:
+				masks[i], vals[i] = -1, e.Values[i]
+			case MatchTernary, MatchLPM:
+				masks[i], vals[i] = e.Masks[i], e.Values[i]
+			default:
+				return nil
+			}
+		}
+		if len(runs) == 0 || runs[len(runs)-1].masks != masks {
+			runs = append(runs, maskRun{masks: masks, entries: map[[maxExactKeys]int64]*Entry{}})
+		}
+		if r := runs[len(runs)-1]; r.entries[vals] == nil {
+			r.entries[vals] = e
+		}
+	}
+	if len(runs)*4 > len(ordered) {
+		return nil
+	}
+	return runs
 }
 
 // match is a data-plane lookup: Lookup, and on a hit in an exact table
@@ -188,6 +251,11 @@ type Exec struct {
 	// Gress is "ingress" or "egress" (for tracing only).
 	Gress string
 
+	// comp is the program compiled for this Exec (see compile.go).
+	comp *compiled
+	// params, cell, out and ra are the running action's data, the
+	// register cell being read-modified-written, the register action's
+	// output and the running register action (nil outside one).
 	params []int64
 	cell   int64
 	out    int64
@@ -286,7 +354,7 @@ func (x *Exec) RunControl(c *Control) {
 	if c == nil {
 		return
 	}
-	x.stmts(c.Body)
+	x.compile().control(c).exec(x)
 }
 
 // RunTimer runs one thread of a timer: the timer's body with
@@ -294,232 +362,21 @@ func (x *Exec) RunControl(c *Control) {
 // in x.PHV (a timer thread has no packet: no header is valid) and normally
 // leaves x.Payload nil.
 func (x *Exec) RunTimer(t *Timer, index int) {
+	k := x.compile()
 	f := x.State.Prog.Std[StdTimerIndex]
 	x.PHV[f.Slot] = f.Type.Norm(int64(index))
-	x.stmts(t.Body)
-}
-
-func (x *Exec) stmts(list []Stmt) {
-	for _, s := range list {
-		x.stmt(s)
-	}
-}
-
-func (x *Exec) stmt(s Stmt) {
-	if x.Tracer != nil && x.ra == nil {
-		x.Tracer.Stmt(s)
-	}
-	switch s := s.(type) {
-	case *AssignStmt:
-		v := x.eval(s.Src)
-		x.store(s.Dst, v)
-	case *ExprStmt:
-		x.eval(s.X)
-	case *IfStmt:
-		if x.eval(s.Cond) != 0 {
-			x.stmts(s.Then)
-		} else {
-			x.stmts(s.Else)
-		}
-	case *ApplyStmt:
-		x.apply(s.Table)
-	case *SwitchStmt:
-		_, a := x.apply(s.Table)
-		for _, c := range s.Cases {
-			for _, ca := range c.Actions {
-				if ca == a {
-					x.stmts(c.Body)
-					return
-				}
-			}
-		}
-		x.stmts(s.Default)
-	case *ForStmt:
-		x.stmts(s.Init)
-		for i := 0; x.eval(s.Cond) != 0; i++ {
-			if i >= maxLoopIterations {
-				break
-			}
-			x.stmts(s.Body)
-			x.stmts(s.Post)
-		}
-	case *CallStmt:
-		x.stmts(s.Fn.Body)
-	case *BuiltinStmt:
-		s.Builtin.Exec(x, s)
-	case *CountStmt:
-		idx := x.index(s.Index, s.Counter.Size)
-		c := &x.State.Counters[s.Counter.Index][idx]
-		c[0]++
-		c[1] += x.PHV[x.State.Prog.Std[StdPacketLength].Slot]
-		if x.Tracer != nil {
-			x.Tracer.Count(s.Counter, idx)
-		}
-	}
-	x.Steps++
+	k.timer(t).exec(x)
 }
 
 // maxLoopIterations bounds loops so a buggy program cannot hang a run.
 const maxLoopIterations = 1 << 16
 
-func (x *Exec) store(dst LValue, v int64) {
-	switch {
-	case dst.Field != nil:
-		x.PHV[dst.Field.Slot] = dst.Field.Type.Norm(v)
-	case dst.Cell != nil:
-		r := dst.Cell.Reg
-		if dst.Cell.Half == 0 {
-			x.cell = r.Type.Norm(v)
-			return
-		}
-		ht := r.HalfType()
-		hb := uint(ht.Bits)
-		mask := uint64(1)<<hb - 1
-		u := uint64(x.cell)
-		hv := uint64(ht.Norm(v)) & mask
-		if dst.Cell.Half == 1 {
-			u = u&^mask | hv
-		} else {
-			u = u&mask | hv<<hb
-		}
-		x.cell = int64(u)
-	default:
-		x.out = x.ra.OutType.Norm(v)
-	}
-}
-
-// apply matches a table and runs the selected action; it reports whether
-// the table hit and which action ran.
-func (x *Exec) apply(t *Table) (bool, *Action) {
-	ts := x.State.Tables[t.Index]
-	x.keyBuf = x.keyBuf[:0]
-	for _, k := range t.Keys {
-		x.keyBuf = append(x.keyBuf, x.eval(k.Expr))
-	}
-	var call ActionCall
-	hit := false
-	if e := ts.match(x.keyBuf); e != nil {
-		call, hit = e.Call, true
-		ts.Hits++
-	} else {
-		call = t.Default
-		ts.Misses++
-	}
-	if x.Tracer != nil {
-		x.Tracer.Lookup(t, x.keyBuf, hit, call.Action)
-	}
-	if call.Action == nil {
-		return hit, nil
-	}
-	saved := x.params
-	x.params = call.Args
-	x.stmts(call.Action.Body)
-	x.params = saved
-	return hit, call.Action
-}
-
-func (x *Exec) index(e Expr, size int) int {
-	v := x.eval(e)
-	if v < 0 {
-		v = -v
-	}
-	return int(v % int64(size))
-}
-
-// CallRegister runs a register action on a cell (atomic read-modify-write)
-// and returns its output.
-func (x *Exec) callRegister(c *RegisterCall) int64 {
-	ra := c.Action
-	r := ra.Register
-	cells := x.State.Regs[r.Index]
-	i := x.index(c.Index, r.Size)
-	savedRA, savedCell, savedOut := x.ra, x.cell, x.out
-	x.ra, x.cell, x.out = ra, cells[i], 0
-	x.stmts(ra.Body)
-	cells[i] = x.cell
-	out := x.out
-	if x.OnRegister != nil {
-		x.OnRegister(ra, int64(i), x.NowPs)
-	}
-	if x.Tracer != nil {
-		x.Tracer.Register(ra, i)
-	}
-	x.ra, x.cell, x.out = savedRA, savedCell, savedOut
-	return out
-}
-
 // Eval evaluates an expression (for the semantics of a built-in defined
 // outside this package).
 func (x *Exec) Eval(e Expr) int64 { return x.eval(e) }
 
-func (x *Exec) eval(e Expr) int64 {
-	switch e := e.(type) {
-	case *ConstExpr:
-		return e.Val
-	case *FieldExpr:
-		if e.F.Slot == x.DynSlot {
-			return e.F.Type.Norm(x.Dyn())
-		}
-		return x.PHV[e.F.Slot]
-	case *ParamExpr:
-		return x.params[e.P.Index]
-	case *CellExpr:
-		if e.Half == 0 {
-			return x.cell
-		}
-		ht := e.Reg.HalfType()
-		u := uint64(x.cell)
-		if e.Half == 2 {
-			u >>= uint(ht.Bits)
-		}
-		return ht.Norm(int64(u))
-	case *BinaryExpr:
-		if e.Op == OpLAnd {
-			return b2i(x.eval(e.X) != 0 && x.eval(e.Y) != 0)
-		}
-		if e.Op == OpLOr {
-			return b2i(x.eval(e.X) != 0 || x.eval(e.Y) != 0)
-		}
-		t := e.T
-		if e.Op.IsCompare() {
-			t = Type{}
-		}
-		return evalBinary(e.Op, x.eval(e.X), x.eval(e.Y), t)
-	case *UnaryExpr:
-		return evalUnary(e.Op, x.eval(e.X), e.T)
-	case *SliceExpr:
-		v := uint64(x.eval(e.X)) >> uint(e.Lo)
-		w := uint(e.Hi - e.Lo + 1)
-		if w >= 64 {
-			return int64(v)
-		}
-		return int64(v & (uint64(1)<<w - 1))
-	case *CastExpr:
-		return e.T.Norm(x.eval(e.X))
-	case *CallExpr:
-		return e.eval(x, e)
-	case *RegisterCall:
-		return x.callRegister(e)
-	case *MeterCall:
-		m := e.Meter
-		i := x.index(e.Index, m.Size)
-		size := int64(1)
-		if m.Unit == MeterBytes {
-			size = x.PHV[x.State.Prog.Std[StdPacketLength].Slot]
-		}
-		c := int64(x.State.Meters[m.Index][i].Mark(x.NowPs, size))
-		if x.Tracer != nil {
-			x.Tracer.Meter(m, i)
-		}
-		return c
-	case *ValidExpr:
-		return x.PHV[e.H.Valid.Slot]
-	case *HitExpr:
-		hit, _ := x.apply(e.Table)
-		return b2i(hit)
-	}
-	panic("programs: unknown expression")
-}
+// eval evaluates e through its compiled form (compiled on first use).
+func (x *Exec) eval(e Expr) int64 { return x.compile().evalExpr(e)(x) }
 
 func b2i(b bool) int64 {
 	if b {
@@ -528,7 +385,9 @@ func b2i(b bool) int64 {
 	return 0
 }
 
-// evalBinary applies op; arithmetic results are normalized to t.
+// evalBinary applies op; arithmetic results are normalized to t. The
+// loader folds constants with it; compile_ops.go compiles each operator
+// with these semantics.
 func evalBinary(op Op, a, b int64, t Type) int64 {
 	switch op {
 	case OpAdd:
