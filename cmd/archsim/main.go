@@ -8,16 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"runtime/debug"
 )
-
-// gcPercent is the Go collector's target unless GOGC says otherwise. A
-// simulation allocates packets fast and keeps little alive (its live heap
-// is bounded by the packets in flight), so collecting at every doubling of
-// a small heap costs a fifth of the run in marking and write barriers;
-// letting the heap grow to 5x the live data trades a few tens of MB for
-// that time.
-const gcPercent = 400
 
 // exitError carries an exit status with a message already printed or to
 // print.
@@ -29,9 +20,7 @@ type exitError struct {
 func (e *exitError) Error() string { return e.msg }
 
 func main() {
-	if os.Getenv("GOGC") == "" {
-		debug.SetGCPercent(gcPercent)
-	}
+	tuneGC()
 	cmd := newRootCmd(os.Stdout)
 	err := cmd.Execute()
 	prof.stop()
