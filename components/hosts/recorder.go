@@ -29,8 +29,9 @@ type Recorder struct {
 	Twice int // packets delivered whole twice (must stay 0)
 	Both  int // packets delivered whole and as a header (must stay 0)
 
-	nextID uint64
-	pages  [][]byte // state of packet id i: pages[i>>pageBits][i&pageMask]
+	nextID   uint64   // data packet ids handed out
+	nextCtrl uint64   // control packet ids handed out
+	pages    [][]byte // state of packet id i: pages[i>>pageBits][i&pageMask]
 	// Drop reasons: code c in 1..maxReasonCode is reasons[c-1]; a packet
 	// dropped for a reason past those has code maxReasonCode+1 and its
 	// reason in moreReasons.
@@ -82,8 +83,15 @@ func (r *Recorder) Flush() error {
 }
 
 func (r *Recorder) record(id uint64, event string, data bool, flow, reason string) {
-	_ = r.log.Write([]string{strconv.FormatInt(r.now(), 10), strconv.FormatUint(id, 10), event, strconv.FormatBool(data), flow, reason})
+	ids := strconv.FormatUint(id, 10)
+	if id&ctrlID != 0 {
+		ids = "c" + strconv.FormatUint(id&^ctrlID, 10)
+	}
+	_ = r.log.Write([]string{strconv.FormatInt(r.now(), 10), ids, event, strconv.FormatBool(data), flow, reason})
 }
+
+// ctrlID marks a control packet's id (its own sequence below the bit).
+const ctrlID = 1 << 63
 
 // PacketArrival is a data packet or its header reaching the receiver.
 type PacketArrival struct {
@@ -126,6 +134,17 @@ func NewRecorder(flows int) *Recorder {
 // NewID returns a fresh packet id (ids start at 1) for a data or control
 // packet of flow flow.
 func (r *Recorder) NewID(data bool, flow int) uint64 {
+	if !data {
+		// Control packets (ACK, NACK, PULL) are two in three packets and
+		// no tally counts them: their ids come from a space of their own
+		// and keep no state, so memory grows by a byte per data packet.
+		r.nextCtrl++
+		id := ctrlID | r.nextCtrl
+		if r.log != nil {
+			r.record(id, "sent", false, strconv.Itoa(flow), "")
+		}
+		return id
+	}
 	r.nextID++
 	id := r.nextID
 	if int(id>>pageBits) == len(r.pages) {
@@ -145,12 +164,12 @@ func (r *Recorder) NewID(data bool, flow int) uint64 {
 func (r *Recorder) state(id uint64) *byte { return &r.pages[id>>pageBits][id&pageMask] }
 
 // Packets is the number of packet ids handed out (data and control).
-func (r *Recorder) Packets() int { return int(r.nextID) }
+func (r *Recorder) Packets() int { return int(r.nextID + r.nextCtrl) }
 
 // FateOf returns packet id's fate, whether it carries data, and the drop
 // reason when its fate is FateDropped.
 func (r *Recorder) FateOf(id uint64) (f Fate, data bool, reason string) {
-	if id == 0 || id > r.nextID {
+	if id == 0 || id > r.nextID { // control ids have no state
 		return FateInFlight, false, ""
 	}
 	b := *r.state(id)
@@ -170,6 +189,9 @@ func (r *Recorder) reason(id uint64, b byte) string {
 
 // Dropped records that the network dropped a packet (or one copy of it).
 func (r *Recorder) Dropped(id uint64, reason string) {
+	if id&ctrlID != 0 && r.log != nil {
+		r.record(id, "dropped", false, "", reason)
+	}
 	if id == 0 || id > r.nextID {
 		return
 	}
@@ -209,6 +231,16 @@ func (r *Recorder) Dropped(id uint64, reason string) {
 }
 
 func (r *Recorder) delivered(id uint64, whole bool) {
+	if id&ctrlID != 0 || id == 0 || id > r.nextID {
+		if r.log != nil {
+			event := "header"
+			if whole {
+				event = "delivered"
+			}
+			r.record(id, event, false, "", "")
+		}
+		return
+	}
 	p := r.state(id)
 	f := Fate(*p & fateMask)
 	switch {
