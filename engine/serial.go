@@ -181,23 +181,27 @@ func (e *Serial) Finished() {
 // child is strictly earlier). Keeping them identical is what makes the
 // order of same-time events match Akita's.
 
+// The sifts move a hole instead of swapping: the same comparisons in the
+// same order as container/heap's swaps, so the same arrangement.
+
 func push(h []entry, x entry) []entry {
 	h = append(h, x)
 	j := len(h) - 1
 	for j > 0 {
 		i := (j - 1) / 2
-		if !(h[j].t < h[i].t) {
+		if !(x.t < h[i].t) {
 			break
 		}
-		h[i], h[j] = h[j], h[i]
+		h[j] = h[i]
 		j = i
 	}
+	h[j] = x
 	return h
 }
 
 func pop(h []entry) (entry, []entry) {
 	n := len(h) - 1
-	h[0], h[n] = h[n], h[0]
+	top, x := h[0], h[n]
 	i := 0
 	for {
 		j1 := 2*i + 1
@@ -208,13 +212,15 @@ func pop(h []entry) (entry, []entry) {
 		if j2 := j1 + 1; j2 < n && h[j2].t < h[j1].t {
 			j = j2
 		}
-		if !(h[j].t < h[i].t) {
+		if !(h[j].t < x.t) {
 			break
 		}
-		h[i], h[j] = h[j], h[i]
+		h[i] = h[j]
 		i = j
 	}
-	top := h[n]
+	if n > 0 {
+		h[i] = x
+	}
 	h[n] = entry{}
 	return top, h[:n]
 }
