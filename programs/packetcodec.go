@@ -81,44 +81,59 @@ func loadWords(ws *[maxHdrWords]uint64, head []byte, b, bytes int) {
 	}
 }
 
-// extractWords reads a header's fields out of its words into phv.
+// extractWords reads a header's fields out of its words into phv (the
+// plan's fields are in bit order, so the current word stays in a
+// register).
 func extractWords(plan []fieldPlan, ws *[maxHdrWords]uint64, phv []int64) {
+	cw := uint8(0)
+	cur := ws[0]
 	for i := range plan {
 		f := &plan[i]
+		if f.w != cw {
+			cw = f.w
+			cur = ws[cw&(maxHdrWords-1)]
+		}
 		end := uint(f.o) + uint(f.bits)
-		v := ws[f.w&(maxHdrWords-1)] << f.o >> (64 - uint(f.bits))
+		v := cur << f.o >> (64 - uint(f.bits))
 		if end > 64 {
 			v |= ws[(f.w+1)&(maxHdrWords-1)] >> (128 - end)
 		}
 		if f.signed && f.bits < 64 {
 			sh := 64 - uint(f.bits)
-			phv[f.slot] = int64(v<<sh) >> sh
-		} else {
-			phv[f.slot] = int64(v)
+			v = uint64(int64(v<<sh) >> sh)
 		}
+		phv[f.slot] = int64(v)
 	}
 }
 
 // composeWords builds a header's words from phv (each field cut to its
-// width; bits no field covers are 0).
+// width; bits no field covers are 0). The word being built stays in a
+// register until the fields move on to the next.
 func composeWords(plan []fieldPlan, ws *[maxHdrWords]uint64, words int, phv []int64) {
 	for k := 0; k < words; k++ {
 		ws[k&(maxHdrWords-1)] = 0
 	}
+	cw := uint8(0)
+	var acc uint64
 	for i := range plan {
 		f := &plan[i]
+		if f.w != cw {
+			ws[cw&(maxHdrWords-1)] |= acc
+			cw, acc = f.w, 0
+		}
 		v := uint64(phv[f.slot])
 		if f.bits < 64 {
 			v &= 1<<uint(f.bits) - 1
 		}
 		end := uint(f.o) + uint(f.bits)
 		if end <= 64 {
-			ws[f.w&(maxHdrWords-1)] |= v << (64 - end)
+			acc |= v << (64 - end)
 		} else {
-			ws[f.w&(maxHdrWords-1)] |= v >> (end - 64)
+			acc |= v >> (end - 64)
 			ws[(f.w+1)&(maxHdrWords-1)] |= v << (128 - end)
 		}
 	}
+	ws[cw&(maxHdrWords-1)] |= acc
 }
 
 // storeWords writes a header's words at byte b of out (bytes bytes).
