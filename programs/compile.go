@@ -510,7 +510,7 @@ func (tc *tableCode) apply(x *Exec) (bool, *Action) {
 				key[i] = f(x)
 			}
 		}
-		if r := ts.exact[key]; r != nil {
+		if r := ts.exactRecord(&key); r != nil {
 			r.ref = true
 			e = r.e
 		}

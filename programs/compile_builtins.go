@@ -1,7 +1,5 @@
 package programs
 
-import "hash/crc32"
-
 // Compiled built-ins: the operands of a built-in's call are compiled
 // closures and its operation is the one its row's function applies
 // (builtins_exec.go). A row this file does not know (a built-in added
@@ -70,7 +68,7 @@ func (k *compiled) callFor(e *CallExpr) evalFn {
 			for i, f := range args {
 				x.hashB = appendHashBytes(x.hashB, f(x), sizes[i])
 			}
-			return int64(crc32.ChecksumIEEE(x.hashB))
+			return int64(crc32IEEE(x.hashB))
 		}
 	case "payload32":
 		w := args[0]

@@ -73,8 +73,26 @@ func (ts *TableState) put(k [maxExactKeys]int64, e *Entry) int {
 		r := &record{slot: s, key: k, e: e, ref: true}
 		ts.slots[s] = r
 		ts.exact[k] = r
+		if len(ts.T.Keys) == 1 {
+			if ts.one == nil {
+				ts.one = &keyIndex{}
+			}
+			ts.one.set(k[0], r)
+		}
 	}
 	return s
+}
+
+// exactRecord returns the record of the exact key k, or nil (ts is an
+// exact table). A one-key table's key is found in its keyIndex.
+func (ts *TableState) exactRecord(k *[maxExactKeys]int64) *record {
+	if ts.one != nil {
+		return ts.one.get(k[0])
+	}
+	if len(ts.exact) == 0 {
+		return nil
+	}
+	return ts.exact[*k]
 }
 
 // remove deletes the entry with key k and returns its slot (-1: none).
@@ -85,6 +103,9 @@ func (ts *TableState) remove(k [maxExactKeys]int64) int {
 	}
 	delete(ts.exact, k)
 	delete(ts.slots, r.slot)
+	if ts.one != nil {
+		ts.one.del(k[0])
+	}
 	return r.slot
 }
 

@@ -56,7 +56,8 @@ type TableState struct {
 	// most maxExactKeys) by key; slots holds them by record slot.
 	exact   map[[maxExactKeys]int64]*record
 	slots   map[int]*record
-	ordered []*Entry // otherwise, in match priority order
+	one     *keyIndex // exact's records again, when the table has one key
+	ordered []*Entry  // otherwise, in match priority order
 	// runs indexes ordered for lookups (see maskRun); nil until the first
 	// lookup after ordered changed, indexed tells whether it was built.
 	runs    []maskRun
@@ -135,7 +136,7 @@ func (ts *TableState) Lookup(vals []int64) *Entry {
 	if ts.exact != nil {
 		var k [maxExactKeys]int64
 		copy(k[:], vals)
-		if r := ts.exact[k]; r != nil {
+		if r := ts.exactRecord(&k); r != nil {
 			return r.e
 		}
 		return nil
@@ -144,6 +145,16 @@ func (ts *TableState) Lookup(vals []int64) *Entry {
 		ts.runs, ts.indexed = buildMaskRuns(ts.T, ts.ordered), true
 	}
 	if ts.runs != nil {
+		if len(vals) == 1 && ts.runs[0].by1 != nil {
+			v := vals[0]
+			for i := range ts.runs {
+				r := &ts.runs[i]
+				if e := r.by1[v&r.masks[0]]; e != nil {
+					return e
+				}
+			}
+			return nil
+		}
 		var k [maxExactKeys]int64
 		for _, r := range ts.runs {
 			for i, m := range r.masks[:len(vals)] {
@@ -171,6 +182,7 @@ func (ts *TableState) Lookup(vals []int64) *Entry {
 type maskRun struct {
 	masks   [maxExactKeys]int64
 	entries map[[maxExactKeys]int64]*Entry
+	by1     map[int64]*Entry // entries by their first value, for a one-key table
 }
 
 // buildMaskRuns indexes ordered, the entries of t in priority order; nil
@@ -194,10 +206,17 @@ func buildMaskRuns(t *Table, ordered []*Entry) []maskRun {
 			}
 		}
 		if len(runs) == 0 || runs[len(runs)-1].masks != masks {
-			runs = append(runs, maskRun{masks: masks, entries: map[[maxExactKeys]int64]*Entry{}})
+			r := maskRun{masks: masks, entries: map[[maxExactKeys]int64]*Entry{}}
+			if len(t.Keys) == 1 {
+				r.by1 = map[int64]*Entry{}
+			}
+			runs = append(runs, r)
 		}
 		if r := runs[len(runs)-1]; r.entries[vals] == nil {
 			r.entries[vals] = e
+			if r.by1 != nil {
+				r.by1[vals[0]] = e
+			}
 		}
 	}
 	if len(runs)*4 > len(ordered) {
@@ -212,7 +231,7 @@ func (ts *TableState) match(vals []int64) *Entry {
 	if ts.exact != nil {
 		var k [maxExactKeys]int64
 		copy(k[:], vals)
-		if r := ts.exact[k]; r != nil {
+		if r := ts.exactRecord(&k); r != nil {
 			r.ref = true
 			return r.e
 		}

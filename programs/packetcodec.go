@@ -21,6 +21,143 @@ type hdrCodec struct {
 	bits   int
 	bytes  int
 	fields []fieldCodec
+	// words, when not 0, is the number of 64-bit big-endian words the
+	// header spans (the last one zero-padded): a byte-aligned header whose
+	// bytes all lie in head is read and written a word at a time, each
+	// field cut out of (or or-ed into) its word(s) by plan.
+	words int
+	plan  []fieldPlan
+}
+
+// maxHdrWords is the most 64-bit words a header read or written a word at
+// a time spans.
+const maxHdrWords = 8
+
+// fieldPlan places a field in its header's words: bits [o, o+bits) of
+// word w (bit 0 is the word's most significant), continuing into word w+1
+// when o+bits > 64.
+type fieldPlan struct {
+	slot   int32
+	w      uint8
+	o      uint8
+	bits   uint8
+	signed bool
+}
+
+// planFields returns the word plan of a header (nil when a field is wider
+// than 64 bits or the header spans more than maxHdrWords words).
+func planFields(fields []fieldCodec, bytes int) []fieldPlan {
+	if bytes == 0 || bytes > 8*maxHdrWords {
+		return nil
+	}
+	plan := make([]fieldPlan, 0, len(fields))
+	for _, f := range fields {
+		if f.bits <= 0 || f.bits > 64 || int(f.off)+int(f.bits) > 8*bytes {
+			return nil
+		}
+		plan = append(plan, fieldPlan{slot: f.slot, w: uint8(f.off / 64), o: uint8(f.off % 64), bits: uint8(f.bits), signed: f.signed})
+	}
+	return plan
+}
+
+// loadWords reads the header's bytes (all in head from byte b) as
+// big-endian words, the last one zero-padded.
+func loadWords(ws *[maxHdrWords]uint64, head []byte, b, bytes int) {
+	k := 0
+	for ; 8*k+8 <= bytes; k++ {
+		ws[k] = binary.BigEndian.Uint64(head[b+8*k:])
+	}
+	if r := bytes - 8*k; r > 0 {
+		i := b + 8*k
+		if i+8 <= len(head) {
+			ws[k] = binary.BigEndian.Uint64(head[i:]) // the bits past the header are never read
+			return
+		}
+		var w uint64
+		for j := 0; j < r; j++ {
+			w |= uint64(head[i+j]) << (56 - 8*uint(j))
+		}
+		ws[k] = w
+	}
+}
+
+// extractWords reads a header's fields out of its words into phv (the
+// plan's fields are in bit order, so the current word stays in a
+// register).
+func extractWords(plan []fieldPlan, ws *[maxHdrWords]uint64, phv []int64) {
+	cw := uint8(0)
+	cur := ws[0]
+	for i := range plan {
+		f := &plan[i]
+		if f.w != cw {
+			cw = f.w
+			cur = ws[cw&(maxHdrWords-1)]
+		}
+		end := uint(f.o) + uint(f.bits)
+		v := cur << f.o >> (64 - uint(f.bits))
+		if end > 64 {
+			v |= ws[(f.w+1)&(maxHdrWords-1)] >> (128 - end)
+		}
+		if f.signed && f.bits < 64 {
+			sh := 64 - uint(f.bits)
+			v = uint64(int64(v<<sh) >> sh)
+		}
+		phv[f.slot] = int64(v)
+	}
+}
+
+// composeWords builds a header's words from phv (each field cut to its
+// width; bits no field covers are 0). The word being built stays in a
+// register until the fields move on to the next.
+func composeWords(plan []fieldPlan, ws *[maxHdrWords]uint64, words int, phv []int64) {
+	for k := 0; k < words; k++ {
+		ws[k&(maxHdrWords-1)] = 0
+	}
+	cw := uint8(0)
+	var acc uint64
+	for i := range plan {
+		f := &plan[i]
+		if f.w != cw {
+			ws[cw&(maxHdrWords-1)] |= acc
+			cw, acc = f.w, 0
+		}
+		v := uint64(phv[f.slot])
+		if f.bits < 64 {
+			v &= 1<<uint(f.bits) - 1
+		}
+		end := uint(f.o) + uint(f.bits)
+		if end <= 64 {
+			acc |= v << (64 - end)
+		} else {
+			acc |= v >> (end - 64)
+			ws[(f.w+1)&(maxHdrWords-1)] |= v << (128 - end)
+		}
+	}
+	ws[cw&(maxHdrWords-1)] |= acc
+}
+
+// storeWords writes a header's words at byte b of out (bytes bytes).
+func storeWords(ws *[maxHdrWords]uint64, out []byte, b, bytes int) {
+	k := 0
+	for ; 8*k+8 <= bytes; k++ {
+		binary.BigEndian.PutUint64(out[b+8*k:], ws[k])
+	}
+	r := bytes - 8*k
+	if r == 0 {
+		return
+	}
+	w, i := ws[k], b+8*k
+	if r >= 4 {
+		binary.BigEndian.PutUint32(out[i:], uint32(w>>32))
+		w, i, r = w<<32, i+4, r-4
+	}
+	if r >= 2 {
+		binary.BigEndian.PutUint16(out[i:], uint16(w>>48))
+		w, i, r = w<<16, i+2, r-2
+	}
+	if r == 1 {
+		out[i] = byte(w >> 56)
+	}
 }
 
 // fieldCodec is one field: phv slot, bit offset (in its header, or from
@@ -59,6 +196,11 @@ func (p *Program) NewCodec() *Codec {
 		hc := hdrCodec{h: h, valid: h.Valid.Slot, bits: h.Bits, bytes: h.Bytes()}
 		for _, f := range h.Fields {
 			hc.fields = append(hc.fields, makeFieldCodec(f, f.Offset))
+		}
+		if hc.plan = planFields(hc.fields, hc.bytes); hc.plan != nil && hc.bits == 8*hc.bytes {
+			hc.words = (hc.bytes + 7) / 8
+		} else {
+			hc.plan = nil
 		}
 		c.hdrs[i] = hc
 	}
@@ -121,7 +263,13 @@ func (c *Codec) Parse(head []byte, length int, phv []int64, egress, bridged bool
 				r.Offset = off / 8
 				return r
 			}
-			extract(hc.fields, head, off, phv)
+			if b := off >> 3; hc.words != 0 && off&7 == 0 && b+hc.bytes <= len(head) {
+				var ws [maxHdrWords]uint64
+				loadWords(&ws, head, b, hc.bytes)
+				extractWords(hc.plan, &ws, phv)
+			} else {
+				extract(hc.fields, head, off, phv)
+			}
 			phv[hc.valid] = 1
 			off += hc.bits
 			r.Bytes += hc.bytes
@@ -213,9 +361,15 @@ func (c *Codec) DeparseInPlace(phv []int64, head []byte, length, payloadOff int,
 		if phv[hc.valid] == 0 {
 			continue
 		}
-		for j := range hc.fields {
-			f := &hc.fields[j]
-			putBits(out, off+int(f.off), int(f.bits), uint64(phv[f.slot]))
+		if hc.words != 0 && off&7 == 0 {
+			var ws [maxHdrWords]uint64
+			composeWords(hc.plan, &ws, hc.words, phv)
+			storeWords(&ws, out, off>>3, hc.bytes)
+		} else {
+			for j := range hc.fields {
+				f := &hc.fields[j]
+				putBits(out, off+int(f.off), int(f.bits), uint64(phv[f.slot]))
+			}
 		}
 		off += hc.bits
 	}
