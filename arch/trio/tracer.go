@@ -28,6 +28,13 @@ func (t *tracer) Stmt(s programs.Stmt) {
 	}
 }
 
+// StmtCost implements programs.StmtCoster: a statement's handle is its
+// instructions, resolved when the statement is compiled.
+func (t *tracer) StmtCost(s programs.Stmt) int32 { return int32(max(0, t.p.mc.StmtCost(s).Instr)) }
+
+// StmtAt charges a statement of h instructions (StmtCost).
+func (t *tracer) StmtAt(h int32) { t.th.addInstr(int(h)) }
+
 func (t *tracer) Lookup(tb *programs.Table, key []int64, hit bool, a *programs.Action) {
 	p := t.p
 	ti := t.table(tb)
