@@ -52,24 +52,28 @@ type compiled struct {
 	// ra is the register action whose body is being compiled (its out
 	// assignments take its output type).
 	ra *RegisterAction
-	// coster is the Exec's Tracer when it is a StmtCoster (else nil):
-	// the statements' costs are resolved once, here.
-	coster StmtCoster
+	// coster is the Exec's Tracer when it is a CostTracer (else nil):
+	// the statements' and register actions' costs are resolved once, here.
+	coster CostTracer
 }
 
-// StmtCoster is an optional interface of a Tracer (a pointer type) that
-// resolves what a statement costs once, when the statement is compiled:
-// the compiled statement then calls StmtAt(h), h what StmtCost returned
-// for it, instead of Stmt(s) (not at all when h is 0: nothing to charge).
-type StmtCoster interface {
+// CostTracer is an optional interface of a Tracer (a pointer type) that
+// resolves what a statement or a register action costs once, when it is
+// compiled: the compiled statement then calls StmtAt(h), h what StmtCost
+// returned for it, instead of Stmt(s) (not at all when h is 0: nothing
+// to charge), and a register action's call RegisterAt(h, index), h what
+// RegisterCost returned for it, instead of Register(ra, index).
+type CostTracer interface {
 	StmtCost(s Stmt) int32
 	StmtAt(h int32)
+	RegisterCost(ra *RegisterAction) int32
+	RegisterAt(h int32, index int)
 }
 
 // stmtTrace is how a compiled statement shows itself to the tracer.
 type stmtTrace struct {
 	s Stmt
-	c StmtCoster
+	c CostTracer
 	h int32
 }
 
@@ -96,7 +100,7 @@ type timerCode struct {
 // or when its State's program or its DynSlot changed.
 func (x *Exec) compile() *compiled {
 	k := x.comp
-	sc, _ := x.Tracer.(StmtCoster)
+	sc, _ := x.Tracer.(CostTracer)
 	if k == nil || k.prog != x.State.Prog || k.dynSlot != x.DynSlot || k.coster != sc {
 		k = newCompiled(x.State.Prog, x.DynSlot)
 		k.coster = sc
@@ -679,6 +683,10 @@ func (k *compiled) registerCall(c *RegisterCall) evalFn {
 	r := ra.Register
 	idx, size := k.expr(c.Index), int64(r.Size)
 	body := k.regAction(ra)
+	rc, rh := k.coster, int32(0)
+	if rc != nil {
+		rh = rc.RegisterCost(ra)
+	}
 	return func(x *Exec) int64 {
 		cells := x.State.Regs[r.Index]
 		i := cellIndex(idx(x), size)
@@ -691,7 +699,11 @@ func (k *compiled) registerCall(c *RegisterCall) evalFn {
 			x.OnRegister(ra, int64(i), x.NowPs)
 		}
 		if x.Tracer != nil {
-			x.Tracer.Register(ra, i)
+			if rc != nil {
+				rc.RegisterAt(rh, i)
+			} else {
+				x.Tracer.Register(ra, i)
+			}
 		}
 		x.ra, x.cell, x.out = savedRA, savedCell, savedOut
 		return out
