@@ -140,6 +140,7 @@ type PFE struct {
 	tailPs         int64 // a tail fetch's (or packet-buffer write's) round trip
 	filterPs       int64 // a filter lookup's
 	tailShift      int   // log2 of xtxn.tail_chunk_bytes (-1: not a power of two)
+	bankMask       int64 // smem.rmw_engines - 1 (-1: not a power of two)
 	timersUntil    int64
 	// unpaced skips the output ports' line rate (a saturation run measures
 	// the PFE itself).
@@ -258,6 +259,10 @@ func newPFE(name string, engine sim.Engine, cfg *spec.Config, mc *lower.Microcod
 	p.deadlinePs = 1 << 62
 	p.tailPs, p.filterPs = NsToPs(cfg.SMem.DRAMLatencyNs), NsToPs(cfg.Lookup.FilterLatencyNs)
 	p.tailShift = -1
+	p.bankMask = -1
+	if n := cfg.SMem.RMWEngines; n > 0 && n&(n-1) == 0 {
+		p.bankMask = int64(n - 1)
+	}
 	if c := cfg.XTXN.TailChunkBytes; c > 0 && c&(c-1) == 0 {
 		p.tailShift = bits.TrailingZeros(uint(c))
 	}
