@@ -52,6 +52,38 @@ type compiled struct {
 	// ra is the register action whose body is being compiled (its out
 	// assignments take its output type).
 	ra *RegisterAction
+	// coster is the Exec's Tracer when it is a CostTracer (else nil):
+	// the statements' and register actions' costs are resolved once, here.
+	coster CostTracer
+}
+
+// CostTracer is an optional interface of a Tracer (a pointer type) that
+// resolves what a statement or a register action costs once, when it is
+// compiled: the compiled statement then calls StmtAt(h), h what StmtCost
+// returned for it, instead of Stmt(s) (not at all when h is 0: nothing
+// to charge), and a register action's call RegisterAt(h, index), h what
+// RegisterCost returned for it, instead of Register(ra, index).
+type CostTracer interface {
+	StmtCost(s Stmt) int32
+	StmtAt(h int32)
+	RegisterCost(ra *RegisterAction) int32
+	RegisterAt(h int32, index int)
+}
+
+// stmtTrace is how a compiled statement shows itself to the tracer.
+type stmtTrace struct {
+	s Stmt
+	c CostTracer
+	h int32
+}
+
+// traced resolves s's trace with k's coster.
+func (k *compiled) traced(s Stmt) stmtTrace {
+	t := stmtTrace{s: s, c: k.coster}
+	if t.c != nil {
+		t.h = t.c.StmtCost(s)
+	}
+	return t
 }
 
 type controlCode struct {
@@ -68,8 +100,10 @@ type timerCode struct {
 // or when its State's program or its DynSlot changed.
 func (x *Exec) compile() *compiled {
 	k := x.comp
-	if k == nil || k.prog != x.State.Prog || k.dynSlot != x.DynSlot {
+	sc, _ := x.Tracer.(CostTracer)
+	if k == nil || k.prog != x.State.Prog || k.dynSlot != x.DynSlot || k.coster != sc {
 		k = newCompiled(x.State.Prog, x.DynSlot)
+		k.coster = sc
 		x.comp = k
 	}
 	return k
@@ -210,9 +244,13 @@ func (k *compiled) stmts(list []Stmt) []stmtFn {
 // traceStmt shows s to the tracer, unless a register action is running
 // (its body is one stateful operation). Closures call it when x.Tracer is
 // set.
-func (x *Exec) traceStmt(s Stmt) {
+func (x *Exec) traceStmt(t *stmtTrace) {
 	if x.ra == nil {
-		x.Tracer.Stmt(s)
+		if t.c == nil {
+			x.Tracer.Stmt(t.s)
+		} else if t.h != 0 {
+			t.c.StmtAt(t.h)
+		}
 	}
 }
 
@@ -228,12 +266,15 @@ func (k *compiled) stmt(s Stmt) stmtFn {
 		if s.Dst.Field != nil {
 			return k.fieldAssign(s)
 		}
+	}
+	st := k.traced(s)
+	switch s := s.(type) {
 	case *IfStmt:
 		cond := k.cond(s.Cond)
 		then, els := k.stmts(s.Then), k.stmts(s.Else)
 		return func(x *Exec) {
 			if x.Tracer != nil {
-				x.traceStmt(s)
+				x.traceStmt(&st)
 			}
 			list := els
 			if cond(x) {
@@ -248,7 +289,7 @@ func (k *compiled) stmt(s Stmt) stmtFn {
 		tc := k.table(s.Table)
 		return func(x *Exec) {
 			if x.Tracer != nil {
-				x.traceStmt(s)
+				x.traceStmt(&st)
 			}
 			tc.apply(x)
 			x.Steps++
@@ -257,7 +298,7 @@ func (k *compiled) stmt(s Stmt) stmtFn {
 	body := k.stmtBody(s)
 	return func(x *Exec) {
 		if x.Tracer != nil {
-			x.traceStmt(s)
+			x.traceStmt(&st)
 		}
 		body(x)
 		x.Steps++
@@ -328,9 +369,10 @@ func (k *compiled) switchStmt(s *SwitchStmt) stmtFn {
 		arms[i] = arm{c.Actions, k.stmts(c.Body)}
 	}
 	def := k.stmts(s.Default)
+	st := k.traced(s)
 	return func(x *Exec) {
 		if x.Tracer != nil {
-			x.traceStmt(s)
+			x.traceStmt(&st)
 		}
 		_, a := tc.apply(x)
 		for _, c := range arms {
@@ -349,11 +391,12 @@ func (k *compiled) switchStmt(s *SwitchStmt) stmtFn {
 // fieldAssign compiles a whole assignment to a field (see stmt).
 func (k *compiled) fieldAssign(s *AssignStmt) stmtFn {
 	slot, n := s.Dst.Field.Slot, normOf(s.Dst.Field.Type)
+	st := k.traced(s)
 	if c, ok := s.Src.(*ConstExpr); ok {
 		v := n.of(c.Val)
 		return func(x *Exec) {
 			if x.Tracer != nil {
-				x.traceStmt(s)
+				x.traceStmt(&st)
 			}
 			x.PHV[slot] = v
 			x.Steps++
@@ -363,7 +406,7 @@ func (k *compiled) fieldAssign(s *AssignStmt) stmtFn {
 		from := f.F.Slot
 		return func(x *Exec) {
 			if x.Tracer != nil {
-				x.traceStmt(s)
+				x.traceStmt(&st)
 			}
 			x.PHV[slot] = n.of(x.PHV[from])
 			x.Steps++
@@ -372,7 +415,7 @@ func (k *compiled) fieldAssign(s *AssignStmt) stmtFn {
 	src := k.expr(s.Src)
 	return func(x *Exec) {
 		if x.Tracer != nil {
-			x.traceStmt(s)
+			x.traceStmt(&st)
 		}
 		x.PHV[slot] = n.of(src(x))
 		x.Steps++
@@ -640,6 +683,10 @@ func (k *compiled) registerCall(c *RegisterCall) evalFn {
 	r := ra.Register
 	idx, size := k.expr(c.Index), int64(r.Size)
 	body := k.regAction(ra)
+	rc, rh := k.coster, int32(0)
+	if rc != nil {
+		rh = rc.RegisterCost(ra)
+	}
 	return func(x *Exec) int64 {
 		cells := x.State.Regs[r.Index]
 		i := cellIndex(idx(x), size)
@@ -652,7 +699,11 @@ func (k *compiled) registerCall(c *RegisterCall) evalFn {
 			x.OnRegister(ra, int64(i), x.NowPs)
 		}
 		if x.Tracer != nil {
-			x.Tracer.Register(ra, i)
+			if rc != nil {
+				rc.RegisterAt(rh, i)
+			} else {
+				x.Tracer.Register(ra, i)
+			}
 		}
 		x.ra, x.cell, x.out = savedRA, savedCell, savedOut
 		return out

@@ -310,7 +310,9 @@ type Exec struct {
 	Emit func(payload []byte)
 }
 
-// Tracer observes execution.
+// Tracer observes execution. A Tracer that also implements CostTracer
+// (compile.go) resolves statements' and register actions' costs once, when
+// they are compiled.
 type Tracer interface {
 	// Stmt is called before a statement of a control block or action
 	// runs (not for the body of a register action, which is one

@@ -86,6 +86,7 @@ type place struct {
 	base, entryBytes int64
 	dram             bool
 	latency          int64 // round trip, ps
+	addr             int64 // base's address among the banks (DRAM after the SRAM)
 }
 
 // regInfo is a register action's lowering.
@@ -115,11 +116,20 @@ type addInfo struct {
 }
 
 func (p *PFE) placeOf(o *lower.MemObject) place {
-	return place{base: o.Base, entryBytes: int64(o.EntryBytes), dram: o.Memory == "dram", latency: p.latency(o)}
+	pl := place{base: o.Base, entryBytes: int64(o.EntryBytes), dram: o.Memory == "dram", latency: p.latency(o)}
+	pl.addr = pl.base
+	if pl.dram {
+		pl.addr += int64(p.cfg.SMem.SRAMBytes)
+	}
+	return pl
 }
 
-// bankOf is the RMW engine of an entry.
+// bankOf is the RMW engine of an entry (smem.Memory.Bank; with a power
+// of two of engines, a mask instead of a division).
 func (p *PFE) bankOf(pl *place, entry int64) int32 {
+	if a := pl.addr + entry*pl.entryBytes; p.bankMask >= 0 && a >= 0 {
+		return int32(a >> 6 & p.bankMask)
+	}
 	return int32(p.smem.Bank(pl.base+entry*pl.entryBytes, pl.dram))
 }
 

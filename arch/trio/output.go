@@ -28,14 +28,23 @@ func (p *PFE) released(pkt *packet.Packet, gress int, now int64) {
 			p.dropped(pkt, fmt.Sprintf("no multicast group %d", pkt.McastGrp))
 			return
 		}
-		for _, port := range g.Ports {
-			c := pkt.Clone()
+		// A packet that goes nowhere else lives on as its copies: the last
+		// copy is the packet itself (nothing else holds it or its head).
+		last := len(g.Ports)
+		if pkt.OutPort == NoPort {
+			last--
+		}
+		for i, port := range g.Ports {
+			c := pkt
+			if i != last {
+				c = pkt.Copy()
+			}
 			c.McastGrp, c.OutPort = 0, port
 			p.Stats.Copies++
 			p.output(c, now)
 		}
-		if pkt.OutPort == NoPort {
-			p.Stats.Replicated++ // the packet lives on as its copies
+		if last < len(g.Ports) {
+			p.Stats.Replicated++
 			return
 		}
 	}

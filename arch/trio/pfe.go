@@ -116,11 +116,15 @@ type PFE struct {
 	cfg    *spec.Config
 	mc     *lower.Microcode
 	prog   *programs.Program
+	codec  *programs.Codec // the program's parser and deparser, flattened
 	engine sim.Engine
 	state  *programs.State
 	exec   *programs.Exec
 	phv    []int64
 	tr     tracer
+	// hdrs is the deparser's scratch: a packet's new header bytes (see
+	// deparse).
+	hdrs []byte
 
 	ppes    []ppe
 	waiting []*thread // heads waiting for a free thread (FIFO)
@@ -136,6 +140,7 @@ type PFE struct {
 	tailPs         int64 // a tail fetch's (or packet-buffer write's) round trip
 	filterPs       int64 // a filter lookup's
 	tailShift      int   // log2 of xtxn.tail_chunk_bytes (-1: not a power of two)
+	bankMask       int64 // smem.rmw_engines - 1 (-1: not a power of two)
 	timersUntil    int64
 	// unpaced skips the output ports' line rate (a saturation run measures
 	// the PFE itself).
@@ -232,6 +237,8 @@ func (b Builder) Build(name string) *PFE {
 func newPFE(name string, engine sim.Engine, cfg *spec.Config, mc *lower.Microcode, seed int64) *PFE {
 	p := &PFE{ComponentBase: sim.NewComponentBase(name), cfg: cfg, mc: mc, prog: mc.Prog, engine: engine,
 		order: map[int64]*flowOrder{}, out: map[int]*outQueue{}, drops: map[string]int{}}
+	p.codec = p.prog.NewCodec()
+	p.hdrs = make([]byte, 0, 256)
 	p.state = programs.NewState(p.prog)
 	p.StateControl = &arch.StateControl{Prog: p.prog, States: []*programs.State{p.state}}
 	p.exec = programs.NewExec(p.state, rand.New(rand.NewSource(seed)))
@@ -252,6 +259,10 @@ func newPFE(name string, engine sim.Engine, cfg *spec.Config, mc *lower.Microcod
 	p.deadlinePs = 1 << 62
 	p.tailPs, p.filterPs = NsToPs(cfg.SMem.DRAMLatencyNs), NsToPs(cfg.Lookup.FilterLatencyNs)
 	p.tailShift = -1
+	p.bankMask = -1
+	if n := cfg.SMem.RMWEngines; n > 0 && n&(n-1) == 0 {
+		p.bankMask = int64(n - 1)
+	}
 	if c := cfg.XTXN.TailChunkBytes; c > 0 && c&(c-1) == 0 {
 		p.tailShift = bits.TrailingZeros(uint(c))
 	}
@@ -462,7 +473,7 @@ func (p *PFE) run(th *thread) {
 		phv[prog.Std[programs.StdIngressPort].Slot] = int64(pkt.InPort)
 		phv[prog.Std[programs.StdEgressPort].Slot] = NoPort
 	}
-	res := prog.Parse(pkt.Head, pkt.Len, phv, egress, false)
+	res := p.codec.Parse(pkt.Head, pkt.Len, phv, egress, false)
 	th.addInstr(res.States)
 	if res.Rejected {
 		th.drop = true
@@ -493,8 +504,7 @@ func (p *PFE) run(th *thread) {
 	p.exec.RunControl(ctl)
 	// One instruction hands the head to the reorder engine (assumed).
 	th.addInstr(1)
-	head, length := prog.Deparse(phv, pkt.Head, pkt.Len, res.Offset, false)
-	pkt.Head, pkt.Len = head, length
+	pkt.Head, pkt.Len = p.deparse(phv, pkt.Head, pkt.Len, res.Offset)
 	if phv[prog.Std[programs.StdDrop].Slot] != 0 {
 		th.drop = true
 		reason := "ingress program drop"
@@ -509,6 +519,24 @@ func (p *PFE) run(th *thread) {
 		pkt.Recirculate = phv[prog.Std[programs.StdRecirculate].Slot] != 0
 		pkt.McastGrp = int(phv[prog.Std[programs.StdMcastGrp].Slot])
 	}
+}
+
+// deparse is Program.Deparse (the head's bytes are not modified), without
+// its new array when the packet leaves with the header bytes it came with:
+// the headers are serialized into the PFE's scratch first, and when they
+// are the head's first bytes, byte for byte, and the payload starts right
+// after them, Deparse's result would be a copy of head — head is returned.
+// (Trio-ML consumes its contributions and forwards results with their
+// headers as they came.)
+func (p *PFE) deparse(phv []int64, head []byte, length, payloadOff int) ([]byte, int) {
+	hdrs, n := p.codec.DeparseInPlace(phv, p.hdrs[:0], length, payloadOff, false)
+	if cap(hdrs) > cap(p.hdrs) {
+		p.hdrs = hdrs[:0] // grown: keep the larger scratch
+	}
+	if len(hdrs) == payloadOff && payloadOff <= len(head) && string(hdrs) == string(head[:payloadOff]) {
+		return head, n
+	}
+	return p.prog.Deparse(phv, head, length, payloadOff, false)
 }
 
 // emit builds the packet a thread creates (emit()) from its current

@@ -20,6 +20,9 @@ type tracer struct {
 	regs   ptrTable[regInfo]
 	tables ptrTable[tableInfo]
 	adds   ptrTable[addInfo]
+	// regList holds the register actions' lowerings by handle
+	// (RegisterCost).
+	regList []regInfo
 }
 
 func (t *tracer) Stmt(s programs.Stmt) {
@@ -27,6 +30,13 @@ func (t *tracer) Stmt(s programs.Stmt) {
 		t.th.addInstr(n)
 	}
 }
+
+// StmtCost implements programs.CostTracer: a statement's handle is its
+// instructions, resolved when the statement is compiled.
+func (t *tracer) StmtCost(s programs.Stmt) int32 { return int32(max(0, t.p.mc.StmtCost(s).Instr)) }
+
+// StmtAt charges a statement of h instructions (StmtCost).
+func (t *tracer) StmtAt(h int32) { t.th.addInstr(int(h)) }
 
 func (t *tracer) Lookup(tb *programs.Table, key []int64, hit bool, a *programs.Action) {
 	p := t.p
@@ -75,9 +85,20 @@ func (t *tracer) TableOp(tb *programs.Table, op programs.TableOpKind, slot int, 
 	}
 }
 
-func (t *tracer) Register(ra *programs.RegisterAction, index int) {
+func (t *tracer) Register(ra *programs.RegisterAction, index int) { t.register(t.reg(ra), index) }
+
+// RegisterCost implements programs.CostTracer: a register action's handle
+// is its lowering's index in regList.
+func (t *tracer) RegisterCost(ra *programs.RegisterAction) int32 {
+	t.regList = append(t.regList, *t.reg(ra))
+	return int32(len(t.regList) - 1)
+}
+
+// RegisterAt charges register action h (RegisterCost) on cell index.
+func (t *tracer) RegisterAt(h int32, index int) { t.register(&t.regList[h], index) }
+
+func (t *tracer) register(ri *regInfo, index int) {
 	p := t.p
-	ri := t.reg(ra)
 	bank, lat := p.bankOf(&ri.place, int64(index)), ri.latency
 	if ri.atomic {
 		s := step{x: uint8(lower.XRMW), bank: bank, busy: ri.busy, latency: lat}

@@ -67,7 +67,10 @@ func (t TrioML) Packet(w, gen, b int, seq int64, grads []int32) *packet.Packet {
 
 // Decode implements Protocol: a Result packet (UDP from Port to
 // ResultPort).
-func (t TrioML) Decode(pkt *packet.Packet) (Result, bool) {
+func (t TrioML) Decode(pkt *packet.Packet) (Result, bool) { return t.decode(pkt, nil) }
+
+// decode is Decode with the values in vals' array when it has room.
+func (t TrioML) decode(pkt *packet.Packet, vals []int32) (Result, bool) {
 	b := pkt.Head
 	src, dst, ok := udpPorts(b)
 	at := l4At + udpLen
@@ -80,7 +83,7 @@ func (t TrioML) Decode(pkt *packet.Packet) (Result, bool) {
 	n := int(binary.BigEndian.Uint16(h[10:]) & 0x0fff)
 	data := h[TrioMLHeaderLen:]
 	n = min(n, len(data)/4)
-	r.Values = make([]int32, n)
+	r.Values = valuesBuf(vals, n)
 	for i := range r.Values {
 		r.Values[i] = int32(binary.BigEndian.Uint32(data[4*i:]))
 	}
@@ -178,7 +181,10 @@ func (s SwitchML) Slot(seq int64) int {
 
 // Decode implements Protocol: a HARVEST packet the switch multicast, its
 // values in gradient order (switchml-256 returns its sections in order).
-func (s SwitchML) Decode(pkt *packet.Packet) (Result, bool) {
+func (s SwitchML) Decode(pkt *packet.Packet) (Result, bool) { return s.decode(pkt, nil) }
+
+// decode is Decode with the values in vals' array when it has room.
+func (s SwitchML) decode(pkt *packet.Packet, vals []int32) (Result, bool) {
 	b := pkt.Head
 	_, dst, ok := udpPorts(b)
 	at, hl, n := l4At+udpLen, s.hdrLen(), s.PerPacket()
@@ -186,7 +192,7 @@ func (s SwitchML) Decode(pkt *packet.Packet) (Result, bool) {
 		return Result{}, false
 	}
 	h := b[at:]
-	r := Result{Slot: int(binary.BigEndian.Uint16(h[2:])), BySlot: true, Values: make([]int32, n)}
+	r := Result{Slot: int(binary.BigEndian.Uint16(h[2:])), BySlot: true, Values: valuesBuf(vals, n)}
 	for i := range r.Values {
 		r.Values[i] = int32(binary.BigEndian.Uint32(h[hl+4*i:]))
 	}
@@ -202,4 +208,13 @@ func (s SwitchML) values(pkt *packet.Packet) (int, bool) {
 		return 0, false
 	}
 	return n, true
+}
+
+// valuesBuf is n values (to be overwritten) in vals' array when it has
+// room (nil vals: a new one).
+func valuesBuf(vals []int32, n int) []int32 {
+	if vals == nil || cap(vals) < n {
+		return make([]int32, n)
+	}
+	return vals[:n]
 }

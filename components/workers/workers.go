@@ -133,6 +133,12 @@ type valueCounter interface {
 	values(pkt *packet.Packet) (n int, ok bool)
 }
 
+// decoder is a Protocol that can decode a result into the caller's buffer
+// (Decode's result, its Values in vals' array when it has room).
+type decoder interface {
+	decode(pkt *packet.Packet, vals []int32) (Result, bool)
+}
+
 // Stats are what the workers measured.
 type Stats struct {
 	Sent, Results, Degraded, Stale, Wrong, Duplicates int
@@ -174,6 +180,8 @@ type Job struct {
 	OnDone func(ps int64)
 	// sleeps[k][w] is worker w's total sleep in iteration k.
 	sleeps [][]int64
+	// vals holds the values of the result being checked (see decoder).
+	vals []int32
 }
 
 // Builder builds a job's workers (Akita style: value receiver, WithX,
@@ -427,7 +435,16 @@ func (w *Worker) stackPs(grads int) int64 {
 func (w *Worker) result(pkt *packet.Packet, now int64) {
 	j := w.job
 	c := &j.cfg
-	r, _ := j.proto.Decode(pkt)
+	var r Result
+	if d, ok := j.proto.(decoder); ok {
+		// The values are read before the next result comes (check).
+		r, _ = d.decode(pkt, j.vals)
+		if cap(r.Values) > cap(j.vals) {
+			j.vals = r.Values
+		}
+	} else {
+		r, _ = j.proto.Decode(pkt)
+	}
 	j.Stats.Results++
 	gen := c.StartGen + w.iter
 	if r.BySlot {
