@@ -80,7 +80,7 @@ func (e *Serial) SchedulePacket(ps int64, h sim.Handler, kind packet.Kind, pkt *
 		ev = new(packet.Event)
 	}
 	t := packet.PsToSec(ps)
-	ev.T, ev.H, ev.Kind, ev.Pkt, ev.Port = t, h, kind, pkt, port
+	ev.T, ev.Ps, ev.H, ev.Kind, ev.Pkt, ev.Port = t, ps, h, kind, pkt, port
 	if t < e.now {
 		panic(fmt.Sprintf("engine: packet event scheduled at %d ps, before now (%.12g s)", ps, float64(e.now)))
 	}
@@ -118,8 +118,16 @@ func (e *Serial) Run() error {
 			e.handleHooked(next.ev)
 			continue
 		}
+		if pe, ok := next.ev.(*packet.Event); ok {
+			// Most events: no interface call for the handler, and the
+			// handled event goes back on the free list (handlers read a
+			// packet event's fields and never keep the event itself).
+			_ = pe.H.Handle(pe)
+			*pe = packet.Event{}
+			e.free = append(e.free, pe)
+			continue
+		}
 		_ = next.ev.Handler().Handle(next.ev)
-		e.recycle(next.ev)
 	}
 	return nil
 }
@@ -132,15 +140,6 @@ func (e *Serial) handleHooked(ev sim.Event) {
 	ctx.Pos = sim.HookPosAfterEvent
 	e.InvokeHook(ctx)
 	// A hook may keep the event: do not recycle it.
-}
-
-// recycle keeps a handled packet event for reuse. Handlers read a packet
-// event's fields and never keep the event itself (they schedule new ones).
-func (e *Serial) recycle(ev sim.Event) {
-	if pe, ok := ev.(*packet.Event); ok {
-		*pe = packet.Event{}
-		e.free = append(e.free, pe)
-	}
 }
 
 // Pause stops Run after the event being handled; Run may be called again

@@ -59,6 +59,7 @@ type port struct {
 	data, hdr      []*packet.Packet
 	dataB, hdrB    int64
 	busyUntil      int64
+	ser            packet.SerialMemo
 	pending        bool
 	MaxDataPackets int
 	MaxHdrPackets  int
@@ -161,7 +162,7 @@ func (s *Switch) MaxDataQueue() int {
 // Handle receives packets from hosts and serves the ports.
 func (s *Switch) Handle(e sim.Event) error {
 	ev := e.(*packet.Event)
-	now := packet.SecToPs(ev.T)
+	now := ev.AtPs()
 	switch ev.Kind {
 	case packet.KindArrive:
 		if s.cfg.LatencyPs > 0 {
@@ -252,7 +253,7 @@ func (s *Switch) serve(pi int, now int64) {
 		p.pending = false
 		return
 	}
-	p.busyUntil = now + packet.SerializationPs(pkt.Len, s.portGbps(pi))
+	p.busyUntil = now + p.ser.Ps(pkt.Len, s.portGbps(pi))
 	if a := s.out[pi]; a.To != nil {
 		s.Delivered++
 		a.Deliver(s.engine, pkt, p.busyUntil)

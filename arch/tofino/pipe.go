@@ -71,7 +71,7 @@ func (p *PipeThread) Handle(e sim.Event) error {
 	if p.gress == spec.Ingress {
 		ev.Pkt.InPort = ev.Port
 	}
-	p.process(ev.Pkt, packet.SecToPs(ev.T))
+	p.process(ev.Pkt, ev.AtPs())
 	return nil
 }
 

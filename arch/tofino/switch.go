@@ -257,7 +257,7 @@ func (p *Ports) NotifyPortFree(sim.VTimeInSec, sim.Port) {}
 func (p *Ports) Handle(e sim.Event) error {
 	ev := e.(*packet.Event)
 	sw := p.sw
-	now := packet.SecToPs(ev.T)
+	now := ev.AtPs()
 	pkt := ev.Pkt
 	pipe := sw.cfg.PipeOf(pkt.OutPort)
 	start := now

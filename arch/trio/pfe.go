@@ -341,7 +341,7 @@ func (p *PFE) Handle(e sim.Event) error {
 		return nil
 	}
 	ev := e.(*packet.Event)
-	now := packet.SecToPs(ev.T)
+	now := ev.AtPs()
 	kind, pkt, port := ev.Kind, ev.Pkt, ev.Port
 	switch kind {
 	case packet.KindArrive:

@@ -71,7 +71,7 @@ func (h *CBRHost) gapPs() int64 {
 // Handle sends the next packet of a flow or records an arrival.
 func (h *CBRHost) Handle(e sim.Event) error {
 	ev := e.(*packet.Event)
-	now := packet.SecToPs(ev.T)
+	now := ev.AtPs()
 	switch ev.Kind {
 	case evFlowTimer:
 		s := h.srcs[ev.Port]

@@ -35,12 +35,13 @@ type Flow struct {
 // packets (times the pull rate modifier), as htsim's NdpPullPacer does.
 type NDPHost struct {
 	*sim.ComponentBase
-	engine sim.Engine
-	idx    int
-	port   int // switch port
-	cfg    NDPConfig
-	uplink sim.Handler
-	rec    *Recorder
+	engine  sim.Engine
+	idx     int
+	port    int // switch port
+	cfg     NDPConfig
+	pullGap int64 // pullGapPs, computed once
+	uplink  sim.Handler
+	rec     *Recorder
 
 	nic        nic
 	srcs       map[int]*ndpSource
@@ -105,7 +106,7 @@ func (h *NDPHost) AddSink(f *Flow) {
 // Handle processes packets from the switch, flow starts and pacer ticks.
 func (h *NDPHost) Handle(e sim.Event) error {
 	ev := e.(*packet.Event)
-	now := packet.SecToPs(ev.T)
+	now := ev.AtPs()
 	switch ev.Kind {
 	case evFlowTimer:
 		h.start(h.srcs[ev.Port], now)
@@ -257,7 +258,10 @@ func (h *NDPHost) receive(pkt *packet.Packet, now int64) {
 // pullGapPs is the pacer's spacing: one MSS-sized packet (plus its ACK) at
 // line rate, slowed by the pull rate modifier.
 func (h *NDPHost) pullGapPs() int64 {
-	return int64(float64(packet.SerializationPs(h.cfg.MSS, h.cfg.NICGbps)) / h.cfg.PullRateMod)
+	if h.pullGap == 0 {
+		h.pullGap = int64(float64(packet.SerializationPs(h.cfg.MSS, h.cfg.NICGbps)) / h.cfg.PullRateMod)
+	}
+	return h.pullGap
 }
 
 func (h *NDPHost) armPacer(now int64) {
@@ -313,6 +317,7 @@ type nic struct {
 	hi, lo   fifo
 	busy     bool  // a wake-up is scheduled for the end of the current frame
 	free     int64 // when the line is free
+	ser      packet.SerialMemo
 }
 
 func (n *nic) send(pkt *packet.Packet, high bool, now int64) {
@@ -350,7 +355,7 @@ func (n *nic) next(now int64) {
 		return
 	}
 	pkt.BornPs = now
-	n.free = now + packet.SerializationPs(pkt.Len, n.gbps)
+	n.free = now + n.ser.Ps(pkt.Len, n.gbps)
 	packet.Schedule(n.engine, n.uplink, n.free+n.propPs, packet.KindArrive, pkt, n.port)
 	n.busy = n.hi.len()+n.lo.len() > 0
 	if n.busy {

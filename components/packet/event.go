@@ -26,10 +26,20 @@ const (
 // event measured here) would add cost without modelled behaviour.
 type Event struct {
 	T    sim.VTimeInSec
+	Ps   int64 // T in picoseconds, as scheduled (0 if the event was built without it)
 	H    sim.Handler
 	Kind Kind
 	Pkt  *Packet
 	Port int
+}
+
+// AtPs is the event's time in picoseconds: Ps as Schedule set it, or T
+// converted for an event built by hand.
+func (e *Event) AtPs() int64 {
+	if e.Ps != 0 || e.T == 0 {
+		return e.Ps
+	}
+	return SecToPs(e.T)
 }
 
 // Time returns when the event happens.
@@ -60,7 +70,7 @@ func Schedule(e sim.Engine, h sim.Handler, ps int64, kind Kind, pkt *Packet, por
 		s.SchedulePacket(ps, h, kind, pkt, port)
 		return
 	}
-	e.Schedule(&Event{T: PsToSec(ps), H: h, Kind: kind, Pkt: pkt, Port: port})
+	e.Schedule(&Event{T: PsToSec(ps), Ps: ps, H: h, Kind: kind, Pkt: pkt, Port: port})
 }
 
 // SerializationPs is the time a link of gbps takes to send a frame of
@@ -75,4 +85,28 @@ func (p *Packet) Clone() *Packet {
 	c := *p
 	c.Head = append([]byte(nil), p.Head...)
 	return &c
+}
+
+// SerialMemo remembers the last two serialization times a transmitter
+// computed (a flow's data and control frames alternate), saving the float
+// division per frame; the values are SerializationPs's.
+type SerialMemo struct {
+	len  [2]int
+	gbps [2]float64
+	ps   [2]int64
+	next int
+}
+
+// Ps is SerializationPs(length, gbps).
+func (m *SerialMemo) Ps(length int, gbps float64) int64 {
+	for i := range m.len {
+		if m.len[i] == length && m.gbps[i] == gbps && m.ps[i] != 0 {
+			return m.ps[i]
+		}
+	}
+	ps := SerializationPs(length, gbps)
+	i := m.next
+	m.len[i], m.gbps[i], m.ps[i] = length, gbps, ps
+	m.next ^= 1
+	return ps
 }

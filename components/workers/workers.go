@@ -391,7 +391,7 @@ func (w *Worker) startIteration(k int, now int64) {
 // Handle processes the worker's events.
 func (w *Worker) Handle(e sim.Event) error {
 	ev := e.(*packet.Event)
-	now := packet.SecToPs(ev.T)
+	now := ev.AtPs()
 	switch {
 	case ev.Kind == packet.KindArrive:
 		w.arrive(ev.Pkt, now)

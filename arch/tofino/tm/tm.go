@@ -97,6 +97,7 @@ type port struct {
 	order     []*Queue // queues sorted by priority, high first (stable by qid)
 	rr        map[int]int
 	busyUntil int64
+	ser       packet.SerialMemo
 	pending   bool
 	down      bool // admin down: nothing is queued or sent
 }
@@ -227,7 +228,7 @@ func (t *TrafficManager) DepthCells(port int) int64 {
 // wake-ups.
 func (t *TrafficManager) Handle(e sim.Event) error {
 	ev := e.(*packet.Event)
-	now := packet.SecToPs(ev.T)
+	now := ev.AtPs()
 	switch ev.Kind {
 	case packet.KindArrive:
 		t.arrive(ev.Pkt, now)
@@ -584,7 +585,7 @@ func (t *TrafficManager) dequeue(p *port, now int64) {
 	}
 	pkt.DeqDepthCells = int(q.cells)
 	pkt.DeqDeltaPs = now - pkt.EnqPs
-	p.busyUntil = now + packet.SerializationPs(pkt.Len, p.gbps)
+	p.busyUntil = now + p.ser.Ps(pkt.Len, p.gbps)
 	if pkt.BypassEgress {
 		// The egress parser would have consumed the bridged metadata the
 		// ingress deparser prepended; without egress, strip it here.
