@@ -27,8 +27,8 @@ type CBRHost struct {
 	uplink   sim.Handler
 	rec      *Recorder
 	deadline int64
-	srcs     map[int]*cbrSource
-	sinks    map[int]*ndpSink
+	srcs     flowTable[cbrSource] // by flow id
+	sinks    flowTable[ndpSink]
 	nic      nic
 	pool     *pktPool
 }
@@ -42,7 +42,7 @@ type cbrSource struct {
 func (b Builder) BuildCBR(name string, cfg CBRConfig) *CBRHost {
 	b.check()
 	h := &CBRHost{ComponentBase: sim.NewComponentBase(name), engine: b.engine, idx: b.idx, port: b.port, cfg: cfg,
-		uplink: b.uplink, rec: b.rec, deadline: b.deadlinePs, srcs: map[int]*cbrSource{}, sinks: map[int]*ndpSink{}, pool: b.pool}
+		uplink: b.uplink, rec: b.rec, deadline: b.deadlinePs, pool: b.pool}
 	h.nic = nic{engine: b.engine, owner: h, gbps: cfg.NICGbps, propPs: cfg.PropPs, port: b.port, uplink: b.uplink, deadline: b.deadlinePs, pool: b.pool}
 	return h
 }
@@ -55,13 +55,13 @@ func (h *CBRHost) NotifyPortFree(sim.VTimeInSec, sim.Port) {}
 
 // AddSource starts flow f at its start time.
 func (h *CBRHost) AddSource(f *Flow) {
-	h.srcs[f.ID] = &cbrSource{flow: f}
+	h.srcs.put(f.ID, &cbrSource{flow: f})
 	packet.Schedule(h.engine, h, f.StartPs, evFlowTimer, nil, f.ID)
 }
 
 // AddSink records flow f's arrivals.
 func (h *CBRHost) AddSink(f *Flow) {
-	h.sinks[f.ID] = &ndpSink{flow: f}
+	h.sinks.put(f.ID, &ndpSink{flow: f})
 }
 
 func (h *CBRHost) gapPs() int64 {
@@ -74,7 +74,7 @@ func (h *CBRHost) Handle(e sim.Event) error {
 	now := ev.AtPs()
 	switch ev.Kind {
 	case evFlowTimer:
-		s := h.srcs[ev.Port]
+		s := h.srcs.get(ev.Port)
 		if now > h.deadline || s.seq >= s.flow.Packets {
 			return nil
 		}
@@ -92,14 +92,14 @@ func (h *CBRHost) Handle(e sim.Event) error {
 			return nil
 		}
 		hd, ok := Decode(ev.Pkt.Head)
-		if !ok || h.sinks[int(hd.Flow)] == nil {
+		if !ok || h.sinks.get(int(hd.Flow)) == nil {
 			return nil
 		}
 		// A switch marks a trimmed header (ndp.p4 sets flag 0x80); a
 		// traffic manager that trims (SONiC) just cuts the frame.
 		trimmed := hd.Flags&FlagTrimmed != 0 || ev.Pkt.Len < h.cfg.MSS
 		h.rec.delivered(ev.Pkt.ID, !trimmed)
-		k := h.sinks[int(hd.Flow)]
+		k := h.sinks.get(int(hd.Flow))
 		seq := unwrap16(k.highest, hd.Seq)
 		k.highest = max(k.highest, seq)
 		h.rec.arrival(PacketArrival{Flow: int(hd.Flow), Seq: seq, AtPs: now, Trimmed: trimmed, Flags: hd.Flags})

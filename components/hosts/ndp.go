@@ -44,8 +44,8 @@ type NDPHost struct {
 	rec     *Recorder
 
 	nic        nic
-	srcs       map[int]*ndpSource
-	sinks      map[int]*ndpSink
+	srcs       flowTable[ndpSource] // by flow id
+	sinks      flowTable[ndpSink]
 	srcOrder   []*ndpSource
 	pullQ      []*ndpSink
 	pullNext   int
@@ -79,7 +79,7 @@ type ndpSink struct {
 func (b Builder) BuildNDP(name string, cfg NDPConfig) *NDPHost {
 	b.check()
 	h := &NDPHost{ComponentBase: sim.NewComponentBase(name), engine: b.engine, idx: b.idx, port: b.port, cfg: cfg,
-		uplink: b.uplink, rec: b.rec, srcs: map[int]*ndpSource{}, sinks: map[int]*ndpSink{}, deadlinePs: b.deadlinePs, pool: b.pool}
+		uplink: b.uplink, rec: b.rec, deadlinePs: b.deadlinePs, pool: b.pool}
 	h.nic = nic{engine: b.engine, owner: h, gbps: cfg.NICGbps, propPs: cfg.PropPs, port: b.port, uplink: b.uplink, deadline: b.deadlinePs, pool: b.pool}
 	return h
 }
@@ -93,14 +93,14 @@ func (h *NDPHost) NotifyPortFree(sim.VTimeInSec, sim.Port) {}
 // AddSource makes this host the sender of f and schedules its start.
 func (h *NDPHost) AddSource(f *Flow) {
 	s := &ndpSource{flow: f}
-	h.srcs[f.ID] = s
+	h.srcs.put(f.ID, s)
 	h.srcOrder = append(h.srcOrder, s)
 	packet.Schedule(h.engine, h, f.StartPs, evFlowTimer, nil, f.ID)
 }
 
 // AddSink makes this host the receiver of f.
 func (h *NDPHost) AddSink(f *Flow) {
-	h.sinks[f.ID] = &ndpSink{flow: f}
+	h.sinks.put(f.ID, &ndpSink{flow: f})
 }
 
 // Handle processes packets from the switch, flow starts and pacer ticks.
@@ -109,7 +109,7 @@ func (h *NDPHost) Handle(e sim.Event) error {
 	now := ev.AtPs()
 	switch ev.Kind {
 	case evFlowTimer:
-		h.start(h.srcs[ev.Port], now)
+		h.start(h.srcs.get(ev.Port), now)
 	case evPace:
 		h.pace(now)
 	case evNICFree:
@@ -182,7 +182,7 @@ func (h *NDPHost) receive(pkt *packet.Packet, now int64) {
 	fid := int(hd.Flow)
 	switch {
 	case hd.Flags&(FlagACK|FlagNACK|FlagPULL) != 0:
-		s := h.srcs[fid]
+		s := h.srcs.get(fid)
 		if s == nil {
 			return
 		}
@@ -206,7 +206,7 @@ func (h *NDPHost) receive(pkt *packet.Packet, now int64) {
 			}
 		}
 	default:
-		k := h.sinks[fid]
+		k := h.sinks.get(fid)
 		if k == nil {
 			return
 		}

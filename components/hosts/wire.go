@@ -134,3 +134,22 @@ func DstHost(p *packet.Packet) int {
 	}
 	return int(dst >> 8 & 0xff)
 }
+
+// flowTable finds a host's sources or sinks by flow id (flow ids are small
+// and dense: 0 .. flows-1 of the run), without a map lookup per packet.
+type flowTable[T any] struct{ byID []*T }
+
+func (t *flowTable[T]) put(id int, v *T) {
+	if id >= len(t.byID) {
+		t.byID = append(t.byID, make([]*T, id+1-len(t.byID))...)
+	}
+	t.byID[id] = v
+}
+
+// get returns the entry of flow id, or nil.
+func (t *flowTable[T]) get(id int) *T {
+	if id < 0 || id >= len(t.byID) {
+		return nil
+	}
+	return t.byID[id]
+}
