@@ -141,7 +141,11 @@ type PFE struct {
 	filterPs       int64 // a filter lookup's
 	tailShift      int   // log2 of xtxn.tail_chunk_bytes (-1: not a power of two)
 	bankMask       int64 // smem.rmw_engines - 1 (-1: not a power of two)
-	timersUntil    int64
+	// bankLine is the 64-byte line bankOf last mapped (-1: none) and
+	// bankLast its engine.
+	bankLine    int64
+	bankLast    int32
+	timersUntil int64
 	// unpaced skips the output ports' line rate (a saturation run measures
 	// the PFE itself).
 	unpaced bool
@@ -259,7 +263,7 @@ func newPFE(name string, engine sim.Engine, cfg *spec.Config, mc *lower.Microcod
 	p.deadlinePs = 1 << 62
 	p.tailPs, p.filterPs = NsToPs(cfg.SMem.DRAMLatencyNs), NsToPs(cfg.Lookup.FilterLatencyNs)
 	p.tailShift = -1
-	p.bankMask = -1
+	p.bankMask, p.bankLine = -1, -1
 	if n := cfg.SMem.RMWEngines; n > 0 && n&(n-1) == 0 {
 		p.bankMask = int64(n - 1)
 	}
