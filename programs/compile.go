@@ -708,6 +708,7 @@ type regCallCode struct {
 	// statement; addT normalizes the sum to the addition's type, cellT to
 	// the register's).
 	add         evalFn
+	pure        bool // add reads only fields, parameters, constants and payload words
 	addT, cellT norm
 	rc          CostTracer
 	rh          int32
@@ -730,6 +731,7 @@ func (k *compiled) regCall(c *RegisterCall) *regCallCode {
 					rc.add = k.expr(b.Y)
 					k.ra = saved
 					rc.addT, rc.cellT = normOf(b.T), normOf(r.Type)
+					rc.pure = pureAddend(b.Y)
 				}
 			}
 		}
@@ -737,10 +739,42 @@ func (k *compiled) regCall(c *RegisterCall) *regCallCode {
 	return rc
 }
 
+// pureAddend reports whether e reads nothing but fields, parameters,
+// constants and payload words (through arithmetic): no register cell, no
+// call that could run statements.
+func pureAddend(e Expr) bool {
+	switch e := e.(type) {
+	case *ConstExpr, *FieldExpr, *ParamExpr:
+		return true
+	case *BinaryExpr:
+		return pureAddend(e.X) && pureAddend(e.Y)
+	case *CallExpr:
+		return e.Builtin != nil && e.Builtin.Name == "payload32" && len(e.Args) == 1 && pureAddend(e.Args[0])
+	}
+	return false
+}
+
 // run runs the call and returns the action's output.
 func (c *regCallCode) run(x *Exec) int64 {
 	cells := x.State.Regs[c.reg]
 	i := cellIndex(c.idx(x), c.size)
+	if c.pure {
+		// The addend cannot see the action's cell, output or the
+		// running action: only the cell changes.
+		cells[i] = c.cellT.of(c.addT.of(cells[i] + c.add(x)))
+		x.Steps++
+		if x.OnRegister != nil {
+			x.OnRegister(c.ra, int64(i), x.NowPs)
+		}
+		if x.Tracer != nil {
+			if c.rc != nil {
+				c.rc.RegisterAt(c.rh, i)
+			} else {
+				x.Tracer.Register(c.ra, i)
+			}
+		}
+		return 0
+	}
 	savedRA, savedCell, savedOut := x.ra, x.cell, x.out
 	x.ra, x.cell, x.out = c.ra, cells[i], 0
 	if c.add != nil {
