@@ -146,6 +146,7 @@ type PFE struct {
 	bankLine    int64
 	bankLast    int32
 	timersUntil int64
+	scriptCap   int // the longest script recorded (steps)
 	// unpaced skips the output ports' line rate (a saturation run measures
 	// the PFE itself).
 	unpaced bool
@@ -406,7 +407,10 @@ func (p *PFE) newThread(pkt *packet.Packet, gress int, now int64) *thread {
 		th = p.threads[id]
 		*th = thread{id: id, script: th.script[:0], emitted: th.emitted[:0], tailFetched: th.tailFetched[:0]}
 	} else {
-		th = &thread{id: len(p.threads)}
+		// A new thread's script starts with room for the longest one so
+		// far (the pool grows with the threads in flight; each script
+		// then grows at most once more).
+		th = &thread{id: len(p.threads), script: make([]step, 0, p.scriptCap)}
 		p.threads = append(p.threads, th)
 	}
 	th.pkt, th.gress, th.arrivePs = pkt, gress, now
@@ -448,6 +452,12 @@ func (p *PFE) dispatch(th *thread, now int64) {
 // run executes the program on the packet (or the timer's code) and
 // records the script.
 func (p *PFE) run(th *thread) {
+	p.runScript(th)
+	p.scriptCap = max(p.scriptCap, len(th.script))
+}
+
+// runScript is run without the script's bookkeeping.
+func (p *PFE) runScript(th *thread) {
 	for i := range p.phv {
 		p.phv[i] = 0
 	}
