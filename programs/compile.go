@@ -269,6 +269,20 @@ func (k *compiled) stmt(s Stmt) stmtFn {
 	}
 	st := k.traced(s)
 	switch s := s.(type) {
+	case *ExprStmt:
+		if c, ok := s.X.(*RegisterCall); ok {
+			// A register action whose output is unused (a loop of
+			// stateful updates): the call runs here, without the
+			// statement's body closure.
+			rc := k.regCall(c)
+			return func(x *Exec) {
+				if x.Tracer != nil {
+					x.traceStmt(&st)
+				}
+				rc.run(x)
+				x.Steps++
+			}
+		}
 	case *IfStmt:
 		cond := k.cond(s.Cond)
 		then, els := k.stmts(s.Then), k.stmts(s.Else)
@@ -679,35 +693,113 @@ func (k *compiled) unary(e *UnaryExpr) evalFn {
 // registerCall compiles r.action(index): the register action runs on the
 // cell atomically and yields its output.
 func (k *compiled) registerCall(c *RegisterCall) evalFn {
+	rc := k.regCall(c)
+	return rc.run
+}
+
+// regCallCode is a compiled register-action call.
+type regCallCode struct {
+	ra   *RegisterAction
+	reg  int // the register's index in State.Regs
+	idx  evalFn
+	size int64
+	body *block
+	// add, when set, is the whole body: value = value + add (one
+	// statement; addT normalizes the sum to the addition's type, cellT to
+	// the register's).
+	add         evalFn
+	pure        bool // add reads only fields, parameters, constants and payload words
+	addT, cellT norm
+	rc          CostTracer
+	rh          int32
+}
+
+// regCall compiles a register-action call.
+func (k *compiled) regCall(c *RegisterCall) *regCallCode {
 	ra := c.Action
 	r := ra.Register
-	idx, size := k.expr(c.Index), int64(r.Size)
-	body := k.regAction(ra)
-	rc, rh := k.coster, int32(0)
-	if rc != nil {
-		rh = rc.RegisterCost(ra)
+	rc := &regCallCode{ra: ra, reg: r.Index, idx: k.expr(c.Index), size: int64(r.Size), body: k.regAction(ra), rc: k.coster}
+	if rc.rc != nil {
+		rc.rh = rc.rc.RegisterCost(ra)
 	}
-	return func(x *Exec) int64 {
-		cells := x.State.Regs[r.Index]
-		i := cellIndex(idx(x), size)
-		savedRA, savedCell, savedOut := x.ra, x.cell, x.out
-		x.ra, x.cell, x.out = ra, cells[i], 0
-		body.exec(x)
-		cells[i] = x.cell
-		out := x.out
-		if x.OnRegister != nil {
-			x.OnRegister(ra, int64(i), x.NowPs)
-		}
-		if x.Tracer != nil {
-			if rc != nil {
-				rc.RegisterAt(rh, i)
-			} else {
-				x.Tracer.Register(ra, i)
+	if len(ra.Body) == 1 {
+		if a, ok := ra.Body[0].(*AssignStmt); ok && a.Dst.Cell != nil && a.Dst.Cell.Half == 0 {
+			if b, ok := a.Src.(*BinaryExpr); ok && b.Op == OpAdd {
+				if ce, ok := b.X.(*CellExpr); ok && ce.Half == 0 {
+					saved := k.ra
+					k.ra = ra
+					rc.add = k.expr(b.Y)
+					k.ra = saved
+					rc.addT, rc.cellT = normOf(b.T), normOf(r.Type)
+					rc.pure = pureAddend(b.Y)
+				}
 			}
 		}
-		x.ra, x.cell, x.out = savedRA, savedCell, savedOut
-		return out
 	}
+	return rc
+}
+
+// pureAddend reports whether e reads nothing but fields, parameters,
+// constants and payload words (through arithmetic): no register cell, no
+// call that could run statements.
+func pureAddend(e Expr) bool {
+	switch e := e.(type) {
+	case *ConstExpr, *FieldExpr, *ParamExpr:
+		return true
+	case *BinaryExpr:
+		return pureAddend(e.X) && pureAddend(e.Y)
+	case *CallExpr:
+		return e.Builtin != nil && e.Builtin.Name == "payload32" && len(e.Args) == 1 && pureAddend(e.Args[0])
+	}
+	return false
+}
+
+// run runs the call and returns the action's output.
+func (c *regCallCode) run(x *Exec) int64 {
+	cells := x.State.Regs[c.reg]
+	i := cellIndex(c.idx(x), c.size)
+	if c.pure {
+		// The addend cannot see the action's cell, output or the
+		// running action: only the cell changes.
+		cells[i] = c.cellT.of(c.addT.of(cells[i] + c.add(x)))
+		x.Steps++
+		if x.OnRegister != nil {
+			x.OnRegister(c.ra, int64(i), x.NowPs)
+		}
+		if x.Tracer != nil {
+			if c.rc != nil {
+				c.rc.RegisterAt(c.rh, i)
+			} else {
+				x.Tracer.Register(c.ra, i)
+			}
+		}
+		return 0
+	}
+	savedRA, savedCell, savedOut := x.ra, x.cell, x.out
+	x.ra, x.cell, x.out = c.ra, cells[i], 0
+	if c.add != nil {
+		// The body's one statement, as its compiled assignment runs it
+		// (the cell is read before the addend is evaluated).
+		v := x.cell
+		x.cell = c.cellT.of(c.addT.of(v + c.add(x)))
+		x.Steps++
+	} else {
+		c.body.exec(x)
+	}
+	cells[i] = x.cell
+	out := x.out
+	if x.OnRegister != nil {
+		x.OnRegister(c.ra, int64(i), x.NowPs)
+	}
+	if x.Tracer != nil {
+		if c.rc != nil {
+			c.rc.RegisterAt(c.rh, i)
+		} else {
+			x.Tracer.Register(c.ra, i)
+		}
+	}
+	x.ra, x.cell, x.out = savedRA, savedCell, savedOut
+	return out
 }
 
 // meterCall compiles m.execute(index): the colour the meter marks the

@@ -24,10 +24,50 @@ func (k *compiled) binary(e *BinaryExpr) evalFn {
 		}
 		return compare(e.Op, X, Y)
 	}
+	if e.Op == OpAdd {
+		if f := k.addOfFields(e); f != nil {
+			return f
+		}
+	}
 	if c, ok := e.Y.(*ConstExpr); ok {
 		return arithConst(e.Op, X, c.Val, e.T)
 	}
 	return arith(e.Op, X, Y, e.T)
+}
+
+// plainSlot is the slot of a field read straight from the PHV (-1: e is
+// something else).
+func (k *compiled) plainSlot(e Expr) int {
+	if f, ok := e.(*FieldExpr); ok && f.F.Slot != k.dynSlot {
+		return f.F.Slot
+	}
+	return -1
+}
+
+// addOfFields compiles the additions of fields and constants that index
+// registers and payload words in loops (a + c, a + b, a + b + c) as one
+// closure each, or returns nil.
+func (k *compiled) addOfFields(e *BinaryExpr) evalFn {
+	n := normOf(e.T)
+	c, isConst := e.Y.(*ConstExpr)
+	if a := k.plainSlot(e.X); a >= 0 {
+		if isConst {
+			v := c.Val
+			return func(x *Exec) int64 { return n.of(x.PHV[a] + v) }
+		}
+		if b := k.plainSlot(e.Y); b >= 0 {
+			return func(x *Exec) int64 { return n.of(x.PHV[a] + x.PHV[b]) }
+		}
+		return nil
+	}
+	if xe, ok := e.X.(*BinaryExpr); ok && isConst && xe.Op == OpAdd {
+		a, b := k.plainSlot(xe.X), k.plainSlot(xe.Y)
+		if a >= 0 && b >= 0 {
+			nx, v := normOf(xe.T), c.Val
+			return func(x *Exec) int64 { return n.of(nx.of(x.PHV[a]+x.PHV[b]) + v) }
+		}
+	}
+	return nil
 }
 
 // compare compiles a comparison of two values.

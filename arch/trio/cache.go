@@ -127,8 +127,15 @@ func (p *PFE) placeOf(o *lower.MemObject) place {
 // bankOf is the RMW engine of an entry (smem.Memory.Bank; with a power
 // of two of engines, a mask instead of a division).
 func (p *PFE) bankOf(pl *place, entry int64) int32 {
-	if a := pl.addr + entry*pl.entryBytes; p.bankMask >= 0 && a >= 0 {
-		return int32(a >> 6 & p.bankMask)
+	if a := pl.addr + entry*pl.entryBytes; a >= 0 {
+		if p.bankMask >= 0 {
+			return int32(a >> 6 & p.bankMask)
+		}
+		// The last line's engine (a loop's accesses stay on one line).
+		if line := a >> 6; line != p.bankLine {
+			p.bankLine, p.bankLast = line, int32(line%int64(p.cfg.SMem.RMWEngines))
+		}
+		return p.bankLast
 	}
 	return int32(p.smem.Bank(pl.base+entry*pl.entryBytes, pl.dram))
 }

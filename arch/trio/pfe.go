@@ -141,7 +141,12 @@ type PFE struct {
 	filterPs       int64 // a filter lookup's
 	tailShift      int   // log2 of xtxn.tail_chunk_bytes (-1: not a power of two)
 	bankMask       int64 // smem.rmw_engines - 1 (-1: not a power of two)
-	timersUntil    int64
+	// bankLine is the 64-byte line bankOf last mapped (-1: none) and
+	// bankLast its engine.
+	bankLine    int64
+	bankLast    int32
+	timersUntil int64
+	scriptCap   int // the longest script recorded (steps)
 	// unpaced skips the output ports' line rate (a saturation run measures
 	// the PFE itself).
 	unpaced bool
@@ -259,7 +264,7 @@ func newPFE(name string, engine sim.Engine, cfg *spec.Config, mc *lower.Microcod
 	p.deadlinePs = 1 << 62
 	p.tailPs, p.filterPs = NsToPs(cfg.SMem.DRAMLatencyNs), NsToPs(cfg.Lookup.FilterLatencyNs)
 	p.tailShift = -1
-	p.bankMask = -1
+	p.bankMask, p.bankLine = -1, -1
 	if n := cfg.SMem.RMWEngines; n > 0 && n&(n-1) == 0 {
 		p.bankMask = int64(n - 1)
 	}
@@ -402,7 +407,10 @@ func (p *PFE) newThread(pkt *packet.Packet, gress int, now int64) *thread {
 		th = p.threads[id]
 		*th = thread{id: id, script: th.script[:0], emitted: th.emitted[:0], tailFetched: th.tailFetched[:0]}
 	} else {
-		th = &thread{id: len(p.threads)}
+		// A new thread's script starts with room for the longest one so
+		// far (the pool grows with the threads in flight; each script
+		// then grows at most once more).
+		th = &thread{id: len(p.threads), script: make([]step, 0, p.scriptCap)}
 		p.threads = append(p.threads, th)
 	}
 	th.pkt, th.gress, th.arrivePs = pkt, gress, now
@@ -444,6 +452,12 @@ func (p *PFE) dispatch(th *thread, now int64) {
 // run executes the program on the packet (or the timer's code) and
 // records the script.
 func (p *PFE) run(th *thread) {
+	p.runScript(th)
+	p.scriptCap = max(p.scriptCap, len(th.script))
+}
+
+// runScript is run without the script's bookkeeping.
+func (p *PFE) runScript(th *thread) {
 	for i := range p.phv {
 		p.phv[i] = 0
 	}

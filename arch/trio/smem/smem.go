@@ -128,12 +128,31 @@ func (m *Memory) ServeBusy(bank int, busy, latency, now int64) (reply, room int6
 // ServeN serves n identical transactions sent at now, one after the
 // other (ServeBusy n times), and returns the latest room any found.
 func (m *Memory) ServeN(bank int, busy, latency, now int64, n int) (room int64) {
-	room = now
-	for range n {
-		if _, r := m.ServeBusy(bank, busy, latency, now); r > room {
-			room = r
+	if n <= 1 || bank < 0 || busy < 0 {
+		room = now
+		for range n {
+			if _, r := m.ServeBusy(bank, busy, latency, now); r > room {
+				room = r
+			}
 		}
+		return room
 	}
+	// n requests arriving together (ServeBusy n times, in closed form):
+	// the first starts at max(arrival, freeAt), the others follow it back
+	// to back; the last one sees the longest backlog.
+	e := &m.Engines[bank]
+	at := now + latency/2
+	start := max(at, e.freeAt)
+	before := start + int64(n-1)*busy // the engine's freeAt when the last request comes
+	room = now
+	if backlog, q := before-at, int64(m.cfg.EngineQueue)*busy; backlog > q {
+		room = now + backlog - q
+	}
+	total := int64(n) * busy
+	e.freeAt = start + total
+	e.BusyPs += total
+	m.BusyPs += total
+	m.MaxBacklogPs = max(m.MaxBacklogPs, e.freeAt-at)
 	return room
 }
 
