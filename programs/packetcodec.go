@@ -13,6 +13,76 @@ type Codec struct {
 	hdrs       []hdrCodec // by Header.Index
 	bridge     []fieldCodec
 	bridgeBits int // bits of bridged metadata, rounded up to whole bytes
+	// ingress and egress are the parse graphs flattened (nil: walk the
+	// Parser's states): states by index, next states as indices.
+	ingress, egress *flatParser
+}
+
+// flatParser is a parse graph with its states and headers as indices:
+// states[0] is the start state.
+type flatParser struct {
+	states []flatState
+}
+
+// flatState is a ParseState: the headers it extracts (indices into
+// Codec.hdrs), the select field's slot (-1: none, go to trans[0]) and the
+// transitions in order.
+type flatState struct {
+	reject  bool
+	extract []int32
+	sel     int32
+	trans   []flatTrans
+}
+
+// flatTrans is a Transition; next is a state index (-1: accept).
+type flatTrans struct {
+	value, mask int64
+	dflt        bool
+	next        int32
+}
+
+// flatten indexes a parse graph's states (nil when it cannot: a state
+// without select has no transition, which the loader never makes).
+func (c *Codec) flatten(pg *Parser) *flatParser {
+	if pg == nil || pg.Start == nil {
+		return nil
+	}
+	idx := map[*ParseState]int32{}
+	var order []*ParseState
+	var visit func(s *ParseState) int32
+	visit = func(s *ParseState) int32 {
+		if s == nil {
+			return -1
+		}
+		if i, ok := idx[s]; ok {
+			return i
+		}
+		i := int32(len(order))
+		idx[s] = i
+		order = append(order, s)
+		return i
+	}
+	visit(pg.Start)
+	fp := &flatParser{}
+	for k := 0; k < len(order); k++ {
+		s := order[k]
+		fs := flatState{reject: s.IsReject(), sel: -1}
+		if !fs.reject {
+			for _, h := range s.Extract {
+				fs.extract = append(fs.extract, int32(h.Index))
+			}
+			if s.Select != nil {
+				fs.sel = int32(s.Select.Slot)
+			} else if len(s.Transitions) == 0 {
+				return nil
+			}
+			for _, t := range s.Transitions {
+				fs.trans = append(fs.trans, flatTrans{value: t.Value, mask: t.Mask, dflt: t.Default, next: visit(t.Next)})
+			}
+		}
+		fp.states = append(fp.states, fs)
+	}
+	return fp
 }
 
 type hdrCodec struct {
@@ -224,6 +294,11 @@ func (p *Program) NewCodec() *Codec {
 		}
 	}
 	c.bridgeBits = (off + 7) / 8 * 8
+	c.ingress = c.flatten(p.Parser)
+	c.egress = c.ingress
+	if p.EgressParser != nil {
+		c.egress = c.flatten(p.EgressParser)
+	}
 	return c
 }
 
@@ -247,8 +322,12 @@ func (c *Codec) Parse(head []byte, length int, phv []int64, egress, bridged bool
 		r.Bytes += off / 8
 	}
 	pg := p.Parser
+	fp := c.ingress
 	if egress && p.EgressParser != nil {
-		pg = p.EgressParser
+		pg, fp = p.EgressParser, c.egress
+	}
+	if fp != nil {
+		return c.parseFlat(fp, head, length, phv, off, r)
 	}
 	for s := pg.Start; s != nil; {
 		if s.IsReject() {
@@ -288,6 +367,53 @@ func (c *Codec) Parse(head []byte, length int, phv []int64, egress, bridged bool
 			}
 		}
 		s = next
+	}
+	r.Offset = off / 8
+	return r
+}
+
+// parseFlat is the rest of Parse on a flattened parse graph, from bit
+// offset off with r so far.
+func (c *Codec) parseFlat(fp *flatParser, head []byte, length int, phv []int64, off int, r ParseResult) ParseResult {
+	for si := int32(0); si >= 0; {
+		s := &fp.states[si]
+		if s.reject {
+			r.Rejected = true
+			break
+		}
+		r.States++
+		for _, hi := range s.extract {
+			hc := &c.hdrs[hi]
+			if (off+hc.bits)/8 > length {
+				r.Rejected = true
+				r.Offset = off / 8
+				return r
+			}
+			if b := off >> 3; hc.words != 0 && off&7 == 0 && b+hc.bytes <= len(head) {
+				var ws [maxHdrWords]uint64
+				loadWords(&ws, head, b, hc.bytes)
+				extractWords(hc.plan, &ws, phv)
+			} else {
+				extract(hc.fields, head, off, phv)
+			}
+			phv[hc.valid] = 1
+			off += hc.bits
+			r.Bytes += hc.bytes
+		}
+		next := int32(-1)
+		if s.sel < 0 {
+			next = s.trans[0].next
+		} else {
+			v := phv[s.sel]
+			for i := range s.trans {
+				t := &s.trans[i]
+				if t.dflt || v&t.mask == t.value {
+					next = t.next
+					break
+				}
+			}
+		}
+		si = next
 	}
 	r.Offset = off / 8
 	return r

@@ -214,8 +214,8 @@ func TestParseDeparseAgreeWithReference(t *testing.T) {
 			t.Fatal(err)
 		}
 		codec := p.NewCodec()
-		if codec.slow {
-			t.Fatalf("%s: no flattened codec", name)
+		if codec.slow || codec.ingress == nil || codec.egress == nil {
+			t.Fatalf("%s: no flattened codec or parse graph", name)
 		}
 		var heads [][]byte
 		for _, ft := range p.Traffic {

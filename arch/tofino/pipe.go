@@ -44,6 +44,12 @@ type PipeThread struct {
 
 	nextIssuePs int64
 	Stats       ThreadStats
+
+	// Per-packet constants, derived once from cfg and prog (the same
+	// values the Config and Program methods compute).
+	cyclePs float64                      // cfg.CyclePs()
+	slotPs  int64                        // issue spacing: max(1, CyclesToPs(1)/PacketsPerCycle)
+	slots   [len(programs.StdFields)]int // std field slots by StdID
 }
 
 // ThreadStats counts what a pipeline thread did.
@@ -52,9 +58,7 @@ type ThreadStats struct {
 	ParserDrops  int
 	ProgramDrops int
 	Latency      stats.Samples // ps from arrival to deparser output (includes issue wait)
-	Fixed        stats.Samples // ps of parser + MAU + deparser only
 	WaitPs       stats.Samples
-	ParserStates stats.Samples
 }
 
 // NotifyRecv is unused: packets arrive as scheduled events (components/packet/event.go).
@@ -75,7 +79,7 @@ func (p *PipeThread) Handle(e sim.Event) error {
 	return nil
 }
 
-func (p *PipeThread) std(id programs.StdID) int { return p.prog.Std[id].Slot }
+func (p *PipeThread) std(id programs.StdID) int { return p.slots[id] }
 
 func (p *PipeThread) process(pkt *packet.Packet, nowPs int64) {
 	if nowPs > p.sw.deadlinePs {
@@ -83,11 +87,10 @@ func (p *PipeThread) process(pkt *packet.Packet, nowPs int64) {
 		return
 	}
 	c := p.cfg
-	cyc := c.CyclePs()
+	cyc := p.cyclePs
 	issueCycle := int64(float64(max(nowPs, p.nextIssuePs))/cyc + 0.999999)
-	issuePs := c.CyclesToPs(issueCycle)
-	slot := c.CyclesToPs(1) / int64(c.PacketsPerCycle)
-	p.nextIssuePs = issuePs + max(1, slot)
+	issuePs := int64(float64(issueCycle)*cyc + 0.5) // c.CyclesToPs(issueCycle)
+	p.nextIssuePs = issuePs + p.slotPs
 	p.Stats.Packets++
 
 	for i := range p.phv {
@@ -111,7 +114,6 @@ func (p *PipeThread) process(pkt *packet.Packet, nowPs int64) {
 		}
 	}
 	res := p.codec.Parse(pkt.Head, pkt.Len, phv, p.gress == spec.Egress, p.gress == spec.Egress && !pkt.NoBridge)
-	p.Stats.ParserStates.Add(int64(res.States))
 	if res.Rejected {
 		p.Stats.ParserDrops++
 		p.sw.dropped(pkt, p.rejectReason)
@@ -134,10 +136,9 @@ func (p *PipeThread) process(pkt *packet.Packet, nowPs int64) {
 	L := c.Latency
 	parser := L.ParserBase + L.ParserPerState*res.States + ceilDiv(res.Bytes, L.ParserWindowBytes)
 	deparser := L.DeparserBase + ceilDiv(emitted, L.DeparserBytesPerCycle)
-	fixed := c.CyclesToPs(int64(parser + p.place.MAUCycles[p.gress] + deparser))
+	fixed := int64(float64(int64(parser+p.place.MAUCycles[p.gress]+deparser))*cyc + 0.5) // c.CyclesToPs
 	outPs := issuePs + fixed
 	p.Stats.Latency.Add(outPs - nowPs)
-	p.Stats.Fixed.Add(fixed)
 	p.Stats.WaitPs.Add(issuePs - nowPs)
 	pkt.Head, pkt.Len = head, length
 
@@ -181,6 +182,13 @@ func newPipeThread(sw *Switch, gress spec.Gress, pipe int, state *programs.State
 		dropReason:   gress.String() + " program drop",
 	}
 	p.codec = sw.codec
+	p.cyclePs = sw.cfg.CyclePs()
+	p.slotPs = max(1, sw.cfg.CyclesToPs(1)/int64(sw.cfg.PacketsPerCycle))
+	for id := range p.slots {
+		if f := sw.prog.Std[id]; f != nil {
+			p.slots[id] = f.Slot
+		}
+	}
 	p.exec = programs.NewExec(state, rng)
 	p.exec.Gress = gress.String()
 	if gress == spec.Ingress && sw.cfg.Features.IngressQueueVisibility {
