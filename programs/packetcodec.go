@@ -1,20 +1,22 @@
 package programs
 
-import "encoding/binary"
+import (
+	"encoding/binary"
+	"fmt"
+)
 
 // Codec is a program's parser and deparser with every header's field
-// layout flattened once (slot, bit offset, width, sign), for a caller that
-// parses and deparses many packets (a switch pipeline thread). Its Parse
-// and DeparseInPlace give exactly what Program.Parse and
-// Program.DeparseInPlace give.
+// layout and both parse graphs flattened once (slots, bit offsets, widths,
+// signs; states and headers by index). It is the one implementation of
+// parsing and deparsing: Program.Parse, Deparse and DeparseInPlace use
+// the program's own codec.
 type Codec struct {
 	p          *Program
-	slow       bool       // headers not indexed by declaration: use the Program's methods
 	hdrs       []hdrCodec // by Header.Index
 	bridge     []fieldCodec
 	bridgeBits int // bits of bridged metadata, rounded up to whole bytes
-	// ingress and egress are the parse graphs flattened (nil: walk the
-	// Parser's states): states by index, next states as indices.
+	// ingress and egress are the parse graphs flattened: states by
+	// index, next states as indices.
 	ingress, egress *flatParser
 }
 
@@ -41,11 +43,11 @@ type flatTrans struct {
 	next        int32
 }
 
-// flatten indexes a parse graph's states (nil when it cannot: a state
-// without select has no transition, which the loader never makes).
+// flatten indexes a parse graph's states (none for a program without a
+// parser).
 func (c *Codec) flatten(pg *Parser) *flatParser {
 	if pg == nil || pg.Start == nil {
-		return nil
+		return &flatParser{}
 	}
 	idx := map[*ParseState]int32{}
 	var order []*ParseState
@@ -74,7 +76,7 @@ func (c *Codec) flatten(pg *Parser) *flatParser {
 			if s.Select != nil {
 				fs.sel = int32(s.Select.Slot)
 			} else if len(s.Transitions) == 0 {
-				return nil
+				panic("programs: parse state " + s.Name + " has neither a select nor a transition (the loader never makes one)")
 			}
 			for _, t := range s.Transitions {
 				fs.trans = append(fs.trans, flatTrans{value: t.Value, mask: t.Mask, dflt: t.Default, next: visit(t.Next)})
@@ -253,15 +255,14 @@ func makeFieldCodec(f *Field, off int) fieldCodec {
 	return fieldCodec{slot: int32(f.Slot), off: int32(off), bits: int32(f.Type.Bits), signed: f.Type.Signed}
 }
 
-// NewCodec flattens the program's headers. (A program whose headers are
-// not indexed by declaration, which the loader never makes, gets a codec
-// that calls the Program's methods.)
+// NewCodec flattens the program's headers and parse graphs. Programs come
+// from the loader, which indexes headers by declaration; anything else is
+// a bug, and NewCodec panics naming it.
 func (p *Program) NewCodec() *Codec {
 	c := &Codec{p: p, hdrs: make([]hdrCodec, len(p.Headers))}
-	slow := &Codec{p: p, slow: true}
 	for i, h := range p.Headers {
 		if h.Index != i || h.Valid == nil {
-			return slow
+			panic(fmt.Sprintf("programs: header %s is not indexed by declaration (index %d, want %d)", h.Name, h.Index, i))
 		}
 		hc := hdrCodec{h: h, valid: h.Valid.Slot, bits: h.Bits, bytes: h.Bytes()}
 		for _, f := range h.Fields {
@@ -281,7 +282,7 @@ func (p *Program) NewCodec() *Codec {
 		for _, s := range pg.States {
 			for _, h := range s.Extract {
 				if h.Index < 0 || h.Index >= len(p.Headers) || p.Headers[h.Index] != h {
-					return slow
+					panic(fmt.Sprintf("programs: parse state %s extracts header %s, which is not the program's", s.Name, h.Name))
 				}
 			}
 		}
@@ -307,13 +308,9 @@ func (c *Codec) Program() *Program { return c.p }
 
 // Parse is Program.Parse.
 func (c *Codec) Parse(head []byte, length int, phv []int64, egress, bridged bool) ParseResult {
-	p := c.p
-	if c.slow {
-		return p.Parse(head, length, phv, egress, bridged)
-	}
 	var r ParseResult
 	off := 0 // bit offset
-	if bridged && p.BridgeBits > 0 {
+	if bridged && c.p.BridgeBits > 0 {
 		for i := range c.bridge {
 			f := &c.bridge[i]
 			phv[f.slot] = f.norm(getBits(head, int(f.off), int(f.bits)))
@@ -321,61 +318,21 @@ func (c *Codec) Parse(head []byte, length int, phv []int64, egress, bridged bool
 		off = c.bridgeBits
 		r.Bytes += off / 8
 	}
-	pg := p.Parser
 	fp := c.ingress
-	if egress && p.EgressParser != nil {
-		pg, fp = p.EgressParser, c.egress
+	if egress {
+		fp = c.egress
 	}
-	if fp != nil {
-		return c.parseFlat(fp, head, length, phv, off, r)
-	}
-	for s := pg.Start; s != nil; {
-		if s.IsReject() {
-			r.Rejected = true
-			break
-		}
-		r.States++
-		for _, h := range s.Extract {
-			hc := &c.hdrs[h.Index]
-			if (off+hc.bits)/8 > length {
-				r.Rejected = true
-				r.Offset = off / 8
-				return r
-			}
-			if b := off >> 3; hc.words != 0 && off&7 == 0 && b+hc.bytes <= len(head) {
-				var ws [maxHdrWords]uint64
-				loadWords(&ws, head, b, hc.bytes)
-				extractWords(hc.plan, &ws, phv)
-			} else {
-				extract(hc.fields, head, off, phv)
-			}
-			phv[hc.valid] = 1
-			off += hc.bits
-			r.Bytes += hc.bytes
-		}
-		var next *ParseState
-		if s.Select == nil {
-			next = s.Transitions[0].Next
-		} else {
-			v := phv[s.Select.Slot]
-			for i := range s.Transitions {
-				t := &s.Transitions[i]
-				if t.Default || v&t.Mask == t.Value {
-					next = t.Next
-					break
-				}
-			}
-		}
-		s = next
-	}
-	r.Offset = off / 8
-	return r
+	return c.parseFlat(fp, head, length, phv, off, r)
 }
 
 // parseFlat is the rest of Parse on a flattened parse graph, from bit
 // offset off with r so far.
 func (c *Codec) parseFlat(fp *flatParser, head []byte, length int, phv []int64, off int, r ParseResult) ParseResult {
-	for si := int32(0); si >= 0; {
+	first := int32(0)
+	if len(fp.states) == 0 {
+		first = -1 // no parser: nothing to extract
+	}
+	for si := first; si >= 0; {
 		s := &fp.states[si]
 		if s.reject {
 			r.Rejected = true
@@ -444,11 +401,22 @@ func extract(fields []fieldCodec, head []byte, off int, phv []int64) {
 	}
 }
 
-// DeparseInPlace is Program.DeparseInPlace.
+// Deparse serializes the valid headers in declaration order, prefixed by
+// the bridged metadata when withBridge is set, followed by the payload (the
+// packet's bytes from payloadOff on). It returns the new head bytes (a new
+// array: head is not modified) and the new total length.
+func (c *Codec) Deparse(phv []int64, head []byte, length, payloadOff int, withBridge bool) ([]byte, int) {
+	return c.deparse(phv, head, length, payloadOff, withBridge, false)
+}
+
+// DeparseInPlace is Deparse writing into head's array when it has room
+// (else into a new one): for a caller that owns head's array (nobody else
+// holds a slice of it). The bytes it returns are the same as Deparse's.
 func (c *Codec) DeparseInPlace(phv []int64, head []byte, length, payloadOff int, withBridge bool) ([]byte, int) {
-	if c.slow {
-		return c.p.DeparseInPlace(phv, head, length, payloadOff, withBridge)
-	}
+	return c.deparse(phv, head, length, payloadOff, withBridge, true)
+}
+
+func (c *Codec) deparse(phv []int64, head []byte, length, payloadOff int, withBridge, inPlace bool) ([]byte, int) {
 	n, rest := 0, 0
 	if withBridge {
 		n += (c.p.BridgeBits + 7) / 8
@@ -462,13 +430,19 @@ func (c *Codec) DeparseInPlace(phv []int64, head []byte, length, payloadOff int,
 		rest = len(head) - payloadOff
 	}
 	var out []byte
-	if cap(head) >= n+rest {
+	switch {
+	case !inPlace:
+		out = make([]byte, n+rest)
+		if rest > 0 {
+			copy(out[n:], head[payloadOff:])
+		}
+	case cap(head) >= n+rest:
 		out = head[:n+rest]
 		if rest > 0 && n != payloadOff {
 			copy(out[n:], head[payloadOff:payloadOff+rest]) // memmove: the ranges may overlap
 		}
 		clear(out[:n])
-	} else {
+	default:
 		out = make([]byte, n+rest, max(n+rest+16, 64))
 		if rest > 0 {
 			copy(out[n:], head[payloadOff:])

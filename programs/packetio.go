@@ -126,57 +126,7 @@ func putBitsSlow(buf []byte, off, width int, v uint64) {
 // validity bits of phv. With bridged set, the packet starts with the
 // bridged metadata the ingress deparser prepended.
 func (p *Program) Parse(head []byte, length int, phv []int64, egress, bridged bool) ParseResult {
-	var r ParseResult
-	off := 0 // bit offset
-	if bridged && p.BridgeBits > 0 {
-		for _, f := range p.Meta {
-			if f.Bridged {
-				phv[f.Slot] = f.Type.Norm(int64(getBits(head, off, f.Type.Bits)))
-				off += f.Type.Bits
-			}
-		}
-		off = (off + 7) / 8 * 8
-		r.Bytes += off / 8
-	}
-	pg := p.Parser
-	if egress && p.EgressParser != nil {
-		pg = p.EgressParser
-	}
-	for s := pg.Start; s != nil; {
-		if s.IsReject() {
-			r.Rejected = true
-			break
-		}
-		r.States++
-		for _, h := range s.Extract {
-			if (off+h.Bits)/8 > length {
-				r.Rejected = true
-				r.Offset = off / 8
-				return r
-			}
-			for _, f := range h.Fields {
-				phv[f.Slot] = f.Type.Norm(int64(getBits(head, off+f.Offset, f.Type.Bits)))
-			}
-			phv[h.Valid.Slot] = 1
-			off += h.Bits
-			r.Bytes += h.Bytes()
-		}
-		var next *ParseState
-		if s.Select == nil {
-			next = s.Transitions[0].Next
-		} else {
-			v := phv[s.Select.Slot]
-			for _, t := range s.Transitions {
-				if t.Default || v&t.Mask == t.Value {
-					next = t.Next
-					break
-				}
-			}
-		}
-		s = next
-	}
-	r.Offset = off / 8
-	return r
+	return p.Codec().Parse(head, length, phv, egress, bridged)
 }
 
 // PayloadBytes returns the bytes of a packet after its parsed headers, the
@@ -198,76 +148,21 @@ func PayloadBytes(head []byte, length, offset int) []byte {
 // packet's bytes from payloadOff on). It returns the new head bytes (a new
 // array: head is not modified) and the new total length.
 func (p *Program) Deparse(phv []int64, head []byte, length, payloadOff int, withBridge bool) ([]byte, int) {
-	n, rest := p.deparseSize(phv, head, payloadOff, withBridge)
-	out := make([]byte, n, n+rest)
-	p.deparseHeaders(phv, out, withBridge)
-	if rest > 0 {
-		out = append(out, head[payloadOff:]...)
-	}
-	return out, n + deparsePayload(length, payloadOff)
+	return p.Codec().Deparse(phv, head, length, payloadOff, withBridge)
 }
 
 // DeparseInPlace is Deparse writing into head's array when it has room
 // (else into a new one): for a caller that owns head's array (nobody else
 // holds a slice of it). The bytes it returns are the same as Deparse's.
 func (p *Program) DeparseInPlace(phv []int64, head []byte, length, payloadOff int, withBridge bool) ([]byte, int) {
-	n, rest := p.deparseSize(phv, head, payloadOff, withBridge)
-	var out []byte
-	if cap(head) >= n+rest {
-		out = head[:n+rest]
-		if rest > 0 && n != payloadOff {
-			copy(out[n:], head[payloadOff:payloadOff+rest]) // memmove: the ranges may overlap
-		}
-		clear(out[:n])
-	} else {
-		out = make([]byte, n+rest, max(n+rest+16, 64))
-		if rest > 0 {
-			copy(out[n:], head[payloadOff:])
-		}
-	}
-	p.deparseHeaders(phv, out, withBridge)
-	return out, n + deparsePayload(length, payloadOff)
+	return p.Codec().DeparseInPlace(phv, head, length, payloadOff, withBridge)
 }
 
-// deparseSize is the bytes Deparse writes for headers (and bridged
-// metadata) and the bytes of head it keeps after them.
-func (p *Program) deparseSize(phv []int64, head []byte, payloadOff int, withBridge bool) (n, rest int) {
-	if withBridge {
-		n += (p.BridgeBits + 7) / 8
-	}
-	for _, h := range p.Headers {
-		if phv[h.Valid.Slot] != 0 {
-			n += h.Bytes()
-		}
-	}
-	if payloadOff < len(head) {
-		rest = len(head) - payloadOff
-	}
-	return n, rest
-}
-
-// deparseHeaders writes the bridged metadata (withBridge) and the valid
-// headers into out, whose header bytes are zero.
-func (p *Program) deparseHeaders(phv []int64, out []byte, withBridge bool) {
-	off := 0
-	if withBridge {
-		for _, f := range p.Meta {
-			if f.Bridged {
-				putBits(out, off, f.Type.Bits, uint64(phv[f.Slot]))
-				off += f.Type.Bits
-			}
-		}
-		off = (off + 7) / 8 * 8
-	}
-	for _, h := range p.Headers {
-		if phv[h.Valid.Slot] == 0 {
-			continue
-		}
-		for _, f := range h.Fields {
-			putBits(out, off+f.Offset, f.Type.Bits, uint64(phv[f.Slot]))
-		}
-		off += h.Bits
-	}
+// Codec is the program's codec, built on first use (a Program is shared
+// by the simulations that run it, read only).
+func (p *Program) Codec() *Codec {
+	p.codec.once.Do(func() { p.codec.c = p.NewCodec() })
+	return p.codec.c
 }
 
 // deparsePayload is the payload bytes after the headers of a packet of

@@ -3,6 +3,7 @@ package programs
 import (
 	"fmt"
 	"sort"
+	"sync"
 )
 
 // Type is the type of a field or expression: a bit width and a signedness.
@@ -437,6 +438,10 @@ type Program struct {
 	Routes       *Routes // how a control plane installs host routes (nil: none)
 	NumSlots     int
 	BridgeBits   int
+	codec        struct { // Codec(): built once, on first use
+		once sync.Once
+		c    *Codec
+	}
 }
 
 // Constant is a named compile-time constant.

@@ -106,7 +106,7 @@ func (b Builder) Build(name string) *Switch {
 	if b.cfg == nil {
 		b.cfg = b.place.Chip
 	}
-	sw := &Switch{engine: b.engine, cfg: b.cfg, prog: b.place.Prog, codec: b.place.Prog.NewCodec(), place: b.place, drops: map[string]int{}, name: name}
+	sw := &Switch{engine: b.engine, cfg: b.cfg, prog: b.place.Prog, codec: b.place.Prog.Codec(), place: b.place, drops: map[string]int{}, name: name}
 	sw.ports = &Ports{ComponentBase: sim.NewComponentBase(name + ".Ports"), sw: sw,
 		busyUntil: make([]int64, sw.cfg.Pipes*sw.cfg.DevPortPipeStride)}
 	c := b.cfg

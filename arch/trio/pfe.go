@@ -242,7 +242,7 @@ func (b Builder) Build(name string) *PFE {
 func newPFE(name string, engine sim.Engine, cfg *spec.Config, mc *lower.Microcode, seed int64) *PFE {
 	p := &PFE{ComponentBase: sim.NewComponentBase(name), cfg: cfg, mc: mc, prog: mc.Prog, engine: engine,
 		order: map[int64]*flowOrder{}, out: map[int]*outQueue{}, drops: map[string]int{}}
-	p.codec = p.prog.NewCodec()
+	p.codec = p.prog.Codec()
 	p.hdrs = make([]byte, 0, 256)
 	p.state = programs.NewState(p.prog)
 	p.StateControl = &arch.StateControl{Prog: p.prog, States: []*programs.State{p.state}}
