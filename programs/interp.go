@@ -280,6 +280,8 @@ type Exec struct {
 	out    int64
 	ra     *RegisterAction
 	keyBuf []int64
+	// regAdds holds a run of register adds for the tracer (regAddRun).
+	regAdds []RegAdd
 	hashB  []byte
 	// Steps counts executed table applications and inline statements,
 	// useful to check that a program did work on a packet.

@@ -97,6 +97,21 @@ func (t *tracer) RegisterCost(ra *programs.RegisterAction) int32 {
 // RegisterAt charges register action h (RegisterCost) on cell index.
 func (t *tracer) RegisterAt(h int32, index int) { t.register(&t.regList[h], index) }
 
+// RegAdds implements programs.RegAddTracer: a run of register adds, each
+// charged as StmtAt, Payload and RegisterAt would in turn.
+func (t *tracer) RegAdds(run []programs.RegAdd) {
+	for k := range run {
+		a := &run[k]
+		if a.Stmt != 0 {
+			t.th.addInstr(int(a.Stmt))
+		}
+		if a.Payload {
+			t.Payload(a.Word)
+		}
+		t.register(&t.regList[a.Reg], a.Index)
+	}
+}
+
 func (t *tracer) register(ri *regInfo, index int) {
 	p := t.p
 	bank, lat := p.bankOf(&ri.place, int64(index)), ri.latency
