@@ -282,7 +282,7 @@ type Exec struct {
 	keyBuf []int64
 	// regAdds holds a run of register adds for the tracer (regAddRun).
 	regAdds []RegAdd
-	hashB  []byte
+	hashB   []byte
 	// Steps counts executed table applications and inline statements,
 	// useful to check that a program did work on a packet.
 	Steps int
