@@ -240,13 +240,18 @@ func (k *compiled) stmts(list []Stmt) []stmtFn {
 	bt, _ := k.coster.(RegAddTracer)
 	var run []regAdd
 	var one []stmtFn
+	var idxs, words []Expr
+	var ra *RegisterAction
 	flush := func() {
 		if len(run) >= 2 {
-			out = append(out, k.regAddRun(run, one, bt))
+			if len(words) != len(run) {
+				words = nil
+			}
+			out = append(out, k.regAddRun(run, one, bt, idxs, words, ra))
 		} else {
 			out = append(out, one...)
 		}
-		run, one = nil, nil
+		run, one, idxs, words = nil, nil, nil, nil
 	}
 	for _, s := range list {
 		if bt != nil {
@@ -259,7 +264,9 @@ func (k *compiled) stmts(list []Stmt) []stmtFn {
 					k.ra = c.Action
 					a.word = k.expr(w)
 					k.ra = saved
+					words, ra = append(words, w), c.Action
 				}
+				idxs = append(idxs, c.Index)
 				run = append(run, a)
 				one = append(one, regCallStmt(st, rc))
 				continue

@@ -1,5 +1,7 @@
 package programs
 
+import "encoding/binary"
+
 // Runs of register adds: a loop of stateful updates such as Trio-ML's
 // aggregation (aggr.add0(base+i+0) ... aggr.add15(base+i+15), each add's
 // body value = value + payload32(i+k)) is compiled, when the tracer is a
@@ -92,11 +94,83 @@ func noPayload(e Expr) bool {
 	return true
 }
 
+// affine is an expression X + c (c a constant): its value is n.of(X + c).
+type affine struct {
+	stem Expr
+	c    int64
+	n    norm
+}
+
+// affineOf returns e as X + c.
+func affineOf(e Expr) (affine, bool) {
+	if b, ok := e.(*BinaryExpr); ok && b.Op == OpAdd {
+		if c, ok := b.Y.(*ConstExpr); ok {
+			return affine{stem: b.X, c: c.Val, n: normOf(b.T)}, true
+		}
+	}
+	return affine{}, false
+}
+
+// sameExpr reports whether pure expressions a and b (see pureAddend, with
+// no payload word) always have the same value within a run: the same
+// fields (none computed when read, see DynSlot), parameters, constants and
+// operators.
+func (k *compiled) sameExpr(a, b Expr) bool {
+	switch a := a.(type) {
+	case *ConstExpr:
+		b, ok := b.(*ConstExpr)
+		return ok && a.Val == b.Val && a.T == b.T
+	case *FieldExpr:
+		b, ok := b.(*FieldExpr)
+		return ok && a.F == b.F && a.F.Slot != k.dynSlot
+	case *ParamExpr:
+		b, ok := b.(*ParamExpr)
+		return ok && a.P == b.P
+	case *BinaryExpr:
+		b, ok := b.(*BinaryExpr)
+		return ok && a.Op == b.Op && a.T == b.T && k.sameExpr(a.X, b.X) && k.sameExpr(a.Y, b.Y)
+	}
+	return false
+}
+
+// stems returns the run's common stem when every expression of es is
+// X + c with the same X (the adds' indexes, or their payload words), and
+// the constants and normalizations of each.
+func (k *compiled) stems(es []Expr) (Expr, []affine) {
+	out := make([]affine, len(es))
+	for j, e := range es {
+		a, ok := affineOf(e)
+		if !ok || (j > 0 && !k.sameExpr(out[0].stem, a.stem)) {
+			return nil, nil
+		}
+		out[j] = a
+	}
+	return out[0].stem, out
+}
+
 // regAddRun compiles a run of adds (at least two) whose single-statement
 // closures are one: the whole run as one closure. It runs the single
 // closures instead when the run cannot be batched (no tracer, OnRegister
 // set, inside a register action).
-func (k *compiled) regAddRun(adds []regAdd, one []stmtFn, bt RegAddTracer) stmtFn {
+//
+// The run changes nothing but register cells, and its indexes and payload
+// words read none, so they have the same values whenever they are read:
+// when all the indexes are X + c with the same X (aggr.addK(base + i + K)),
+// X is evaluated once for the run, and likewise for the payload words.
+func (k *compiled) regAddRun(adds []regAdd, one []stmtFn, bt RegAddTracer, idxs, words []Expr, ra *RegisterAction) stmtFn {
+	var idxStem, wordStem evalFn
+	var ia, wa []affine
+	if stem, aff := k.stems(idxs); stem != nil {
+		idxStem, ia = k.expr(stem), aff
+	}
+	if words != nil {
+		if stem, aff := k.stems(words); stem != nil {
+			saved := k.ra
+			k.ra = ra
+			wordStem, wa = k.expr(stem), aff
+			k.ra = saved
+		}
+	}
 	return func(x *Exec) {
 		if any(x.Tracer) != any(bt) || x.OnRegister != nil || x.ra != nil {
 			for _, f := range one {
@@ -108,16 +182,45 @@ func (k *compiled) regAddRun(adds []regAdd, one []stmtFn, bt RegAddTracer) stmtF
 			x.regAdds = make([]RegAdd, len(adds))
 		}
 		buf := x.regAdds[:len(adds)]
+		var is, ws int64
+		if idxStem != nil {
+			is = idxStem(x)
+		}
+		if wordStem != nil {
+			ws = wordStem(x)
+		}
 		for j := range adds {
 			a := &adds[j]
 			c := a.rc
 			cells := x.State.Regs[c.reg]
-			i := cellIndex(c.idx(x), c.size)
+			var v int64
+			if idxStem != nil {
+				v = ia[j].n.of(is + ia[j].c)
+			} else {
+				v = c.idx(x)
+			}
+			var i int
+			if uint64(v) < uint64(c.size) {
+				i = int(v)
+			} else {
+				i = cellIndex(v, c.size)
+			}
 			r := &buf[j]
 			if a.word != nil {
-				w := a.word(x)
+				var w int64
+				if wordStem != nil {
+					w = wa[j].n.of(ws + wa[j].c)
+				} else {
+					w = a.word(x)
+				}
 				r.Word, r.Payload = int(w), true
-				cells[i] = c.cellT.of(c.addT.of(cells[i] + payloadWord(x.Payload, w)))
+				var pw int64
+				if o := uint64(w) * 4; uint64(w) < 1<<60 && o+4 <= uint64(len(x.Payload)) {
+					pw = int64(binary.BigEndian.Uint32(x.Payload[o:]))
+				} else {
+					pw = payloadWord(x.Payload, w)
+				}
+				cells[i] = c.cellT.of(c.addT.of(cells[i] + pw))
 			} else {
 				r.Payload = false
 				cells[i] = c.cellT.of(c.addT.of(cells[i] + c.add(x)))

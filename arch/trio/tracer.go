@@ -98,17 +98,32 @@ func (t *tracer) RegisterCost(ra *programs.RegisterAction) int32 {
 func (t *tracer) RegisterAt(h int32, index int) { t.register(&t.regList[h], index) }
 
 // RegAdds implements programs.RegAddTracer: a run of register adds, each
-// charged as StmtAt, Payload and RegisterAt would in turn.
+// charged as StmtAt, Payload and RegisterAt would in turn. An add whose
+// atomic asynchronous transaction continues the open segment's last one
+// (same engine and cost: the adds of one 64-byte line) only counts it, as
+// thread.addAsync would.
 func (t *tracer) RegAdds(run []programs.RegAdd) {
+	th := t.th
 	for k := range run {
 		a := &run[k]
 		if a.Stmt != 0 {
-			t.th.addInstr(int(a.Stmt))
+			th.addInstr(int(a.Stmt))
 		}
 		if a.Payload {
-			t.Payload(a.Word)
+			if off := th.payloadAt + 4*a.Word - th.tailAt; uint(off) < uint(th.tailLen) {
+				t.Payload(a.Word)
+			}
 		}
-		t.register(&t.regList[a.Reg], a.Index)
+		ri := &t.regList[a.Reg]
+		if ri.atomic && !ri.sync && th.seg > 0 && th.segLast > 0 {
+			l := &th.script[th.segLast-1]
+			if l.x == uint8(lower.XRMW) && l.busy == ri.busy && l.latency == ri.latency && l.bank == t.p.bankOf(&ri.place, int64(a.Index)) {
+				l.n++
+				th.xtxn[lower.XRMW]++
+				continue
+			}
+		}
+		t.register(ri, a.Index)
 	}
 }
 
