@@ -102,8 +102,13 @@ func (t *tracer) RegisterAt(h int32, index int) { t.register(&t.regList[h], inde
 // atomic asynchronous transaction continues the open segment's last one
 // (same engine and cost: the adds of one 64-byte line) only counts it, as
 // thread.addAsync would.
+//
+// The adds' payload words are mostly in the chunk the previous add read:
+// that chunk, once charged or found fetched, is in local memory, and a word
+// in it needs no check.
 func (t *tracer) RegAdds(run []programs.RegAdd) {
 	th := t.th
+	lastChunk := -1
 	for k := range run {
 		a := &run[k]
 		if a.Stmt != 0 {
@@ -111,7 +116,16 @@ func (t *tracer) RegAdds(run []programs.RegAdd) {
 		}
 		if a.Payload {
 			if off := th.payloadAt + 4*a.Word - th.tailAt; uint(off) < uint(th.tailLen) {
-				t.Payload(a.Word)
+				var chunk int
+				if sh := t.p.tailShift; sh >= 0 {
+					chunk = off >> sh
+				} else {
+					chunk = off / t.p.cfg.XTXN.TailChunkBytes
+				}
+				if chunk != lastChunk {
+					lastChunk = chunk
+					t.Payload(a.Word)
+				}
 			}
 		}
 		ri := &t.regList[a.Reg]
