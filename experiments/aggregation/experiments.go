@@ -3,6 +3,8 @@ package aggregation
 import (
 	"archsim/engine"
 	"fmt"
+	"runtime"
+	"sync"
 
 	"archsim/arch/trio"
 	"archsim/components/packet"
@@ -253,29 +255,76 @@ func StragglerSweep(p *Params, probs []float64, seed int64) ([]Speedup, error) {
 		}
 		return r, nil
 	}
-	idle, err := switchml(0)
-	if err != nil {
-		return nil, err
+	// The remaining runs (SwitchML without stragglers, and Trio-ML and
+	// SwitchML at each probability) are independent simulations, each on
+	// its own serial engine: they run in parallel on the local cores, the
+	// longest (SwitchML) first, and their errors are reported in the
+	// order the runs were listed.
+	tr := make([]*Result, len(probs))
+	sml := make([]*Result, len(probs))
+	trErr := make([]error, len(probs))
+	smlErr := make([]error, len(probs))
+	var idle *Result
+	var idleErr error
+	jobs := []func(){func() { idle, idleErr = switchml(0) }}
+	for i, prob := range probs {
+		if prob < 0 || prob > 1 {
+			continue
+		}
+		jobs = append(jobs, func() { sml[i], smlErr[i] = switchml(prob) })
+	}
+	for i, prob := range probs {
+		if prob < 0 || prob > 1 {
+			continue
+		}
+		jobs = append(jobs, func() {
+			tr[i], trErr[i] = Run(hier(Setup{Switch: "trio", Workers: p.Workers(prob, typicalPs, seed), Seed: seed}))
+		})
+	}
+	parallel(jobs)
+	if idleErr != nil {
+		return nil, idleErr
 	}
 	var out []Speedup
-	for _, prob := range probs {
+	for i, prob := range probs {
 		if prob < 0 || prob > 1 {
 			return nil, fmt.Errorf("straggling probability %g: want 0..1", prob)
 		}
-		tr, err := Run(hier(Setup{Switch: "trio", Workers: p.Workers(prob, typicalPs, seed), Seed: seed}))
-		if err != nil {
-			return nil, err
+		if trErr[i] != nil {
+			return nil, trErr[i]
 		}
+		tr := tr[i]
 		if !tr.Done || tr.Wrong > 0 {
 			return nil, fmt.Errorf("trio-ml at p = %g: done %v, %d wrong results", prob, tr.Done, tr.Wrong)
 		}
-		sml, err := switchml(prob)
-		if err != nil {
-			return nil, err
+		if smlErr[i] != nil {
+			return nil, smlErr[i]
 		}
+		sml := sml[i]
 		out = append(out, Speedup{Probability: prob, TypicalMs: typ.MeanIterationMs, TrioMs: tr.MeanIterationMs, SwitchMLMs: sml.MeanIterationMs,
 			SwitchMLIdleMs: idle.MeanIterationMs, Ratio: sml.MeanIterationMs / tr.MeanIterationMs, Sleeps: tr.Sleeps, Degraded: tr.Degraded,
 			TrioMedianMs: tr.MedianWorkerMs, SwitchMLMedianMs: sml.MedianWorkerMs})
 	}
 	return out, nil
+}
+
+// parallel runs the jobs on up to GOMAXPROCS goroutines, in order of
+// start, and returns when all are done.
+func parallel(jobs []func()) {
+	next := make(chan func())
+	var wg sync.WaitGroup
+	for range min(len(jobs), runtime.GOMAXPROCS(0)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for f := range next {
+				f()
+			}
+		}()
+	}
+	for _, f := range jobs {
+		next <- f
+	}
+	close(next)
+	wg.Wait()
 }
