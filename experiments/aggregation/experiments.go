@@ -234,16 +234,8 @@ func StragglerSweep(p *Params, probs []float64, seed int64) ([]Speedup, error) {
 		s.FirstLevel, s.FabricPs = p.Training.FirstLevel, int64(p.Training.FabricNs*1000)
 		return s
 	}
-	typ, err := Run(hier(Setup{Switch: "trio", Workers: p.Workers(0, 0, seed), Seed: seed}))
-	if err != nil {
-		return nil, err
-	}
-	if err := typ.healthy(); err != nil {
-		return nil, fmt.Errorf("trio-ml without stragglers: %v", err)
-	}
-	typicalPs := int64(typ.MeanIterationMs * 1e9)
 	// The paper's baseline: SwitchML-256 with pool size 512 ([TRIO] §6.1).
-	switchml := func(prob float64) (*Result, error) {
+	switchml := func(prob float64, typicalPs int64) (*Result, error) {
 		sc := p.Workers(prob, typicalPs, seed)
 		sc.PerPacket = 256
 		r, err := Run(Setup{Switch: "tofino", Workers: sc, Pool: p.SwitchML.Pool, Seed: seed})
@@ -255,23 +247,39 @@ func StragglerSweep(p *Params, probs []float64, seed int64) ([]Speedup, error) {
 		}
 		return r, nil
 	}
-	// The remaining runs (SwitchML without stragglers, and Trio-ML and
-	// SwitchML at each probability) are independent simulations, each on
-	// its own serial engine: they run in parallel on the local cores, the
-	// longest (SwitchML) first, and their errors are reported in the
-	// order the runs were listed.
+	// The runs are independent simulations, each on its own serial engine:
+	// they run in parallel on the local cores, and their errors are
+	// reported in the order the runs are listed. The runs without
+	// stragglers go first: the typical iteration scales only the sleeps of
+	// stragglers, so SwitchML without stragglers does not need it (as
+	// Trio-ML's typical run, it is given 0).
+	var typ, idle *Result
+	var err, idleErr error
+	parallel([]func(){
+		func() { typ, err = Run(hier(Setup{Switch: "trio", Workers: p.Workers(0, 0, seed), Seed: seed})) },
+		func() { idle, idleErr = switchml(0, 0) },
+	})
+	if err != nil {
+		return nil, err
+	}
+	if err := typ.healthy(); err != nil {
+		return nil, fmt.Errorf("trio-ml without stragglers: %v", err)
+	}
+	typicalPs := int64(typ.MeanIterationMs * 1e9)
+	if idleErr != nil {
+		return nil, idleErr
+	}
+	// Then SwitchML (the longer runs) and Trio-ML at each probability.
 	tr := make([]*Result, len(probs))
 	sml := make([]*Result, len(probs))
 	trErr := make([]error, len(probs))
 	smlErr := make([]error, len(probs))
-	var idle *Result
-	var idleErr error
-	jobs := []func(){func() { idle, idleErr = switchml(0) }}
+	var jobs []func()
 	for i, prob := range probs {
 		if prob < 0 || prob > 1 {
 			continue
 		}
-		jobs = append(jobs, func() { sml[i], smlErr[i] = switchml(prob) })
+		jobs = append(jobs, func() { sml[i], smlErr[i] = switchml(prob, typicalPs) })
 	}
 	for i, prob := range probs {
 		if prob < 0 || prob > 1 {
@@ -282,9 +290,6 @@ func StragglerSweep(p *Params, probs []float64, seed int64) ([]Speedup, error) {
 		})
 	}
 	parallel(jobs)
-	if idleErr != nil {
-		return nil, idleErr
-	}
 	var out []Speedup
 	for i, prob := range probs {
 		if prob < 0 || prob > 1 {
