@@ -3,7 +3,6 @@ package aggregation
 import (
 	"archsim/engine"
 	"fmt"
-	"runtime"
 	"sync"
 
 	"archsim/arch/trio"
@@ -248,48 +247,63 @@ func StragglerSweep(p *Params, probs []float64, seed int64) ([]Speedup, error) {
 		return r, nil
 	}
 	// The runs are independent simulations, each on its own serial engine:
-	// they run in parallel on the local cores, and their errors are
-	// reported in the order the runs are listed. The runs without
-	// stragglers go first: the typical iteration scales only the sleeps of
-	// stragglers, so SwitchML without stragglers does not need it (as
-	// Trio-ML's typical run, it is given 0).
+	// they run in two lanes in parallel, Trio-ML's runs in one and
+	// SwitchML's in the other (so that one SwitchML run, the larger, is in
+	// memory at a time), and their errors are reported in the order of the
+	// sequential sweep. SwitchML without stragglers starts with Trio-ML's
+	// typical run: the typical iteration scales only the sleeps of
+	// stragglers, so it does not need it (as the typical run, it is given
+	// 0); SwitchML's runs with stragglers wait for it.
 	var typ, idle *Result
 	var err, idleErr error
-	parallel([]func(){
-		func() { typ, err = Run(hier(Setup{Switch: "trio", Workers: p.Workers(0, 0, seed), Seed: seed})) },
-		func() { idle, idleErr = switchml(0, 0) },
-	})
+	tr := make([]*Result, len(probs))
+	sml := make([]*Result, len(probs))
+	trErr := make([]error, len(probs))
+	smlErr := make([]error, len(probs))
+	var typicalPs int64
+	typDone := make(chan bool, 1) // whether the typical run is healthy
+	valid := func(prob float64) bool { return prob >= 0 && prob <= 1 }
+	var wg sync.WaitGroup
+	wg.Add(2)
+	go func() {
+		defer wg.Done()
+		typ, err = Run(hier(Setup{Switch: "trio", Workers: p.Workers(0, 0, seed), Seed: seed}))
+		ok := err == nil && typ.healthy() == nil
+		if ok {
+			typicalPs = int64(typ.MeanIterationMs * 1e9)
+		}
+		typDone <- ok
+		if !ok {
+			return
+		}
+		for i, prob := range probs {
+			if valid(prob) {
+				tr[i], trErr[i] = Run(hier(Setup{Switch: "trio", Workers: p.Workers(prob, typicalPs, seed), Seed: seed}))
+			}
+		}
+	}()
+	go func() {
+		defer wg.Done()
+		idle, idleErr = switchml(0, 0)
+		if !<-typDone || idleErr != nil {
+			return
+		}
+		for i, prob := range probs {
+			if valid(prob) {
+				sml[i], smlErr[i] = switchml(prob, typicalPs)
+			}
+		}
+	}()
+	wg.Wait()
 	if err != nil {
 		return nil, err
 	}
 	if err := typ.healthy(); err != nil {
 		return nil, fmt.Errorf("trio-ml without stragglers: %v", err)
 	}
-	typicalPs := int64(typ.MeanIterationMs * 1e9)
 	if idleErr != nil {
 		return nil, idleErr
 	}
-	// Then SwitchML (the longer runs) and Trio-ML at each probability.
-	tr := make([]*Result, len(probs))
-	sml := make([]*Result, len(probs))
-	trErr := make([]error, len(probs))
-	smlErr := make([]error, len(probs))
-	var jobs []func()
-	for i, prob := range probs {
-		if prob < 0 || prob > 1 {
-			continue
-		}
-		jobs = append(jobs, func() { sml[i], smlErr[i] = switchml(prob, typicalPs) })
-	}
-	for i, prob := range probs {
-		if prob < 0 || prob > 1 {
-			continue
-		}
-		jobs = append(jobs, func() {
-			tr[i], trErr[i] = Run(hier(Setup{Switch: "trio", Workers: p.Workers(prob, typicalPs, seed), Seed: seed}))
-		})
-	}
-	parallel(jobs)
 	var out []Speedup
 	for i, prob := range probs {
 		if prob < 0 || prob > 1 {
@@ -311,25 +325,4 @@ func StragglerSweep(p *Params, probs []float64, seed int64) ([]Speedup, error) {
 			TrioMedianMs: tr.MedianWorkerMs, SwitchMLMedianMs: sml.MedianWorkerMs})
 	}
 	return out, nil
-}
-
-// parallel runs the jobs on up to GOMAXPROCS goroutines, in order of
-// start, and returns when all are done.
-func parallel(jobs []func()) {
-	next := make(chan func())
-	var wg sync.WaitGroup
-	for range min(len(jobs), runtime.GOMAXPROCS(0)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for f := range next {
-				f()
-			}
-		}()
-	}
-	for _, f := range jobs {
-		next <- f
-	}
-	close(next)
-	wg.Wait()
 }
