@@ -233,11 +233,49 @@ func cellIndex(v int64, size int64) int {
 // ---- statements ----
 
 // stmts compiles a statement list.
+// Consecutive register adds form one closure when the tracer takes runs
+// of them (see regAddRun).
 func (k *compiled) stmts(list []Stmt) []stmtFn {
 	out := make([]stmtFn, 0, len(list))
+	bt, _ := k.coster.(RegAddTracer)
+	var run []regAdd
+	var one []stmtFn
+	var idxs, words []Expr
+	var ra *RegisterAction
+	flush := func() {
+		if len(run) >= 2 {
+			if len(words) != len(run) {
+				words = nil
+			}
+			out = append(out, k.regAddRun(run, one, bt, idxs, words, ra))
+		} else {
+			out = append(out, one...)
+		}
+		run, one, idxs, words = nil, nil, nil, nil
+	}
 	for _, s := range list {
+		if bt != nil {
+			if c, ok := regAddOf(s); ok {
+				st := k.traced(s)
+				rc := k.regCall(c)
+				a := regAdd{rc: rc, st: st.h}
+				if w, ok := payloadArg(c.Action.Body[0].(*AssignStmt).Src.(*BinaryExpr).Y); ok {
+					saved := k.ra
+					k.ra = c.Action
+					a.word = k.expr(w)
+					k.ra = saved
+					words, ra = append(words, w), c.Action
+				}
+				idxs = append(idxs, c.Index)
+				run = append(run, a)
+				one = append(one, regCallStmt(st, rc))
+				continue
+			}
+		}
+		flush()
 		out = append(out, k.stmt(s))
 	}
+	flush()
 	return out
 }
 
@@ -274,14 +312,7 @@ func (k *compiled) stmt(s Stmt) stmtFn {
 			// A register action whose output is unused (a loop of
 			// stateful updates): the call runs here, without the
 			// statement's body closure.
-			rc := k.regCall(c)
-			return func(x *Exec) {
-				if x.Tracer != nil {
-					x.traceStmt(&st)
-				}
-				rc.run(x)
-				x.Steps++
-			}
+			return regCallStmt(st, k.regCall(c))
 		}
 	case *IfStmt:
 		cond := k.cond(s.Cond)
@@ -315,6 +346,18 @@ func (k *compiled) stmt(s Stmt) stmtFn {
 			x.traceStmt(&st)
 		}
 		body(x)
+		x.Steps++
+	}
+}
+
+// regCallStmt is the statement r.action(index) with the call compiled as
+// rc.
+func regCallStmt(st stmtTrace, rc *regCallCode) stmtFn {
+	return func(x *Exec) {
+		if x.Tracer != nil {
+			x.traceStmt(&st)
+		}
+		rc.run(x)
 		x.Steps++
 	}
 }

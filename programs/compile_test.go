@@ -38,14 +38,50 @@ func (l *callLog) TableOp(t *Table, op TableOpKind, slot int, done bool) {
 	l.add("tableop %s %s %d %v", t.Name, op, slot, done)
 }
 
+// costLog is a callLog that is also a CostTracer and a RegAddTracer: it
+// logs what each handle and each run of register adds stands for, as the
+// plain calls would.
+type costLog struct {
+	*callLog
+	runs  int // runs of register adds
+	stmts []Stmt
+	ras   []*RegisterAction
+}
+
+func (l *costLog) StmtCost(s Stmt) int32 {
+	l.stmts = append(l.stmts, s)
+	return int32(len(l.stmts))
+}
+func (l *costLog) StmtAt(h int32) { l.Stmt(l.stmts[h-1]) }
+func (l *costLog) RegisterCost(ra *RegisterAction) int32 {
+	l.ras = append(l.ras, ra)
+	return int32(len(l.ras) - 1)
+}
+func (l *costLog) RegisterAt(h int32, index int) { l.Register(l.ras[h], index) }
+func (l *costLog) RegAdds(run []RegAdd) {
+	l.runs++
+	for _, a := range run {
+		if a.Stmt != 0 {
+			l.StmtAt(a.Stmt)
+		}
+		if a.Payload {
+			l.Payload(a.Word)
+		}
+		l.RegisterAt(a.Reg, a.Index)
+	}
+}
+
 // diffMode is how an executor is set up for a differential run.
 type diffMode struct {
 	name   string
 	tracer bool // a Tracer (otherwise exact tables take the tracer-less path)
 	dyn    bool // std.enq_qdepth is a dynamic slot (Tofino 2's ghost thread)
+	// cost: the compiled executor's tracer is a costLog and OnRegister is
+	// not set (runs of register adds are batched, see RegAddTracer).
+	cost bool
 }
 
-var diffModes = []diffMode{{"traced", true, false}, {"untraced", false, false}, {"dynamic", true, true}, {"dynamic-untraced", false, true}}
+var diffModes = []diffMode{{"traced", true, false, false}, {"untraced", false, false, false}, {"dynamic", true, true, false}, {"dynamic-untraced", false, true, false}, {"cost", true, false, true}, {"cost-dynamic", true, true, true}}
 
 // newPair returns a compiled executor and a reference one on two fresh
 // states of p, set up alike, with their call logs.
@@ -61,7 +97,13 @@ func newPair(p *Program, seed int64, m diffMode) (*Exec, *refExec, *callLog, *ca
 		if m.tracer {
 			x.Tracer = l
 		}
-		x.OnRegister = func(ra *RegisterAction, index int64, now int64) { l.add("onregister %s %d %d", ra.Name, index, now) }
+		if m.cost {
+			if x != r.Exec {
+				x.Tracer = &costLog{callLog: l}
+			}
+		} else {
+			x.OnRegister = func(ra *RegisterAction, index int64, now int64) { l.add("onregister %s %d %d", ra.Name, index, now) }
+		}
 		x.Emit = func(payload []byte) { l.add("emit %x %v", payload, append([]int64(nil), x.PHV...)) }
 		if m.dyn {
 			x.DynSlot = p.Std[StdEnqQdepth].Slot
@@ -235,6 +277,9 @@ func TestCompiledMatchesReference(t *testing.T) {
 				sameState(t, name, x.State, r.State)
 				if x.Steps == 0 {
 					t.Fatalf("no statement ran")
+				}
+				if cl, ok := x.Tracer.(*costLog); ok && name == "trio-ml" && cl.runs == 0 {
+					t.Fatalf("no run of register adds was batched")
 				}
 			})
 		}

@@ -280,7 +280,9 @@ type Exec struct {
 	out    int64
 	ra     *RegisterAction
 	keyBuf []int64
-	hashB  []byte
+	// regAdds holds a run of register adds for the tracer (regAddRun).
+	regAdds []RegAdd
+	hashB   []byte
 	// Steps counts executed table applications and inline statements,
 	// useful to check that a program did work on a packet.
 	Steps int
@@ -312,7 +314,9 @@ type Exec struct {
 
 // Tracer observes execution. A Tracer that also implements CostTracer
 // (compile.go) resolves statements' and register actions' costs once, when
-// they are compiled.
+// they are compiled; one that also implements RegAddTracer
+// (compile_regadds.go) receives a run of consecutive register adds in one
+// call, after the run, with their calls in order.
 type Tracer interface {
 	// Stmt is called before a statement of a control block or action
 	// runs (not for the body of a register action, which is one

@@ -97,6 +97,44 @@ func (t *tracer) RegisterCost(ra *programs.RegisterAction) int32 {
 // RegisterAt charges register action h (RegisterCost) on cell index.
 func (t *tracer) RegisterAt(h int32, index int) { t.register(&t.regList[h], index) }
 
+// RegAdds implements programs.RegAddTracer: a run of register adds, each
+// charged as StmtAt, Payload and RegisterAt would in turn. The adds'
+// payload words are mostly in the chunk the previous add read: that chunk,
+// once charged or found fetched, is in local memory, and a word in it
+// needs no check. An add whose atomic asynchronous transaction continues
+// the open segment's last one (same engine and cost: the adds of one
+// 64-byte line) only counts it, as thread.addAsync would.
+func (t *tracer) RegAdds(run []programs.RegAdd) {
+	th := t.th
+	lastChunk := -1
+	tailOff, tailLen := th.payloadAt-th.tailAt, uint(th.tailLen)
+	for k := range run {
+		a := &run[k]
+		if a.Stmt != 0 {
+			th.addInstr(int(a.Stmt))
+		}
+		if a.Payload {
+			if off := tailOff + 4*a.Word; uint(off) < tailLen {
+				if chunk := t.tailChunk(off); chunk != lastChunk {
+					lastChunk = chunk
+					t.fetch(chunk)
+				}
+			}
+		}
+		ri := &t.regList[a.Reg]
+		if ri.atomic && !ri.sync && th.segLast > 0 {
+			// (segLast > 0: the segment is open.)
+			l := &th.script[th.segLast-1]
+			if l.x == uint8(lower.XRMW) && l.busy == ri.busy && l.latency == ri.latency && l.bank == t.p.bankOf(&ri.place, int64(a.Index)) {
+				l.n++
+				th.xtxn[lower.XRMW]++
+				continue
+			}
+		}
+		t.register(ri, a.Index)
+	}
+}
+
 func (t *tracer) register(ri *regInfo, index int) {
 	p := t.p
 	bank, lat := p.bankOf(&ri.place, int64(index)), ri.latency
@@ -134,12 +172,20 @@ func (t *tracer) Payload(word int) {
 	if uint(off) >= uint(th.tailLen) {
 		return // in the head, or past the packet (a timer thread has no packet: tailLen 0)
 	}
-	var chunk int
+	t.fetch(t.tailChunk(off))
+}
+
+// tailChunk is the tail chunk of the tail's byte off.
+func (t *tracer) tailChunk(off int) int {
 	if sh := t.p.tailShift; sh >= 0 {
-		chunk = off >> sh
-	} else {
-		chunk = off / t.p.cfg.XTXN.TailChunkBytes
+		return off >> sh
 	}
+	return off / t.p.cfg.XTXN.TailChunkBytes
+}
+
+// fetch charges the fetch of tail chunk chunk unless the thread has it.
+func (t *tracer) fetch(chunk int) {
+	th := t.th
 	if th.tailFetched[chunk/64]&(1<<(chunk%64)) != 0 {
 		return
 	}

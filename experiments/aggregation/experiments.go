@@ -3,6 +3,7 @@ package aggregation
 import (
 	"archsim/engine"
 	"fmt"
+	"sync"
 
 	"archsim/arch/trio"
 	"archsim/components/packet"
@@ -232,16 +233,8 @@ func StragglerSweep(p *Params, probs []float64, seed int64) ([]Speedup, error) {
 		s.FirstLevel, s.FabricPs = p.Training.FirstLevel, int64(p.Training.FabricNs*1000)
 		return s
 	}
-	typ, err := Run(hier(Setup{Switch: "trio", Workers: p.Workers(0, 0, seed), Seed: seed}))
-	if err != nil {
-		return nil, err
-	}
-	if err := typ.healthy(); err != nil {
-		return nil, fmt.Errorf("trio-ml without stragglers: %v", err)
-	}
-	typicalPs := int64(typ.MeanIterationMs * 1e9)
 	// The paper's baseline: SwitchML-256 with pool size 512 ([TRIO] §6.1).
-	switchml := func(prob float64) (*Result, error) {
+	switchml := func(prob float64, typicalPs int64) (*Result, error) {
 		sc := p.Workers(prob, typicalPs, seed)
 		sc.PerPacket = 256
 		r, err := Run(Setup{Switch: "tofino", Workers: sc, Pool: p.SwitchML.Pool, Seed: seed})
@@ -253,26 +246,80 @@ func StragglerSweep(p *Params, probs []float64, seed int64) ([]Speedup, error) {
 		}
 		return r, nil
 	}
-	idle, err := switchml(0)
+	// The runs are independent simulations, each on its own serial engine:
+	// they run in two lanes in parallel, Trio-ML's runs in one and
+	// SwitchML's in the other (so that one SwitchML run, the larger, is in
+	// memory at a time), and their errors are reported in the order of the
+	// sequential sweep. SwitchML without stragglers starts with Trio-ML's
+	// typical run: the typical iteration scales only the sleeps of
+	// stragglers, so it does not need it (as the typical run, it is given
+	// 0); SwitchML's runs with stragglers wait for it.
+	var typ, idle *Result
+	var err, idleErr error
+	tr := make([]*Result, len(probs))
+	sml := make([]*Result, len(probs))
+	trErr := make([]error, len(probs))
+	smlErr := make([]error, len(probs))
+	var typicalPs int64
+	typDone := make(chan bool, 1) // whether the typical run is healthy
+	valid := func(prob float64) bool { return prob >= 0 && prob <= 1 }
+	var wg sync.WaitGroup
+	wg.Add(2)
+	go func() {
+		defer wg.Done()
+		typ, err = Run(hier(Setup{Switch: "trio", Workers: p.Workers(0, 0, seed), Seed: seed}))
+		ok := err == nil && typ.healthy() == nil
+		if ok {
+			typicalPs = int64(typ.MeanIterationMs * 1e9)
+		}
+		typDone <- ok
+		if !ok {
+			return
+		}
+		for i, prob := range probs {
+			if valid(prob) {
+				tr[i], trErr[i] = Run(hier(Setup{Switch: "trio", Workers: p.Workers(prob, typicalPs, seed), Seed: seed}))
+			}
+		}
+	}()
+	go func() {
+		defer wg.Done()
+		idle, idleErr = switchml(0, 0)
+		if !<-typDone || idleErr != nil {
+			return
+		}
+		for i, prob := range probs {
+			if valid(prob) {
+				sml[i], smlErr[i] = switchml(prob, typicalPs)
+			}
+		}
+	}()
+	wg.Wait()
 	if err != nil {
 		return nil, err
 	}
+	if err := typ.healthy(); err != nil {
+		return nil, fmt.Errorf("trio-ml without stragglers: %v", err)
+	}
+	if idleErr != nil {
+		return nil, idleErr
+	}
 	var out []Speedup
-	for _, prob := range probs {
+	for i, prob := range probs {
 		if prob < 0 || prob > 1 {
 			return nil, fmt.Errorf("straggling probability %g: want 0..1", prob)
 		}
-		tr, err := Run(hier(Setup{Switch: "trio", Workers: p.Workers(prob, typicalPs, seed), Seed: seed}))
-		if err != nil {
-			return nil, err
+		if trErr[i] != nil {
+			return nil, trErr[i]
 		}
+		tr := tr[i]
 		if !tr.Done || tr.Wrong > 0 {
 			return nil, fmt.Errorf("trio-ml at p = %g: done %v, %d wrong results", prob, tr.Done, tr.Wrong)
 		}
-		sml, err := switchml(prob)
-		if err != nil {
-			return nil, err
+		if smlErr[i] != nil {
+			return nil, smlErr[i]
 		}
+		sml := sml[i]
 		out = append(out, Speedup{Probability: prob, TypicalMs: typ.MeanIterationMs, TrioMs: tr.MeanIterationMs, SwitchMLMs: sml.MeanIterationMs,
 			SwitchMLIdleMs: idle.MeanIterationMs, Ratio: sml.MeanIterationMs / tr.MeanIterationMs, Sleeps: tr.Sleeps, Degraded: tr.Degraded,
 			TrioMedianMs: tr.MedianWorkerMs, SwitchMLMedianMs: sml.MedianWorkerMs})

@@ -1,0 +1,234 @@
+package programs
+
+import "encoding/binary"
+
+// Runs of register adds: a loop of stateful updates such as Trio-ML's
+// aggregation (aggr.add0(base+i+0) ... aggr.add15(base+i+15), each add's
+// body value = value + payload32(i+k)) is compiled, when the tracer is a
+// RegAddTracer, into one closure for the whole run that hands the tracer
+// the run's calls at once (RegAdds) instead of three interface calls per
+// add.
+
+// RegAdd is one add of a run (see RegAddTracer): the calls the tracer
+// would have received for it, in this order: StmtAt(Stmt) when Stmt is not
+// 0, Payload(Word) when Payload is set, RegisterAt(Reg, Index).
+type RegAdd struct {
+	Word    int
+	Index   int
+	Stmt    int32
+	Reg     int32
+	Payload bool
+}
+
+// RegAddTracer is an optional interface of a CostTracer. When a statement
+// list holds consecutive statements that each only call a register action
+// whose body is value = value + E (E reading only fields, parameters,
+// constants and at most one payload word, as payload32(W), and the index
+// reading no payload word), the compiled list runs them together and then
+// calls RegAdds once with their calls in order (RegAdd), instead of the
+// StmtAt, Payload and RegisterAt calls of each. The tracer must therefore
+// not depend on the Exec's state at the moment of each call (it is only
+// deferred to the end of the run; what the program computes is unchanged).
+// Runs are not batched when OnRegister is set.
+type RegAddTracer interface {
+	CostTracer
+	RegAdds(run []RegAdd)
+}
+
+// regAdd is one compiled add of a run.
+type regAdd struct {
+	rc   *regCallCode
+	st   int32  // the statement's StmtCost handle
+	word evalFn // W of an addend payload32(W) (nil: the addend reads no payload word)
+}
+
+// regAddOf reports whether s is a statement a run can hold: an unused
+// register call whose action's body is a pure add.
+func regAddOf(s Stmt) (*RegisterCall, bool) {
+	es, ok := s.(*ExprStmt)
+	if !ok {
+		return nil, false
+	}
+	c, ok := es.X.(*RegisterCall)
+	if !ok || !noPayload(c.Index) || !pureAddend(c.Index) {
+		return nil, false
+	}
+	ra := c.Action
+	if len(ra.Body) != 1 {
+		return nil, false
+	}
+	a, ok := ra.Body[0].(*AssignStmt)
+	if !ok || a.Dst.Cell == nil || a.Dst.Cell.Half != 0 {
+		return nil, false
+	}
+	b, ok := a.Src.(*BinaryExpr)
+	if !ok || b.Op != OpAdd {
+		return nil, false
+	}
+	if ce, ok := b.X.(*CellExpr); !ok || ce.Half != 0 || !pureAddend(b.Y) {
+		return nil, false
+	}
+	if w, ok := payloadArg(b.Y); ok {
+		return c, noPayload(w)
+	}
+	return c, noPayload(b.Y)
+}
+
+// payloadArg returns W when e is payload32(W).
+func payloadArg(e Expr) (Expr, bool) {
+	if ce, ok := e.(*CallExpr); ok && ce.Builtin != nil && ce.Builtin.Name == "payload32" && len(ce.Args) == 1 {
+		return ce.Args[0], true
+	}
+	return nil, false
+}
+
+// noPayload reports whether e (a pure expression, see pureAddend) reads
+// no payload word.
+func noPayload(e Expr) bool {
+	switch e := e.(type) {
+	case *BinaryExpr:
+		return noPayload(e.X) && noPayload(e.Y)
+	case *CallExpr:
+		return false
+	}
+	return true
+}
+
+// affine is an expression X + c (c a constant): its value is n.of(X + c).
+type affine struct {
+	stem Expr
+	c    int64
+	n    norm
+}
+
+// affineOf returns e as X + c.
+func affineOf(e Expr) (affine, bool) {
+	if b, ok := e.(*BinaryExpr); ok && b.Op == OpAdd {
+		if c, ok := b.Y.(*ConstExpr); ok {
+			return affine{stem: b.X, c: c.Val, n: normOf(b.T)}, true
+		}
+	}
+	return affine{}, false
+}
+
+// sameExpr reports whether pure expressions a and b (see pureAddend, with
+// no payload word) always have the same value within a run: the same
+// fields (none computed when read, see DynSlot), parameters, constants and
+// operators.
+func (k *compiled) sameExpr(a, b Expr) bool {
+	switch a := a.(type) {
+	case *ConstExpr:
+		b, ok := b.(*ConstExpr)
+		return ok && a.Val == b.Val && a.T == b.T
+	case *FieldExpr:
+		b, ok := b.(*FieldExpr)
+		return ok && a.F == b.F && a.F.Slot != k.dynSlot
+	case *ParamExpr:
+		b, ok := b.(*ParamExpr)
+		return ok && a.P == b.P
+	case *BinaryExpr:
+		b, ok := b.(*BinaryExpr)
+		return ok && a.Op == b.Op && a.T == b.T && k.sameExpr(a.X, b.X) && k.sameExpr(a.Y, b.Y)
+	}
+	return false
+}
+
+// stems returns the run's common stem when every expression of es is
+// X + c with the same X (the adds' indexes, or their payload words), and
+// the constants and normalizations of each.
+func (k *compiled) stems(es []Expr) (Expr, []affine) {
+	out := make([]affine, len(es))
+	for j, e := range es {
+		a, ok := affineOf(e)
+		if !ok || (j > 0 && !k.sameExpr(out[0].stem, a.stem)) {
+			return nil, nil
+		}
+		out[j] = a
+	}
+	return out[0].stem, out
+}
+
+// regAddRun compiles a run of adds (at least two) whose single-statement
+// closures are one: the whole run as one closure. It runs the single
+// closures instead when the run cannot be batched (no tracer, OnRegister
+// set, inside a register action).
+//
+// The run changes nothing but register cells, and its indexes and payload
+// words read none, so they have the same values whenever they are read:
+// when all the indexes are X + c with the same X (aggr.addK(base + i + K)),
+// X is evaluated once for the run, and likewise for the payload words.
+func (k *compiled) regAddRun(adds []regAdd, one []stmtFn, bt RegAddTracer, idxs, words []Expr, ra *RegisterAction) stmtFn {
+	var idxStem, wordStem evalFn
+	var ia, wa []affine
+	if stem, aff := k.stems(idxs); stem != nil {
+		idxStem, ia = k.expr(stem), aff
+	}
+	if words != nil {
+		if stem, aff := k.stems(words); stem != nil {
+			saved := k.ra
+			k.ra = ra
+			wordStem, wa = k.expr(stem), aff
+			k.ra = saved
+		}
+	}
+	return func(x *Exec) {
+		if any(x.Tracer) != any(bt) || x.OnRegister != nil || x.ra != nil {
+			for _, f := range one {
+				f(x)
+			}
+			return
+		}
+		if cap(x.regAdds) < len(adds) {
+			x.regAdds = make([]RegAdd, len(adds))
+		}
+		buf := x.regAdds[:len(adds)]
+		var is, ws int64
+		if idxStem != nil {
+			is = idxStem(x)
+		}
+		if wordStem != nil {
+			ws = wordStem(x)
+		}
+		for j := range adds {
+			a := &adds[j]
+			c := a.rc
+			cells := x.State.Regs[c.reg]
+			var v int64
+			if idxStem != nil {
+				v = ia[j].n.of(is + ia[j].c)
+			} else {
+				v = c.idx(x)
+			}
+			var i int
+			if uint64(v) < uint64(c.size) {
+				i = int(v)
+			} else {
+				i = cellIndex(v, c.size)
+			}
+			r := &buf[j]
+			if a.word != nil {
+				var w int64
+				if wordStem != nil {
+					w = wa[j].n.of(ws + wa[j].c)
+				} else {
+					w = a.word(x)
+				}
+				r.Word, r.Payload = int(w), true
+				var pw int64
+				if o := uint64(w) * 4; uint64(w) < 1<<60 && o+4 <= uint64(len(x.Payload)) {
+					pw = int64(binary.BigEndian.Uint32(x.Payload[o:]))
+				} else {
+					pw = payloadWord(x.Payload, w)
+				}
+				cells[i] = c.cellT.of(c.addT.of(cells[i] + pw))
+			} else {
+				r.Payload = false
+				cells[i] = c.cellT.of(c.addT.of(cells[i] + c.add(x)))
+			}
+			r.Index, r.Stmt, r.Reg = i, a.st, c.rh
+		}
+		// Each add counts a Step for the action and one for the statement.
+		x.Steps += 2 * len(adds)
+		bt.RegAdds(buf)
+	}
+}
