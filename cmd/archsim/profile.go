@@ -11,13 +11,21 @@ import (
 // (--cpuprofile, --memprofile), for `go tool pprof`.
 type profiler struct {
 	cpuFile, memFile string
-	cpu              *os.File
+	cpu, mem         *os.File
 }
 
 var prof profiler
 
-// start begins the CPU profile, if asked for.
+// start begins the CPU profile and opens the heap profile's file, if
+// asked for (a path that cannot be written is refused before any work).
 func (p *profiler) start() error {
+	if p.memFile != "" {
+		f, err := os.Create(p.memFile)
+		if err != nil {
+			return &exitError{code: 2, msg: fmt.Sprintf("--memprofile: %v", err)}
+		}
+		p.mem = f
+	}
 	if p.cpuFile == "" {
 		return nil
 	}
@@ -41,14 +49,11 @@ func (p *profiler) stop() {
 		p.cpu.Close()
 		p.cpu = nil
 	}
-	if p.memFile == "" {
+	if p.mem == nil {
 		return
 	}
-	f, err := os.Create(p.memFile)
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "archsim: --memprofile: %v\n", err)
-		return
-	}
+	f := p.mem
+	p.mem = nil
 	defer f.Close()
 	runtime.GC()
 	if err := pprof.Lookup("allocs").WriteTo(f, 0); err != nil {
