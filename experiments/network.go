@@ -57,6 +57,9 @@ type Run struct {
 	SwitchHops     int       `json:"-"`
 	ConservationOK bool      `json:"conservation_ok"`
 	Sonic          *SonicRun `json:"sonic,omitempty"`
+	// PIERun is what the udp-risefall and tcp workloads measure (its keys
+	// sit at the top level; absent for other workloads).
+	*PIERun
 
 	HeadersUs      []float64     `json:"-"`
 	Modes          []ModeEvent   `json:"-"`
@@ -207,6 +210,9 @@ type runSpec struct {
 
 // runOne builds the network and simulates it.
 func (s *Scenario) runOne(spec runSpec) (*Run, error) {
+	if k := s.Workload.Kind; k == "udp-risefall" || k == "tcp" {
+		return s.runAQM(spec)
+	}
 	start := time.Now()
 	deadline := int64(s.DurationUs * 1e6)
 	flows, err := s.flows(spec.senders)
@@ -291,7 +297,7 @@ func (s *Scenario) runOne(spec runSpec) (*Run, error) {
 	}
 	prop := int64(s.Link.PropNs * 1000)
 
-	cfg := hosts.NDPConfig{NICGbps: s.Link.Gbps, PropPs: prop, MSS: w.MSS, CtrlBytes: w.Ctrl, CtrlDSCP: w.CtrlDSCP,
+	cfg := hosts.NDPConfig{ PropPs: prop, MSS: w.MSS, CtrlBytes: w.Ctrl, CtrlDSCP: w.CtrlDSCP,
 		InitialWindow: w.Window, PullRateMod: w.PullRate}
 	hb := hosts.MakeBuilder().WithEngine(engine).WithRecorder(rec).WithDeadline(deadline)
 	var ndps []*hosts.NDPHost
@@ -300,12 +306,14 @@ func (s *Scenario) runOne(spec runSpec) (*Run, error) {
 		sw, port := net.hostPort(h)
 		name := sim.BuildNameWithIndex("Net", "Host", h)
 		hb := hb.WithHost(h, port).WithUplink(sw.IngressHandler(port))
+		gbps := s.hostGbps(h)
 		var host sim.Handler
 		if w.Kind == "ndp" {
+			cfg.NICGbps = gbps
 			nh := hb.BuildNDP(name, cfg)
 			ndps, host = append(ndps, nh), nh
 		} else {
-			ch := hb.BuildCBR(name, hosts.CBRConfig{NICGbps: s.Link.Gbps, PropPs: prop, MSS: w.MSS, RateGbps: w.RateGbps})
+			ch := hb.BuildCBR(name, hosts.CBRConfig{NICGbps: gbps, PropPs: prop, MSS: w.MSS, RateGbps: w.RateGbps})
 			cbrs, host = append(cbrs, ch), ch
 		}
 		sw.Attach(port, link.To(host, port, prop))

@@ -38,7 +38,10 @@ type Scenario struct {
 	Trace      string    `yaml:"trace_register"` // register action to trace, e.g. t0_reg.arm
 	TraceQueue *int      `yaml:"trace_queue"`    // host whose egress data queue (qid 0) depth is recorded
 	TraceDoD   *int      `yaml:"trace_dod_pipe"` // pipe whose deflect-on-drop queue depth is recorded instead
-	file       string
+	// AQM names the bottleneck queue whose active queue management the
+	// udp-risefall and tcp workloads observe (pie.go).
+	AQM  *AQMSetup `yaml:"aqm"`
+	file string
 }
 
 // Link is the host links' rate and one-way propagation delay.
@@ -49,14 +52,19 @@ type Link struct {
 
 // Workload is what the hosts run.
 type Workload struct {
-	Kind        string  `yaml:"kind"` // ndp or cbr
+	Kind        string  `yaml:"kind"` // ndp, cbr, udp-risefall or tcp
 	MSS         int     `yaml:"mss"`
 	Ctrl        int     `yaml:"ctrl"`
 	Window      int     `yaml:"window"`
 	FlowPackets int     `yaml:"flow_packets"`
 	PullRate    float64 `yaml:"pull_rate"`
 	CtrlDSCP    int     `yaml:"ctrl_dscp"` // DSCP of ACK/NACK/PULL packets (a SONiC switch queues them by DSCP)
-	RateGbps    float64 `yaml:"rate_gbps"` // cbr senders
+	RateGbps    float64 `yaml:"rate_gbps"` // cbr senders; udp-risefall: the overload rate
+	// LowRateGbps is the udp-risefall source's rate once drop_prob first
+	// reaches 100 %.
+	LowRateGbps float64 `yaml:"low_rate_gbps"`
+	// FrameBytes is the udp-risefall source's frame length.
+	FrameBytes int `yaml:"frame_bytes"`
 }
 
 // Pattern says who sends to whom.
@@ -93,6 +101,9 @@ type Variant struct {
 	// Switches gives a topology's switches their own chip and program,
 	// replacing the variant's (by switch name).
 	Switches map[string]SwitchSetup `yaml:"switches"`
+	// AQM says where the bottleneck switch's program keeps its drop
+	// probability and which control-plane program runs beside it (pie.go).
+	AQM *VariantAQM `yaml:"aqm"`
 }
 
 // runsProgram reports whether any switch of the variant runs a program.
@@ -154,8 +165,8 @@ func (s *Scenario) validate() error {
 	switch {
 	case s.Name == "":
 		return fmt.Errorf("missing scenario name")
-	case s.DurationUs <= 0 || s.DurationUs > 1e6:
-		return fmt.Errorf("duration_us must be in (0, 1e6], got %g", s.DurationUs)
+	case s.DurationUs <= 0 || s.DurationUs > s.maxDurationUs():
+		return fmt.Errorf("duration_us must be in (0, %g], got %g", s.maxDurationUs(), s.DurationUs)
 	case s.Hosts < 1 || s.Hosts > 64:
 		return fmt.Errorf("hosts must be 1..64, got %d", s.Hosts)
 	case s.Link.Gbps <= 0:
@@ -182,8 +193,12 @@ func (s *Scenario) validate() error {
 		if w.MSS < 64 || w.MSS > 9216 || w.RateGbps <= 0 {
 			return fmt.Errorf("workload: cbr needs mss 64..9216 and rate_gbps > 0")
 		}
+	case "udp-risefall", "tcp":
+		if err := s.validateAQM(); err != nil {
+			return err
+		}
 	default:
-		return fmt.Errorf("workload.kind must be ndp or cbr, got %q", w.Kind)
+		return fmt.Errorf("workload.kind must be ndp, cbr, udp-risefall or tcp, got %q", w.Kind)
 	}
 	switch s.Pattern.Kind {
 	case "incast", "mod16", "shifted", "pairs", "fanin":

@@ -26,6 +26,10 @@ type Topology struct {
 type TopoSwitch struct {
 	Name  string `yaml:"name"`
 	Hosts int    `yaml:"hosts"`
+	// HostGbps sets the links of the switch's first hosts, in order, to
+	// their own rate (0 or absent: the scenario's link.gbps); the host's
+	// NIC and the switch port both run at it.
+	HostGbps []float64 `yaml:"host_gbps"`
 }
 
 // TopoLink joins two switches (both ways).
@@ -68,6 +72,14 @@ func (t *Topology) validate(hosts int) error {
 		idx[sw.Name] = i + 1
 		if sw.Hosts < 0 {
 			return fmt.Errorf("topology.switches[%d] (%s): hosts must be ≥ 0", i, sw.Name)
+		}
+		if len(sw.HostGbps) > sw.Hosts {
+			return fmt.Errorf("topology.switches[%d] (%s): host_gbps gives %d rates for %d hosts", i, sw.Name, len(sw.HostGbps), sw.Hosts)
+		}
+		for k, g := range sw.HostGbps {
+			if g < 0 || g > 3200 {
+				return fmt.Errorf("topology.switches[%d] (%s): host_gbps[%d] must be in [0, 3200], got %g", i, sw.Name, k, g)
+			}
 		}
 		n += sw.Hosts
 	}
@@ -268,6 +280,16 @@ func (s *Scenario) buildNetwork(spec runSpec, engine sim.Engine, deadline int64)
 			}
 		}
 	}
+	for h := range p.hostAt {
+		g := s.hostGbps(h)
+		if g == s.Link.Gbps {
+			continue
+		}
+		sw, port := n.hostPort(h)
+		if err := setPortGbps(sw, port, g); err != nil {
+			return nil, nil, fmt.Errorf("host %d at %g Gb/s: %v", h, g, err)
+		}
+	}
 	for li, l := range t.Links {
 		a, b := t.index(l.Between[0]), t.index(l.Between[1])
 		pa, pb := n.front[a][p.linkLocal[li][0]], n.front[b][p.linkLocal[li][1]]
@@ -276,14 +298,7 @@ func (s *Scenario) buildNetwork(spec runSpec, engine sim.Engine, deadline int64)
 				sw   arch.Switch
 				port int
 			}{{n.switches[a], pa}, {n.switches[b], pb}} {
-				if got, err := end.sw.IngressGbps(end.port); err == nil && got == l.Gbps {
-					continue
-				}
-				pr, ok := end.sw.(arch.PortRates)
-				if !ok {
-					return nil, nil, fmt.Errorf("topology.links[%d]: %g Gb/s, but %s cannot set a port's speed", li, l.Gbps, end.sw.Name())
-				}
-				if err := pr.SetPortGbps(end.port, l.Gbps); err != nil {
+				if err := setPortGbps(end.sw, end.port, l.Gbps); err != nil {
 					return nil, nil, fmt.Errorf("topology.links[%d]: %v", li, err)
 				}
 			}
@@ -293,6 +308,34 @@ func (s *Scenario) buildNetwork(spec runSpec, engine sim.Engine, deadline int64)
 		n.switches[b].Attach(pb, link.To(n.switches[a].IngressHandler(pa), pa, prop))
 	}
 	return n, sonicSw, nil
+}
+
+// setPortGbps sets a switch port's speed (nothing to do if it already
+// runs at it).
+func setPortGbps(sw arch.Switch, port int, gbps float64) error {
+	if got, err := sw.IngressGbps(port); err == nil && got == gbps {
+		return nil
+	}
+	pr, ok := sw.(arch.PortRates)
+	if !ok {
+		return fmt.Errorf("%g Gb/s, but %s cannot set a port's speed", gbps, sw.Name())
+	}
+	return pr.SetPortGbps(port, gbps)
+}
+
+// hostGbps is host h's link rate: its switch's host_gbps entry, else the
+// scenario's link rate.
+func (s *Scenario) hostGbps(h int) float64 {
+	for _, sw := range s.topology().Switches {
+		if h < sw.Hosts {
+			if h < len(sw.HostGbps) && sw.HostGbps[h] > 0 {
+				return sw.HostGbps[h]
+			}
+			return s.Link.Gbps
+		}
+		h -= sw.Hosts
+	}
+	return s.Link.Gbps
 }
 
 // installRoutes writes the route to every host into a switch's program

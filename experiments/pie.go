@@ -1,0 +1,415 @@
+package experiments
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"time"
+
+	"archsim/engine"
+
+	"github.com/sarchlab/akita/v3/sim"
+
+	"archsim/arch"
+	"archsim/components/packet"
+	"archsim/components/stats"
+	"archsim/programs"
+)
+
+// AQMSetup names the bottleneck queue a udp-risefall or tcp scenario
+// watches: the port of switch Switch towards host Host (the PIE paper's
+// Tofino B towards the 10 Gb/s receiver, Fig. 4).
+type AQMSetup struct {
+	Switch string `yaml:"switch"`
+	Host   int    `yaml:"host"`
+	// SampleUs is how often the observer reads the drop probability: the
+	// resolution of rise_s and fall_s.
+	SampleUs float64 `yaml:"sample_us"`
+	// PlotUs is the time-series resolution of the drop_prob/queue plot.
+	PlotUs float64 `yaml:"plot_us"`
+}
+
+// VariantAQM says where a variant's bottleneck switch keeps its drop
+// probability and what runs beside it.
+type VariantAQM struct {
+	// Register holds drop_prob as a 32-bit fraction of 2^32-1 (a program
+	// register, index 0); empty for a chip that reports its own (the ideal
+	// switch's reference PIE).
+	Register string `yaml:"register"`
+	// Updates are the register actions (register.action) that update it;
+	// each run of one is one drop_prob update.
+	Updates []string `yaml:"updates"`
+	// Control is the control-plane program that runs on the switch CPU:
+	// pie-cp (the PIE_CP loop) or pie-table (fills PIE_TABLE's update
+	// table at start-up).
+	Control string `yaml:"control"`
+}
+
+// aqmReporter is a chip that computes the drop probability itself (the
+// ideal switch's reference PIE) rather than in a program register.
+type aqmReporter interface {
+	DropProb(port int) float64
+	AQMUpdates(port int) int
+}
+
+// PIERun is what a udp-risefall or tcp run measures at the bottleneck;
+// its keys sit at the top level of the run's JSON.
+type PIERun struct {
+	// RiseS is the simulated time from the start of the overload until
+	// drop_prob first reaches 100 % (null: it never did); FallS from then
+	// (the source drops to low_rate_gbps) until drop_prob is back at 0.
+	RiseS         *float64 `json:"rise_s"`
+	FallS         *float64 `json:"fall_s"`
+	Updates       int      `json:"updates"`
+	FinalDropProb float64  `json:"final_drop_prob"`
+	MaxDropProb   float64  `json:"max_drop_prob"`
+	// QueueDelayUs is the queueing delay of the packets that left the
+	// bottleneck queue.
+	QueueDelayUs Quantiles `json:"queue_delay_us"`
+	// AQMDrops counts packets the program (or reference PIE) dropped;
+	// TailDrops those the full queue refused.
+	AQMDrops  int `json:"aqm_drops"`
+	TailDrops int `json:"tail_drops"`
+	// TotalGoodputGbps is the bytes delivered in order to the receiving
+	// applications over the run.
+	TotalGoodputGbps float64 `json:"total_goodput_gbps"`
+	// CPPeriodUs is the control-plane loop's measured period (PIE_CP).
+	CPPeriodUs *float64 `json:"cp_update_period_us,omitempty"`
+	// SimulatedS is how long the run simulated (a rise/fall run ends when
+	// drop_prob is back at 0).
+	SimulatedS float64     `json:"simulated_s"`
+	Trace      []AQMSample `json:"-"`
+}
+
+// Quantiles summarises a distribution.
+type Quantiles struct {
+	N    int     `json:"n"`
+	Mean float64 `json:"mean"`
+	P50  float64 `json:"p50"`
+	P90  float64 `json:"p90"`
+	P99  float64 `json:"p99"`
+	Max  float64 `json:"max"`
+}
+
+func quantilesOf(s *stats.Samples, scale float64) Quantiles {
+	if s.N() == 0 {
+		return Quantiles{}
+	}
+	return Quantiles{N: s.N(), Mean: s.Mean() / scale, P50: s.Quantile(0.5) / scale, P90: s.Quantile(0.9) / scale,
+		P99: s.Quantile(0.99) / scale, Max: float64(s.Max()) / scale}
+}
+
+// AQMSample is one point of the drop_prob and queueing-delay time series.
+type AQMSample struct {
+	AtS          float64
+	DropProb     float64
+	QueueDelayUs float64
+}
+
+// maxDurationUs bounds a scenario's simulated time: the PIE workloads run
+// for seconds (the paper's 10 s TCP runs), the others for at most 1 s.
+func (s *Scenario) maxDurationUs() float64 {
+	switch s.Workload.Kind {
+	case "udp-risefall", "tcp":
+		return 60e6
+	}
+	return 1e6
+}
+
+// validateAQM checks what the PIE workloads need.
+func (s *Scenario) validateAQM() error {
+	w := s.Workload
+	a := s.AQM
+	switch {
+	case a == nil:
+		return fmt.Errorf("workload %s: missing aqm (the bottleneck switch and host)", w.Kind)
+	case s.topology().index(a.Switch) < 0:
+		return fmt.Errorf("aqm.switch: no switch %q in the topology (switches: %s)", a.Switch, s.topology().names())
+	case a.Host < 0 || a.Host >= s.Hosts:
+		return fmt.Errorf("aqm.host: host %d out of range 0..%d", a.Host, s.Hosts-1)
+	case a.SampleUs <= 0 || a.SampleUs > 1e4:
+		return fmt.Errorf("aqm.sample_us must be in (0, 10000], got %g", a.SampleUs)
+	case a.PlotUs < 0 || a.PlotUs > 1e6:
+		return fmt.Errorf("aqm.plot_us must be in [0, 1e6], got %g", a.PlotUs)
+	}
+	if w.Kind == "udp-risefall" {
+		switch {
+		case w.RateGbps <= 0 || w.RateGbps > 3200:
+			return fmt.Errorf("workload: udp-risefall needs rate_gbps in (0, 3200], got %g", w.RateGbps)
+		case w.LowRateGbps <= 0 || w.LowRateGbps >= w.RateGbps:
+			return fmt.Errorf("workload: low_rate_gbps must be in (0, rate_gbps), got %g", w.LowRateGbps)
+		case w.FrameBytes < 64 || w.FrameBytes > 9216:
+			return fmt.Errorf("workload: frame_bytes must be 64..9216, got %d", w.FrameBytes)
+		}
+	}
+	if w.Kind == "tcp" && (w.MSS < 536 || w.MSS > 9000) {
+		return fmt.Errorf("workload: tcp needs mss 536..9000, got %d", w.MSS)
+	}
+	for _, v := range s.Variants {
+		va := v.AQM
+		if va == nil {
+			return fmt.Errorf("variant %s: missing aqm (register or a chip with its own AQM)", v.Name)
+		}
+		switch va.Control {
+		case "", "pie-cp", "pie-table":
+		default:
+			return fmt.Errorf("variant %s: aqm.control must be pie-cp or pie-table, got %q", v.Name, va.Control)
+		}
+		setup := v.setupOf(a.Switch)
+		if va.Register == "" && setup.Program != "" {
+			return fmt.Errorf("variant %s: aqm.register: switch %s runs %s, name the register holding drop_prob", v.Name, a.Switch, setup.Program)
+		}
+		if va.Register != "" && setup.Program == "" {
+			return fmt.Errorf("variant %s: aqm.register %s: switch %s runs no program", v.Name, va.Register, a.Switch)
+		}
+	}
+	return nil
+}
+
+// aqmProbe reads the bottleneck's drop probability and counts its
+// updates, on any chip.
+type aqmProbe struct {
+	sw      arch.Switch
+	port    int
+	reg     string
+	rep     aqmReporter
+	updates int
+}
+
+// fullScale is a drop probability of 1 in the programs' 32-bit registers.
+const fullScale = 1<<32 - 1
+
+func newAQMProbe(va *VariantAQM, sw arch.Switch, port int) (*aqmProbe, error) {
+	p := &aqmProbe{sw: sw, port: port, reg: va.Register}
+	if va.Register == "" {
+		rep, ok := sw.(aqmReporter)
+		if !ok {
+			return nil, fmt.Errorf("aqm: %s keeps no drop probability of its own; name the program register", sw.Name())
+		}
+		p.rep = rep
+		return p, nil
+	}
+	prog := sw.Program()
+	if prog == nil || prog.Register(va.Register) == nil {
+		return nil, fmt.Errorf("aqm.register: the bottleneck switch's program has no register %q", va.Register)
+	}
+	if len(va.Updates) == 0 {
+		return p, nil
+	}
+	want := map[*programs.RegisterAction]bool{}
+	for _, u := range va.Updates {
+		reg, act, ok := cutDot(u)
+		r := prog.Register(reg)
+		if !ok || r == nil {
+			return nil, fmt.Errorf("aqm.updates: %q is not register.action of %s", u, prog.Name)
+		}
+		var ra *programs.RegisterAction
+		for _, a := range r.Actions {
+			if a.Name == act {
+				ra = a
+			}
+		}
+		if ra == nil {
+			return nil, fmt.Errorf("aqm.updates: register %s has no action %q", reg, act)
+		}
+		want[ra] = true
+	}
+	t, ok := sw.(arch.RegisterTracer)
+	if !ok {
+		return nil, fmt.Errorf("aqm.updates: %s cannot trace register actions", sw.Name())
+	}
+	t.TraceRegister(func(_ int, ra *programs.RegisterAction, _ int64, _ int64) {
+		if want[ra] {
+			p.updates++
+		}
+	})
+	return p, nil
+}
+
+func cutDot(s string) (string, string, bool) {
+	for i := 0; i < len(s); i++ {
+		if s[i] == '.' {
+			return s[:i], s[i+1:], i > 0 && i < len(s)-1
+		}
+	}
+	return s, "", false
+}
+
+// prob is the current drop probability in [0, 1].
+func (p *aqmProbe) prob() float64 {
+	if p.rep != nil {
+		return p.rep.DropProb(p.port)
+	}
+	v, err := p.sw.ReadRegister(p.reg, 0)
+	if err != nil {
+		return math.NaN()
+	}
+	return float64(uint32(v)) / fullScale
+}
+
+// count is the updates performed so far.
+func (p *aqmProbe) count() int {
+	if p.rep != nil {
+		return p.rep.AQMUpdates(p.port)
+	}
+	return p.updates
+}
+
+// kindSample is the observer's timer.
+const kindSample = packet.KindLocal
+
+// rateSetter is a source whose rate the rise/fall experiment changes.
+type rateSetter interface {
+	SetRateGbps(nowPs int64, gbps float64)
+}
+
+// riseFall is the observer of the rise/fall experiment (PIE paper §VII.A):
+// every SampleUs it reads drop_prob; when drop_prob first reaches 100 %
+// it turns the source down to the low rate, and when drop_prob is back at
+// 0 it ends the run.
+type riseFall struct {
+	*sim.ComponentBase
+	engine   sim.Engine
+	probe    *aqmProbe
+	every    int64
+	plot     int64
+	nextPlot int64
+	startPs  int64
+	lowGbps  float64
+	sources  []rateSetter
+	// lastDelayPs is the queueing delay of the last packet that left the
+	// bottleneck (the plot's queue series).
+	lastDelayPs *int64
+	stopAtEnd   bool
+	deadline    int64
+
+	riseAt, fallAt int64
+	phase          int
+	maxProb        float64
+	trace          []AQMSample
+}
+
+// NotifyRecv is unused.
+func (o *riseFall) NotifyRecv(sim.VTimeInSec, sim.Port) {}
+
+// NotifyPortFree is unused.
+func (o *riseFall) NotifyPortFree(sim.VTimeInSec, sim.Port) {}
+
+func (o *riseFall) start(ps int64) {
+	packet.Schedule(o.engine, o, ps, kindSample, nil, 0)
+}
+
+// Handle samples drop_prob.
+func (o *riseFall) Handle(e sim.Event) error {
+	now := e.(*packet.Event).AtPs()
+	p := o.probe.prob()
+	o.maxProb = max(o.maxProb, p)
+	if o.plot > 0 && now >= o.nextPlot {
+		o.trace = append(o.trace, AQMSample{AtS: float64(now) / 1e12, DropProb: p, QueueDelayUs: float64(*o.lastDelayPs) / 1e6})
+		o.nextPlot = now + o.plot
+	}
+	switch {
+	case o.phase == 0 && p >= 1:
+		o.riseAt, o.phase = now, 1
+		for _, s := range o.sources {
+			s.SetRateGbps(now, o.lowGbps)
+		}
+	case o.phase == 1 && p == 0:
+		o.fallAt, o.phase = now, 2
+		if o.stopAtEnd {
+			o.engine.Pause()
+			return nil
+		}
+	}
+	if next := now + o.every; next < o.deadline {
+		packet.Schedule(o.engine, o, next, kindSample, nil, 0)
+	}
+	return nil
+}
+
+// result fills a run's rise and fall times.
+func (o *riseFall) result(r *PIERun) {
+	if o.phase >= 1 {
+		v := float64(o.riseAt-o.startPs) / 1e12
+		r.RiseS = &v
+	}
+	if o.phase >= 2 {
+		v := float64(o.fallAt-o.riseAt) / 1e12
+		r.FallS = &v
+	}
+	r.MaxDropProb = o.maxProb
+	r.Trace = o.trace
+}
+
+// runAQM runs a udp-risefall or tcp scenario: the network, the hosts, the
+// control plane beside the bottleneck switch, and the observer.
+func (s *Scenario) runAQM(spec runSpec) (*Run, error) {
+	start := time.Now()
+	deadline := int64(s.DurationUs * 1e6)
+	eng := engine.NewSerial()
+	r := &Run{Scenario: s.Name, Variant: spec.variant.Name, Senders: spec.senders, Params: spec.params, Seed: spec.seed, Value: spec.value, PIERun: &PIERun{}}
+	if s.Sweep != nil {
+		r.Sweep = s.Sweep.Var
+	}
+	net, _, err := s.buildNetwork(spec, eng, deadline)
+	if err != nil {
+		return nil, err
+	}
+	for _, sw := range net.switches {
+		sw.OnDrop(func(_ *packet.Packet, reason string) {
+			if strings.HasPrefix(reason, "traffic manager:") || strings.Contains(reason, "queue full") {
+				r.TailDrops++
+			} else {
+				r.AQMDrops++
+			}
+			r.Dropped++
+		})
+	}
+	bsw, bport := net.hostPort(s.AQM.Host)
+	probe, err := newAQMProbe(spec.variant.AQM, bsw, bport)
+	if err != nil {
+		return nil, fmt.Errorf("variant %s: %v", spec.variant.Name, err)
+	}
+	ctl, err := startControl(spec.variant.AQM.Control, bsw, eng, deadline)
+	if err != nil {
+		return nil, fmt.Errorf("variant %s: aqm.control %s: %v", spec.variant.Name, spec.variant.AQM.Control, err)
+	}
+	var lastDelay int64
+	delays := &stats.Samples{}
+	tap := func(pkt *packet.Packet) {
+		lastDelay = pkt.DeqDeltaPs
+		delays.Add(pkt.DeqDeltaPs)
+	}
+	hs, err := s.aqmHosts(spec, eng, net, deadline, tap)
+	if err != nil {
+		return nil, err
+	}
+	obs := &riseFall{ComponentBase: sim.NewComponentBase("Net.AQMObserver"), engine: eng, probe: probe,
+		every: int64(s.AQM.SampleUs * 1e6), plot: int64(s.AQM.PlotUs * 1e6), lowGbps: s.Workload.LowRateGbps,
+		sources: hs.sources, lastDelayPs: &lastDelay, stopAtEnd: s.Workload.Kind == "udp-risefall", deadline: deadline}
+	obs.start(0)
+	if err := eng.Run(); err != nil {
+		return nil, err
+	}
+	end := packet.SecToPs(eng.CurrentTime())
+	obs.result(r.PIERun)
+	r.Updates = probe.count()
+	if ctl != nil {
+		r.Updates = max(r.Updates, ctl.updates())
+		if p := ctl.periodUs(); p > 0 {
+			r.CPPeriodUs = &p
+		}
+	}
+	r.FinalDropProb = probe.prob()
+	r.QueueDelayUs = quantilesOf(delays, 1e6)
+	r.SimulatedS = float64(end) / 1e12
+	if end > 0 {
+		r.TotalGoodputGbps = float64(hs.goodputBytes()) * 8 / (float64(end) / 1e12) / 1e9
+	}
+	for _, sw := range net.switches {
+		r.SwitchHops += sw.Counters().Delivered
+	}
+	r.Events = eng.Scheduled()
+	r.WallMs = float64(time.Since(start).Microseconds()) / 1000
+	return r, nil
+}
