@@ -297,7 +297,7 @@ func (s *Scenario) runOne(spec runSpec) (*Run, error) {
 	}
 	prop := int64(s.Link.PropNs * 1000)
 
-	cfg := hosts.NDPConfig{ PropPs: prop, MSS: w.MSS, CtrlBytes: w.Ctrl, CtrlDSCP: w.CtrlDSCP,
+	cfg := hosts.NDPConfig{PropPs: prop, MSS: w.MSS, CtrlBytes: w.Ctrl, CtrlDSCP: w.CtrlDSCP,
 		InitialWindow: w.Window, PullRateMod: w.PullRate}
 	hb := hosts.MakeBuilder().WithEngine(engine).WithRecorder(rec).WithDeadline(deadline)
 	var ndps []*hosts.NDPHost
