@@ -59,6 +59,8 @@ func (r *Result) WriteFiles(dir string) ([]string, error) {
 			rows = r.modeRows(p.Value)
 		case "arrivals":
 			rows = r.arrivalRows()
+		case "aqm":
+			rows = r.aqmRows()
 		case "queue":
 			rows = [][]string{{"variant", "time_us", "packets"}}
 			for _, run := range r.Runs {
@@ -142,10 +144,12 @@ func runMetrics(run *Run) map[string]float64 {
 			out[k] = x
 		}
 	}
-	if sm, ok := m["sonic"].(map[string]any); ok {
-		for k, v := range sm {
-			if x, ok := v.(float64); ok {
-				out["sonic_"+k] = x
+	for _, nested := range []string{"sonic", "queue_delay_us"} {
+		if sm, ok := m[nested].(map[string]any); ok {
+			for k, v := range sm {
+				if x, ok := v.(float64); ok {
+					out[nested+"_"+k] = x
+				}
 			}
 		}
 	}
@@ -155,7 +159,8 @@ func runMetrics(run *Run) map[string]float64 {
 // metricNames is every y a sweep plot may use.
 func metricNames() map[string]bool {
 	names := map[string]bool{}
-	for k := range runMetrics(&Run{Sonic: &SonicRun{}}) {
+	zero := 0.0
+	for k := range runMetrics(&Run{Sonic: &SonicRun{}, PIERun: &PIERun{RiseS: &zero, FallS: &zero, CPPeriodUs: &zero}}) {
 		names[k] = true
 	}
 	return names
@@ -370,6 +375,10 @@ func (r *Result) plot(p Plot, path string) error {
 			line.Color = plotutil.Color(i)
 			pl.Add(line)
 			pl.Legend.Add(run.Variant, line)
+		}
+	case "aqm":
+		if err := r.plotAQM(pl, p.Y); err != nil {
+			return err
 		}
 	case "arrivals":
 		pl.X.Label.Text = "Arrival time (us)"

@@ -106,6 +106,12 @@ type AQMSample struct {
 	QueueDelayUs float64
 }
 
+// bound prints a bound as the scenario files write it (1e6, 6e7).
+func bound(x float64) string {
+	e := int(math.Floor(math.Log10(x)))
+	return fmt.Sprintf("%ge%d", x/math.Pow10(e), e)
+}
+
 // maxDurationUs bounds a scenario's simulated time: the PIE workloads run
 // for seconds (the paper's 10 s TCP runs), the others for at most 1 s.
 func (s *Scenario) maxDurationUs() float64 {

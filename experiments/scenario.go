@@ -166,7 +166,7 @@ func (s *Scenario) validate() error {
 	case s.Name == "":
 		return fmt.Errorf("missing scenario name")
 	case s.DurationUs <= 0 || s.DurationUs > s.maxDurationUs():
-		return fmt.Errorf("duration_us must be in (0, %g], got %g", s.maxDurationUs(), s.DurationUs)
+		return fmt.Errorf("duration_us must be in (0, %s], got %g", bound(s.maxDurationUs()), s.DurationUs)
 	case s.Hosts < 1 || s.Hosts > 64:
 		return fmt.Errorf("hosts must be 1..64, got %d", s.Hosts)
 	case s.Link.Gbps <= 0:
@@ -301,8 +301,12 @@ func (s *Scenario) validate() error {
 		}
 		switch p.Kind {
 		case "header_cdf", "sweep", "modes", "arrivals", "queue":
+		case "aqm":
+			if p.Y != "drop_prob" && p.Y != "queue_delay_us" {
+				return fmt.Errorf("plots: an aqm plot's y is drop_prob or queue_delay_us, got %q", p.Y)
+			}
 		default:
-			return fmt.Errorf("plots: kind must be header_cdf, sweep, modes, arrivals or queue, got %q", p.Kind)
+			return fmt.Errorf("plots: kind must be header_cdf, sweep, modes, arrivals, queue or aqm, got %q", p.Kind)
 		}
 	}
 	return nil

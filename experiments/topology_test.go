@@ -164,7 +164,7 @@ func TestTopologyNeedsRoutes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s.Variants = []Variant{{Name: "PIE", Chip: "tofino", Program: "pie-dp"}}
+	s.Variants = []Variant{{Name: "SwitchML", Chip: "tofino", Program: "switchml"}}
 	if _, err := s.Execute(Options{Jobs: 1}); err == nil || !strings.Contains(err.Error(), "has no routes section") {
 		t.Errorf("error %v, want the missing routes section named", err)
 	}

@@ -1,0 +1,61 @@
+package experiments
+
+import (
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/plotutil"
+)
+
+// aqmRows is the drop_prob and queueing-delay time series of every run.
+func (r *Result) aqmRows() [][]string {
+	rows := [][]string{{"variant", "sweep_value", "time_s", "drop_prob", "queue_delay_us"}}
+	for _, run := range r.Runs {
+		if run.PIERun == nil {
+			continue
+		}
+		for _, a := range run.Trace {
+			rows = append(rows, []string{run.Variant, run.Value, f2s(a.AtS), f2s(a.DropProb), f2s(a.QueueDelayUs)})
+		}
+	}
+	return rows
+}
+
+// plotAQM draws drop_prob (y "drop_prob") or the bottleneck's queueing
+// delay (y "queue_delay_us") over time, one line per run.
+func (r *Result) plotAQM(pl *plot.Plot, y string) error {
+	pl.X.Label.Text = "Time (s)"
+	if y == "drop_prob" {
+		pl.Y.Label.Text = "Drop probability"
+		pl.Y.Min, pl.Y.Max = 0, 1.05
+	} else {
+		pl.Y.Label.Text = "Queueing delay at the bottleneck (us)"
+		pl.Y.Min = 0
+	}
+	for i, run := range r.Runs {
+		if run.PIERun == nil || len(run.Trace) == 0 {
+			continue
+		}
+		pts := make(plotter.XYs, len(run.Trace))
+		for j, a := range run.Trace {
+			pts[j].X = a.AtS
+			if y == "drop_prob" {
+				pts[j].Y = a.DropProb
+			} else {
+				pts[j].Y = a.QueueDelayUs
+			}
+		}
+		line, err := plotter.NewLine(pts)
+		if err != nil {
+			return err
+		}
+		line.Color = plotutil.Color(i)
+		line.Dashes = plotutil.Dashes(i)
+		label := run.Variant
+		if run.Value != "" {
+			label += " " + run.Value
+		}
+		pl.Add(line)
+		pl.Legend.Add(label, line)
+	}
+	return nil
+}
