@@ -122,6 +122,9 @@ func (s *Scenario) maxDurationUs() float64 {
 	return 1e6
 }
 
+// maxConnections bounds a tcp scenario's concurrent connections.
+const maxConnections = 1000
+
 // validateAQM checks what the PIE workloads need.
 func (s *Scenario) validateAQM() error {
 	w := s.Workload
@@ -148,8 +151,15 @@ func (s *Scenario) validateAQM() error {
 			return fmt.Errorf("workload: frame_bytes must be 64..9216, got %d", w.FrameBytes)
 		}
 	}
-	if w.Kind == "tcp" && (w.MSS < 536 || w.MSS > 9000) {
-		return fmt.Errorf("workload: tcp needs mss 536..9000, got %d", w.MSS)
+	if w.Kind == "tcp" {
+		switch {
+		case w.MSS < 536 || w.MSS > 9000:
+			return fmt.Errorf("workload: tcp needs mss 536..9000, got %d", w.MSS)
+		case w.HostDelayUs < 0 || w.HostDelayUs > 1e5:
+			return fmt.Errorf("workload: host_delay_us must be in [0, 1e5], got %g", w.HostDelayUs)
+		case s.Pattern.Kind != "pairs" || len(s.Pattern.Flows) != 1:
+			return fmt.Errorf("pattern: a tcp workload needs kind pairs with one [sender, receiver] (its connections, senders of them, share it)")
+		}
 	}
 	for _, v := range s.Variants {
 		va := v.AQM

@@ -65,6 +65,8 @@ type Workload struct {
 	LowRateGbps float64 `yaml:"low_rate_gbps"`
 	// FrameBytes is the udp-risefall source's frame length.
 	FrameBytes int `yaml:"frame_bytes"`
+	// HostDelayUs is a tcp host's stack delay, each way (the base RTT).
+	HostDelayUs float64 `yaml:"host_delay_us"`
 }
 
 // Pattern says who sends to whom.
@@ -256,10 +258,14 @@ func (s *Scenario) validate() error {
 			return fmt.Errorf("sweep: no values")
 		}
 		if s.Sweep.Var == "senders" {
+			most := s.Hosts
+			if s.Workload.Kind == "tcp" {
+				most = maxConnections // senders are connections
+			}
 			for _, v := range s.Sweep.Values {
 				n, err := strconv.Atoi(v)
-				if err != nil || n < 1 || n > s.Hosts {
-					return fmt.Errorf("sweep: senders value %q must be 1..%d", v, s.Hosts)
+				if err != nil || n < 1 || n > most {
+					return fmt.Errorf("sweep: senders value %q must be 1..%d", v, most)
 				}
 			}
 		}
