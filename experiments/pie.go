@@ -75,9 +75,11 @@ type PIERun struct {
 	TotalGoodputGbps float64 `json:"total_goodput_gbps"`
 	// CPPeriodUs is the control-plane loop's measured period (PIE_CP).
 	CPPeriodUs *float64 `json:"cp_update_period_us,omitempty"`
-	// SimulatedS is how long the run simulated (a rise/fall run ends when
-	// drop_prob is back at 0).
+	// SimulatedS is how long the traffic ran (a rise/fall run ends when
+	// drop_prob is back at 0); StartupS how long the control plane's
+	// start-up work took before it started.
 	SimulatedS float64     `json:"simulated_s"`
+	StartupS   float64     `json:"startup_s"`
 	Trace      []AQMSample `json:"-"`
 }
 
@@ -121,6 +123,10 @@ func (s *Scenario) maxDurationUs() float64 {
 	}
 	return 1e6
 }
+
+// maxStartupUs bounds the control plane's start-up work (PIE_TABLE's fill
+// of ~90 000 entries takes about a second of CPU time).
+const maxStartupUs = 10e6
 
 // maxConnections bounds a tcp scenario's concurrent connections.
 const maxConnections = 1000
@@ -337,9 +343,11 @@ func (o *riseFall) Handle(e sim.Event) error {
 			return nil
 		}
 	}
-	if next := now + o.every; next < o.deadline {
-		packet.Schedule(o.engine, o, next, kindSample, nil, 0)
+	if now >= o.deadline {
+		o.engine.Pause() // the traffic is over: timers (pktgen, the control plane) need not run on
+		return nil
 	}
+	packet.Schedule(o.engine, o, min(now+o.every, o.deadline), kindSample, nil, 0)
 	return nil
 }
 
@@ -361,13 +369,15 @@ func (o *riseFall) result(r *PIERun) {
 // control plane beside the bottleneck switch, and the observer.
 func (s *Scenario) runAQM(spec runSpec) (*Run, error) {
 	start := time.Now()
-	deadline := int64(s.DurationUs * 1e6)
+	// The switches run until the traffic's end plus the longest start-up
+	// the control plane may take.
+	netDeadline := int64((s.DurationUs + maxStartupUs) * 1e6)
 	eng := engine.NewSerial()
 	r := &Run{Scenario: s.Name, Variant: spec.variant.Name, Senders: spec.senders, Params: spec.params, Seed: spec.seed, Value: spec.value, PIERun: &PIERun{}}
 	if s.Sweep != nil {
 		r.Sweep = s.Sweep.Var
 	}
-	net, _, err := s.buildNetwork(spec, eng, deadline)
+	net, _, err := s.buildNetwork(spec, eng, netDeadline)
 	if err != nil {
 		return nil, err
 	}
@@ -386,24 +396,41 @@ func (s *Scenario) runAQM(spec runSpec) (*Run, error) {
 	if err != nil {
 		return nil, fmt.Errorf("variant %s: %v", spec.variant.Name, err)
 	}
-	ctl, err := startControl(spec.variant.AQM.Control, bsw, eng, deadline)
+	// The control plane starts first; traffic starts when its start-up
+	// work (PIE_TABLE's table fill) is installed.
+	var startPs int64
+	ready := false
+	ctl, err := startControl(spec.variant.AQM.Control, bsw, eng, netDeadline, func() {
+		ready, startPs = true, packet.SecToPs(eng.CurrentTime())
+		eng.Pause()
+	})
 	if err != nil {
 		return nil, fmt.Errorf("variant %s: aqm.control %s: %v", spec.variant.Name, spec.variant.AQM.Control, err)
 	}
+	if !ready {
+		if err := eng.Run(); err != nil {
+			return nil, err
+		}
+		if !ready {
+			return nil, fmt.Errorf("variant %s: aqm.control %s: the start-up work did not finish within %g s", spec.variant.Name, spec.variant.AQM.Control, maxStartupUs/1e6)
+		}
+	}
+	r.StartupS = float64(startPs) / 1e12
+	deadline := startPs + int64(s.DurationUs*1e6)
 	var lastDelay int64
 	delays := &stats.Samples{}
 	tap := func(pkt *packet.Packet) {
 		lastDelay = pkt.DeqDeltaPs
 		delays.Add(pkt.DeqDeltaPs)
 	}
-	hs, err := s.aqmHosts(spec, eng, net, deadline, tap)
+	hs, err := s.aqmHosts(spec, eng, net, startPs, deadline, tap)
 	if err != nil {
 		return nil, err
 	}
-	obs := &riseFall{ComponentBase: sim.NewComponentBase("Net.AQMObserver"), engine: eng, probe: probe,
-		every: int64(s.AQM.SampleUs * 1e6), plot: int64(s.AQM.PlotUs * 1e6), lowGbps: s.Workload.LowRateGbps,
+	obs := &riseFall{ComponentBase: sim.NewComponentBase("Net.AQMObserver"), engine: eng, probe: probe, startPs: startPs,
+		every: int64(s.AQM.SampleUs * 1e6), plot: int64(s.AQM.PlotUs * 1e6), nextPlot: startPs, lowGbps: s.Workload.LowRateGbps,
 		sources: hs.sources, lastDelayPs: &lastDelay, stopAtEnd: s.Workload.Kind == "udp-risefall", deadline: deadline}
-	obs.start(0)
+	obs.start(startPs)
 	if err := eng.Run(); err != nil {
 		return nil, err
 	}
@@ -418,9 +445,9 @@ func (s *Scenario) runAQM(spec runSpec) (*Run, error) {
 	}
 	r.FinalDropProb = probe.prob()
 	r.QueueDelayUs = quantilesOf(delays, 1e6)
-	r.SimulatedS = float64(end) / 1e12
-	if end > 0 {
-		r.TotalGoodputGbps = float64(hs.goodputBytes()) * 8 / (float64(end) / 1e12) / 1e9
+	r.SimulatedS = float64(end-startPs) / 1e12
+	if end > startPs {
+		r.TotalGoodputGbps = float64(hs.goodputBytes()) * 8 / (float64(min(end, deadline)-startPs) / 1e12) / 1e9
 	}
 	for _, sw := range net.switches {
 		r.SwitchHops += sw.Counters().Delivered

@@ -5,7 +5,8 @@ import (
 
 	"github.com/sarchlab/akita/v3/sim"
 
-	"archsim/arch"
+		"archsim/components/hosts"
+	"archsim/components/link"
 	"archsim/components/packet"
 )
 
@@ -15,19 +16,53 @@ type aqmHostSet struct {
 	goodputBytes func() int64
 }
 
-// controlLoop is a control-plane program running beside the bottleneck.
-type controlLoop interface {
-	updates() int
-	periodUs() float64
-}
+// udpBatch is the packets a UDP source sends per event: a rate change
+// takes effect at most udpBatch-1 frame gaps late (≈ 1.8 us at 100 Gb/s),
+// against rise and fall times of seconds.
+const udpBatch = 16
 
-func (s *Scenario) aqmHosts(spec runSpec, eng sim.Engine, net *network, deadline int64, tap func(*packet.Packet)) (*aqmHostSet, error) {
-	return nil, fmt.Errorf("workload %s: hosts not wired yet", s.Workload.Kind)
-}
+// udpRate adapts a UDP source to the rise/fall observer.
+type udpRate struct{ src *hosts.UDPSource }
 
-func startControl(name string, sw arch.Switch, eng sim.Engine, deadline int64) (controlLoop, error) {
-	if name == "" {
-		return nil, nil
+func (u udpRate) SetRateGbps(now int64, gbps float64) { _ = u.src.SetRateGbps(now, gbps) }
+
+// aqmHosts builds and attaches a PIE run's hosts: for udp-risefall a UDP
+// source and sink per flow, for tcp the CUBIC connections. tap sees every
+// packet that reaches a receiving host.
+func (s *Scenario) aqmHosts(spec runSpec, eng sim.Engine, net *network, startPs, deadline int64, tap func(*packet.Packet)) (*aqmHostSet, error) {
+	w := s.Workload
+	prop := int64(s.Link.PropNs * 1000)
+	hb := hosts.MakeBuilder().WithEngine(eng).WithDeadline(deadline)
+	set := &aqmHostSet{}
+	switch w.Kind {
+	case "udp-risefall":
+		var sinks []*hosts.UDPSink
+		for i, f := range s.Pattern.Flows {
+			src, dst := f[0], f[1]
+			ssw, sport := net.hostPort(src)
+			u, err := hb.WithHost(src, sport).WithUplink(ssw.IngressHandler(sport)).BuildUDP(sim.BuildNameWithIndex("Net", "UDPSource", src), hosts.UDPConfig{
+				NICGbps: s.hostGbps(src), PropPs: prop, IPBytes: w.FrameBytes - 14, RateGbps: w.RateGbps, StartPs: startPs,
+				Src: hosts.HostIP(src), Dst: hosts.HostIP(dst), SrcPort: uint16(10000 + i), DstPort: 5001, Flow: i, Batch: udpBatch})
+			if err != nil {
+				return nil, fmt.Errorf("pattern.flows[%d]: %v", i, err)
+			}
+			ssw.Attach(sport, link.To(u, sport, prop))
+			dsw, dport := net.hostPort(dst)
+			k := hb.WithHost(dst, dport).BuildUDPSink(sim.BuildNameWithIndex("Net", "UDPSink", dst))
+			k.OnReceive(func(_ int64, pkt *packet.Packet) { tap(pkt) })
+			dsw.Attach(dport, link.To(k, dport, prop))
+			u.Start()
+			set.sources = append(set.sources, udpRate{u})
+			sinks = append(sinks, k)
+		}
+		set.goodputBytes = func() int64 {
+			var n int64
+			for _, k := range sinks {
+				n += k.Bytes
+			}
+			return n
+		}
+		return set, nil
 	}
-	return nil, fmt.Errorf("not wired yet")
+	return nil, fmt.Errorf("workload %s: hosts not wired yet", w.Kind)
 }

@@ -1,0 +1,93 @@
+package experiments
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/sarchlab/akita/v3/sim"
+
+	"archsim/arch"
+	"archsim/components/aqm/pie"
+	"archsim/components/controlplane"
+)
+
+// controlLoop is a control-plane program running on the CPU beside the
+// bottleneck switch.
+type controlLoop interface {
+	updates() int
+	periodUs() float64
+}
+
+// delayRegUnitPs is the unit of the PIE programs' 16-bit delay registers:
+// bits [25:10] of a nanosecond difference, 1024 ns.
+const delayRegUnitPs = 1024 * 1000
+
+// pieCP is PIE_CP's controller (PIE paper §VI.B; pie-for-tofino
+// run_controlplane_pie.cpp): a loop on the switch CPU that sleeps t_update,
+// reads the queueing delay the egress stored in delay_reg, computes RFC
+// 8033's drop_prob update (scaling, cap, decay) and writes drop_prob_reg and
+// its duplicate. Its period is t_update plus what the operations cost.
+type pieCP struct {
+	cpu   *controlplane.CPU
+	pie   *pie.PIE
+	loop  *controlplane.LoopStats
+	count int
+}
+
+func (c *pieCP) updates() int { return c.count }
+
+func (c *pieCP) periodUs() float64 { return c.loop.MeanPeriodPs() / 1e6 }
+
+// startControl starts a variant's control-plane program on a CPU beside
+// sw. ready runs when its start-up work is done (at once for a program
+// without any): PIE_TABLE's fill must be installed before traffic starts.
+func startControl(name string, sw arch.Switch, eng sim.Engine, deadline int64, ready func()) (controlLoop, error) {
+	if name == "" {
+		ready()
+		return nil, nil
+	}
+	cp, ok := sw.(arch.ControlPlane)
+	if !ok {
+		return nil, fmt.Errorf("%s has no control plane", sw.Name())
+	}
+	cpu, err := controlplane.MakeBuilder().WithEngine(eng).WithSwitch(cp).Build(sw.Name() + ".CPU")
+	if err != nil {
+		return nil, err
+	}
+	spec, tuning, params, err := pie.Tofino()
+	if err != nil {
+		return nil, err
+	}
+	switch name {
+	case "pie-cp":
+		c := &pieCP{cpu: cpu}
+		if c.pie, err = pie.New(params); err != nil {
+			return nil, err
+		}
+		sleep := int64(math.Round(spec.TUpdateUs * 1e6))
+		c.loop, err = cpu.Loop("pie-cp", sleep, deadline, func(next func()) {
+			err := cpu.ReadRegister("delay_reg", 0, func(v int64) {
+				c.pie.Update(v * delayRegUnitPs)
+				c.count++
+				p := int64(math.Round(math.Min(math.Max(c.pie.Prob(), 0), 1) * controlplane.MaxProb))
+				_ = cpu.WriteRegister("drop_prob_reg", 0, p, nil)
+				_ = cpu.WriteRegister("drop_prob_reg_duplicate", 0, p, next)
+			})
+			if err != nil {
+				cpu.Fail(err)
+			}
+		})
+		if err != nil {
+			return nil, err
+		}
+		ready()
+		return c, nil
+	case "pie-table":
+		_, err := controlplane.FillPieTable(cpu, controlplane.PieTable{Alpha: tuning.AlphaScaled, Beta: tuning.BetaScaled}, ready)
+		if err != nil {
+			return nil, err
+		}
+		return nil, nil
+	}
+	return nil, fmt.Errorf("unknown control-plane program %q", name)
+}
