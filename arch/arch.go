@@ -318,6 +318,22 @@ type TimerSwitch interface {
 	StopTimers(ps int64)
 }
 
+// PacketGenerator is a switch with a packet generator (Tofino's pktgen): a
+// control plane configures the program's applications, enables them and
+// signals port-down events, in simulated time.
+type PacketGenerator interface {
+	// ConfigurePktGen checks applications against the chip's limits and
+	// installs them.
+	ConfigurePktGen(apps []*programs.PktgenApp) error
+	// EnablePktGen enables an application at atPs; its timer fires no
+	// trigger after untilPs (< 0: until the run's deadline).
+	EnablePktGen(app string, atPs, untilPs int64) error
+	// PortDown signals that a port went down at atPs (port_down triggers).
+	PortDown(port int, atPs int64) error
+	// PktGenerated is the number of packets the generators made so far.
+	PktGenerated() int
+}
+
 // Offerer schedules offered traffic itself (the latency harness gives it
 // the arrivals in the generator's order, port by port).
 type Offerer interface {
