@@ -438,7 +438,7 @@ type Program struct {
 	Egress       *Control
 	Traffic      []*FlowTemplate
 	Pktgen       []*PktgenApp // packet-generator applications, in declaration order
-	Routes       *Routes // how a control plane installs host routes (nil: none)
+	Routes       *Routes      // how a control plane installs host routes (nil: none)
 	NumSlots     int
 	BridgeBits   int
 	codec        struct { // Codec(): built once, on first use

@@ -28,7 +28,7 @@ type sink struct {
 	got []arrival
 }
 
-func (s *sink) NotifyRecv(sim.VTimeInSec, sim.Port) {}
+func (s *sink) NotifyRecv(sim.VTimeInSec, sim.Port)     {}
 func (s *sink) NotifyPortFree(sim.VTimeInSec, sim.Port) {}
 func (s *sink) Handle(e sim.Event) error {
 	ev := e.(*packet.Event)
