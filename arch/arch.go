@@ -290,6 +290,14 @@ type ControlPlane interface {
 
 // Optional switch abilities, checked with a type assertion.
 
+// EntryWriter is a control plane that adds and deletes single table
+// entries (a driver's entry add, modify and delete) rather than rewriting
+// a table's whole contents.
+type EntryWriter interface {
+	AddEntries(table string, entries []*programs.Entry) error
+	DeleteEntries(table string, entries []*programs.Entry) error
+}
+
 // RegisterTracer calls f whenever a register action runs (unit: the pipe
 // or PFE that ran it).
 type RegisterTracer interface {
