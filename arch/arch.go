@@ -290,6 +290,14 @@ type ControlPlane interface {
 
 // Optional switch abilities, checked with a type assertion.
 
+// EntryWriter is a control plane that adds and deletes single table
+// entries (a driver's entry add, modify and delete) rather than rewriting
+// a table's whole contents.
+type EntryWriter interface {
+	AddEntries(table string, entries []*programs.Entry) error
+	DeleteEntries(table string, entries []*programs.Entry) error
+}
+
 // RegisterTracer calls f whenever a register action runs (unit: the pipe
 // or PFE that ran it).
 type RegisterTracer interface {
@@ -316,6 +324,22 @@ type PortRates interface {
 type TimerSwitch interface {
 	StartTimers(untilPs int64)
 	StopTimers(ps int64)
+}
+
+// PacketGenerator is a switch with a packet generator (Tofino's pktgen): a
+// control plane configures the program's applications, enables them and
+// signals port-down events, in simulated time.
+type PacketGenerator interface {
+	// ConfigurePktGen checks applications against the chip's limits and
+	// installs them.
+	ConfigurePktGen(apps []*programs.PktgenApp) error
+	// EnablePktGen enables an application at atPs; its timer fires no
+	// trigger after untilPs (< 0: until the run's deadline).
+	EnablePktGen(app string, atPs, untilPs int64) error
+	// PortDown signals that a port went down at atPs (port_down triggers).
+	PortDown(port int, atPs int64) error
+	// PktGenerated is the number of packets the generators made so far.
+	PktGenerated() int
 }
 
 // Offerer schedules offered traffic itself (the latency harness gives it

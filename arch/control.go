@@ -32,6 +32,35 @@ func (c *StateControl) WriteTable(name string, es []*programs.Entry) error {
 	return nil
 }
 
+// AddEntries adds entries to a table in every unit, keeping its others
+// (a driver's entry adds; an existing exact key is modified).
+func (c *StateControl) AddEntries(name string, es []*programs.Entry) error {
+	t := c.Prog.Table(name)
+	if t == nil {
+		return fmt.Errorf("program %s has no table %s", c.Prog.Name, name)
+	}
+	for _, st := range c.States {
+		if err := st.AddEntries(t, es); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// DeleteEntries removes entries (by key) from a table in every unit.
+func (c *StateControl) DeleteEntries(name string, es []*programs.Entry) error {
+	t := c.Prog.Table(name)
+	if t == nil {
+		return fmt.Errorf("program %s has no table %s", c.Prog.Name, name)
+	}
+	for _, st := range c.States {
+		if err := st.DeleteEntries(t, es); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 func (c *StateControl) register(name string, index int) (*programs.Register, error) {
 	r := c.Prog.Register(name)
 	if r == nil {

@@ -381,6 +381,7 @@ func (s *Scenario) runAQM(spec runSpec) (*Run, error) {
 	if err != nil {
 		return nil, err
 	}
+	reasons := map[string]int{}
 	for _, sw := range net.switches {
 		sw.OnDrop(func(_ *packet.Packet, reason string) {
 			if strings.HasPrefix(reason, "traffic manager:") || strings.Contains(reason, "queue full") {
@@ -389,8 +390,14 @@ func (s *Scenario) runAQM(spec runSpec) (*Run, error) {
 				r.AQMDrops++
 			}
 			r.Dropped++
+			reasons[reason]++
 		})
 	}
+	defer func() {
+		for _, k := range sortedKeys(reasons) {
+			r.DropReasons = append(r.DropReasons, DropCount{Reason: k, Packets: reasons[k]})
+		}
+	}()
 	bsw, bport := net.hostPort(s.AQM.Host)
 	probe, err := newAQMProbe(spec.variant.AQM, bsw, bport)
 	if err != nil {
@@ -438,6 +445,9 @@ func (s *Scenario) runAQM(spec runSpec) (*Run, error) {
 	obs.result(r.PIERun)
 	r.Updates = probe.count()
 	if ctl != nil {
+		if err := ctl.failed(); err != nil {
+			return nil, fmt.Errorf("variant %s: aqm.control %s: %v", spec.variant.Name, spec.variant.AQM.Control, err)
+		}
 		r.Updates = max(r.Updates, ctl.updates())
 		if p := ctl.periodUs(); p > 0 {
 			r.CPPeriodUs = &p

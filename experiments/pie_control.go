@@ -16,6 +16,7 @@ import (
 type controlLoop interface {
 	updates() int
 	periodUs() float64
+	failed() error
 }
 
 // delayRegUnitPs is the unit of the PIE programs' 16-bit delay registers:
@@ -32,9 +33,17 @@ type pieCP struct {
 	pie   *pie.PIE
 	loop  *controlplane.LoopStats
 	count int
+	err   error
 }
 
 func (c *pieCP) updates() int { return c.count }
+
+func (c *pieCP) failed() error {
+	if c.err != nil {
+		return c.err
+	}
+	return c.cpu.Err()
+}
 
 func (c *pieCP) periodUs() float64 { return c.loop.MeanPeriodPs() / 1e6 }
 
@@ -73,8 +82,8 @@ func startControl(name string, sw arch.Switch, eng sim.Engine, deadline int64, r
 				_ = cpu.WriteRegister("drop_prob_reg", 0, p, nil)
 				_ = cpu.WriteRegister("drop_prob_reg_duplicate", 0, p, next)
 			})
-			if err != nil {
-				cpu.Fail(err)
+			if err != nil && c.err == nil {
+				c.err = err
 			}
 		})
 		if err != nil {

@@ -60,9 +60,31 @@ func latencyRun(t arch.Target, c *arch.Compiled, seed int64, s Sim) (*arch.Run, 
 			return nil, err
 		}
 	}
-	off, err := Generate(c.Program, sw.IngressGbps, s.Packets, s.Load, seed)
+	gen, hasGen := sw.(arch.PacketGenerator)
+	hasGen = hasGen && len(c.Program.Pktgen) > 0
+	off, err := GenerateWith(c.Program, sw.IngressGbps, s.Packets, s.Load, seed, hasGen)
 	if err != nil {
 		return nil, err
+	}
+	if hasGen {
+		// The control plane's setup: the program's applications, all
+		// enabled at 0; a periodic one stops after its share of triggers.
+		if err := gen.ConfigurePktGen(c.Program.Pktgen); err != nil {
+			return nil, err
+		}
+		until := map[string]int64{}
+		for _, r := range off.Pktgen {
+			until[r.App.Name] = r.UntilPs
+		}
+		for _, a := range c.Program.Pktgen {
+			u, ok := until[a.Name]
+			if !ok {
+				u = -1
+			}
+			if err := gen.EnablePktGen(a.Name, 0, u); err != nil {
+				return nil, err
+			}
+		}
 	}
 	if o, ok := sw.(arch.Offerer); ok {
 		o.Offer(off.Arrivals)
@@ -78,7 +100,11 @@ func latencyRun(t arch.Target, c *arch.Compiled, seed int64, s Sim) (*arch.Run, 
 	if err := engine.Run(); err != nil {
 		return nil, err
 	}
-	return &arch.Run{Switch: sw, Offered: len(off.Arrivals), LastArrivalPs: off.LastArrivalPs, MeanFrameBytes: off.MeanFrameBytes,
+	offered := len(off.Arrivals)
+	if hasGen {
+		offered += gen.PktGenerated()
+	}
+	return &arch.Run{Switch: sw, Offered: offered, LastArrivalPs: off.LastArrivalPs, MeanFrameBytes: off.MeanFrameBytes,
 		Events: engine.Scheduled(), SimulatedNs: float64(packet.SecToPs(engine.CurrentTime())) / 1000}, nil
 }
 

@@ -89,3 +89,78 @@ func (s *State) SetEntries(t *Table, es []*Entry) error {
 	s.Tables[t.Index] = ts
 	return nil
 }
+
+// AddEntries adds entries to a table in this state, keeping its others
+// (a driver's entry adds and modifies): an exact key already present is
+// replaced in its slot. An entry that finds the table full is an error.
+func (s *State) AddEntries(t *Table, es []*Entry) error {
+	ts := s.Tables[t.Index]
+	if ts.exact != nil {
+		for _, e := range es {
+			var k [maxExactKeys]int64
+			copy(k[:], e.Values)
+			if ts.put(k, e) < 0 {
+				return fmt.Errorf("table %s is full (%d entries)", t.Name, t.Size)
+			}
+		}
+		return nil
+	}
+	if ts.Len()+len(es) > t.Size {
+		return fmt.Errorf("table %s holds %d entries, %d more written to its %d", t.Name, t.Size, len(es), ts.Len())
+	}
+	ts.ordered = append(ts.ordered, es...)
+	ts.sortOrdered()
+	return nil
+}
+
+// DeleteEntries removes the entries with the same keys (values, masks and
+// prefixes) as es from a table in this state; a key it does not hold is an
+// error.
+func (s *State) DeleteEntries(t *Table, es []*Entry) error {
+	ts := s.Tables[t.Index]
+	for _, e := range es {
+		if ts.exact != nil {
+			var k [maxExactKeys]int64
+			copy(k[:], e.Values)
+			if ts.remove(k) < 0 {
+				return fmt.Errorf("table %s has no entry %v", t.Name, e.Values)
+			}
+			continue
+		}
+		found := -1
+		for i, o := range ts.ordered {
+			if sameKey(o, e) {
+				found = i
+				break
+			}
+		}
+		if found < 0 {
+			return fmt.Errorf("table %s has no entry %v", t.Name, e.Values)
+		}
+		ts.ordered = append(ts.ordered[:found], ts.ordered[found+1:]...)
+		ts.runs, ts.indexed = nil, false
+	}
+	return nil
+}
+
+func sameKey(a, b *Entry) bool {
+	if len(a.Values) != len(b.Values) || len(a.Masks) != len(b.Masks) || len(a.Prefix) != len(b.Prefix) {
+		return false
+	}
+	for i := range a.Values {
+		if a.Values[i] != b.Values[i] {
+			return false
+		}
+	}
+	for i := range a.Masks {
+		if a.Masks[i] != b.Masks[i] {
+			return false
+		}
+	}
+	for i := range a.Prefix {
+		if a.Prefix[i] != b.Prefix[i] {
+			return false
+		}
+	}
+	return true
+}

@@ -105,7 +105,7 @@ type loader struct {
 
 var topKeys = []string{"program", "doc", "source", "constants", "headers", "metadata", "parser", "egress_parser",
 	"registers", "meters", "counters", "actions", "tables", "functions", "timers", "mirror_sessions", "multicast_groups",
-	"tm", "ingress", "egress", "traffic", "routes"}
+	"tm", "ingress", "egress", "traffic", "pktgen", "routes"}
 
 func (l *loader) load(root node, overrides map[string]string) error {
 	f, err := root.fields(topKeys...)
@@ -165,6 +165,7 @@ func (l *loader) load(root node, overrides map[string]string) error {
 		{"ingress", func(n node) error { return l.loadControl(n, "ingress") }},
 		{"egress", func(n node) error { return l.loadControl(n, "egress") }},
 		{"traffic", l.loadTraffic},
+		{"pktgen", l.loadPktgen},
 		{"routes", l.loadRoutes},
 	}
 	for _, s := range steps {

@@ -254,14 +254,7 @@ func (l *loader) loadTraffic(n node) error {
 			ft.Weight = int(x)
 		}
 		if iv, ok := f["interval_ns"]; ok {
-			x, err := l.consts.intValue(iv)
-			if err != nil {
-				return err
-			}
-			if x < 1 {
-				return iv.errf("interval_ns must be ≥ 1")
-			}
-			ft.IntervalNs = x
+			return iv.errf("interval_ns is no longer a traffic key: a periodic packet source is a packet-generator application (the pktgen: section)")
 		}
 		if len(ft.Ports) == 0 {
 			return it.errf("missing ports (device ports the test packets arrive on)")
@@ -273,50 +266,59 @@ func (l *loader) loadTraffic(n node) error {
 		if !ok {
 			return it.errf("missing headers (the headers of the test packets, in wire order)")
 		}
-		hps, err := hn.pairs()
+		if err := l.templateHeaders(ft, hn); err != nil {
+			return err
+		}
+		l.prog.Traffic = append(l.prog.Traffic, ft)
+	}
+	return nil
+}
+
+// templateHeaders reads a packet template's headers (in wire order) and
+// the values of their fields (a list cycles packet by packet).
+func (l *loader) templateHeaders(ft *FlowTemplate, hn node) error {
+	hps, err := hn.pairs()
+	if err != nil {
+		return err
+	}
+	for _, hp := range hps {
+		h, ok := l.headers[hp.key]
+		if !ok {
+			return hp.val.errf("undefined header %q", hp.key)
+		}
+		ft.Headers = append(ft.Headers, h)
+		fps, err := hp.val.pairs()
 		if err != nil {
 			return err
 		}
-		for _, hp := range hps {
-			h, ok := l.headers[hp.key]
-			if !ok {
-				return hp.val.errf("undefined header %q", hp.key)
+		for _, fp := range fps {
+			var fld *Field
+			for _, hf := range h.Fields {
+				if hf.Short == fp.key {
+					fld = hf
+				}
 			}
-			ft.Headers = append(ft.Headers, h)
-			fps, err := hp.val.pairs()
-			if err != nil {
-				return err
+			if fld == nil {
+				return fp.val.errf("header %s has no field %q", h.Name, fp.key)
 			}
-			for _, fp := range fps {
-				var fld *Field
-				for _, hf := range h.Fields {
-					if hf.Short == fp.key {
-						fld = hf
-					}
+			vs := []node{fp.val}
+			if fp.val.isSeq() {
+				if vs, err = fp.val.items(); err != nil {
+					return err
 				}
-				if fld == nil {
-					return fp.val.errf("header %s has no field %q", h.Name, fp.key)
-				}
-				vs := []node{fp.val}
-				if fp.val.isSeq() {
-					if vs, err = fp.val.items(); err != nil {
-						return err
-					}
-				}
-				for _, vn := range vs {
-					x, err := l.consts.intValue(vn)
-					if err != nil {
-						return err
-					}
-					if !fits(x, fld.Type) {
-						return vn.errf("%d does not fit %s (%s)", x, fld.Name, fld.Type)
-					}
-					ft.Values[fld] = append(ft.Values[fld], fld.Type.Norm(x))
-				}
-				ft.Fields = append(ft.Fields, fld)
 			}
+			for _, vn := range vs {
+				x, err := l.consts.intValue(vn)
+				if err != nil {
+					return err
+				}
+				if !fits(x, fld.Type) {
+					return vn.errf("%d does not fit %s (%s)", x, fld.Name, fld.Type)
+				}
+				ft.Values[fld] = append(ft.Values[fld], fld.Type.Norm(x))
+			}
+			ft.Fields = append(ft.Fields, fld)
 		}
-		l.prog.Traffic = append(l.prog.Traffic, ft)
 	}
 	return nil
 }

@@ -399,8 +399,10 @@ type FlowTemplate struct {
 	Ports  []int
 	Sizes  []int
 	Weight int
-	// IntervalNs, when > 0, makes the flow periodic (a packet generator
-	// timer) instead of load-driven.
+	// IntervalNs, when > 0, makes the flow periodic instead of
+	// load-driven. The loader never sets it (programs declare periodic
+	// sources as pktgen applications); the latency harness does, when it
+	// offers a pktgen application to a chip without a packet generator.
 	IntervalNs int64
 	Headers    []*Header
 	// Values[i] lists the values that field i of the template cycles through.
@@ -435,7 +437,8 @@ type Program struct {
 	Ingress      *Control
 	Egress       *Control
 	Traffic      []*FlowTemplate
-	Routes       *Routes // how a control plane installs host routes (nil: none)
+	Pktgen       []*PktgenApp // packet-generator applications, in declaration order
+	Routes       *Routes      // how a control plane installs host routes (nil: none)
 	NumSlots     int
 	BridgeBits   int
 	codec        struct { // Codec(): built once, on first use

@@ -17,6 +17,7 @@ import (
 
 	"archsim/arch"
 	"archsim/arch/tofino/compiler"
+	"archsim/arch/tofino/pktgen"
 	"archsim/arch/tofino/spec"
 	"archsim/arch/tofino/tm"
 	"archsim/components/link"
@@ -72,6 +73,7 @@ type pipeUnits struct {
 	state   *programs.State
 	ingress *PipeThread
 	egress  *PipeThread
+	pktgen  *pktgen.Generator
 }
 
 // Builder assembles a Switch (Akita builder style: value receiver, WithX).
@@ -132,6 +134,7 @@ func (b Builder) Build(name string) *Switch {
 		u.egress = newPipeThread(sw, spec.Egress, pipe, st, rand.New(rand.NewSource(b.seed*1000003+int64(2*pipe+1))))
 		u.ingress.next = sw.tm
 		u.egress.next = sw.ports
+		u.pktgen = pktgen.New(sim.BuildNameWithIndex(name, "Pipe", pipe)+".PktGen", b.engine, c, pipe, u.ingress, sw.ports)
 		sw.pipes = append(sw.pipes, u)
 	}
 	sw.StateControl = &arch.StateControl{Prog: sw.prog}
@@ -187,6 +190,71 @@ func (sw *Switch) OnDrop(f func(*packet.Packet, string)) { sw.dropHook = f }
 func (sw *Switch) SetDeadline(ps int64) {
 	sw.deadlinePs = ps
 	sw.tm.SetDeadline(ps)
+	for _, u := range sw.pipes {
+		u.pktgen.SetDeadline(ps)
+	}
+}
+
+// PktGen is a pipe's packet generator (nil for a pipe the chip lacks).
+func (sw *Switch) PktGen(pipe int) *pktgen.Generator {
+	if pipe < 0 || pipe >= len(sw.pipes) {
+		return nil
+	}
+	return sw.pipes[pipe].pktgen
+}
+
+// ConfigurePktGen installs packet-generator applications, each in the
+// generator of its port's pipe, checked against tofino.pktgen's limits.
+func (sw *Switch) ConfigurePktGen(apps []*programs.PktgenApp) error {
+	byPipe := make([][]*programs.PktgenApp, len(sw.pipes))
+	for _, a := range apps {
+		if !sw.cfg.IsPktgenPort(a.Port) {
+			c := sw.cfg.Pktgen
+			return fmt.Errorf("%s: pktgen %s: port %d is not a packet-generator port (pipe*%d + %d..%d, pipes 0..%d)", a.Pos, a.Name, a.Port,
+				sw.cfg.DevPortPipeStride, c.FirstLocalPort, c.LastLocalPort, sw.cfg.Pipes-1)
+		}
+		pipe := sw.cfg.PipeOf(a.Port)
+		byPipe[pipe] = append(byPipe[pipe], a)
+	}
+	for pipe, as := range byPipe {
+		if err := sw.pipes[pipe].pktgen.Configure(as); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// EnablePktGen enables a configured application at atPs; its timer fires
+// no trigger after untilPs (< 0: until the deadline).
+func (sw *Switch) EnablePktGen(app string, atPs, untilPs int64) error {
+	for _, u := range sw.pipes {
+		if u.pktgen.App(app) != nil {
+			return u.pktgen.Enable(app, atPs, untilPs)
+		}
+	}
+	return fmt.Errorf("%s: no packet-generator application %q is configured", sw.name, app)
+}
+
+// PortDown signals that a port went down at atPs: every enabled port_down
+// application fires (in every pipe; assumed: the port-down mask is not
+// modelled).
+func (sw *Switch) PortDown(port int, atPs int64) error {
+	if port < 0 || sw.cfg.PipeOf(port) >= sw.cfg.Pipes {
+		return fmt.Errorf("%s: port %d does not exist", sw.name, port)
+	}
+	for _, u := range sw.pipes {
+		u.pktgen.PortDown(port, atPs)
+	}
+	return nil
+}
+
+// PktGenerated is the number of packets the packet generators made.
+func (sw *Switch) PktGenerated() int {
+	n := 0
+	for _, u := range sw.pipes {
+		n += u.pktgen.Generated()
+	}
+	return n
 }
 
 // TM returns the traffic manager (statistics, and a control plane's
@@ -284,6 +352,22 @@ func (p *Ports) Handle(e sim.Event) error {
 	}
 	sw.E2E.Add(txEnd - pkt.BornPs)
 	return nil
+}
+
+// Transmit serializes a frame entering on a port (the packet generator's
+// packets) on the wire the port shares with recirculation: it starts when
+// ready and the wire is free, and the time its last bit is sent is
+// returned.
+func (p *Ports) Transmit(port int, readyPs int64, length int, gbps float64) int64 {
+	start := readyPs
+	if port >= 0 && port < len(p.busyUntil) {
+		start = max(start, p.busyUntil[port])
+	}
+	end := start + packet.SerializationPs(length, gbps)
+	if port >= 0 && port < len(p.busyUntil) {
+		p.busyUntil[port] = end
+	}
+	return end
 }
 
 // Name is the switch's name.
@@ -424,3 +508,6 @@ type RunResult struct {
 	SimulatedNs float64       `json:"simulated_ns"`
 	TM          tm.Stats      `json:"traffic_manager"`
 }
+
+// The Tofino switch has a packet generator.
+var _ arch.PacketGenerator = (*Switch)(nil)

@@ -42,6 +42,7 @@ type Config struct {
 	RecircLatencyNs   float64   `mapstructure:"recirc_latency_ns"`
 	PktgenLocalPort   int       `mapstructure:"pktgen_local_port"`
 	PacketsPerCycle   int       `mapstructure:"packets_per_cycle"`
+	Pktgen            Pktgen    `mapstructure:"pktgen"`
 	MAU               MAU       `mapstructure:"mau"`
 	SALU              SALU      `mapstructure:"salu"`
 	ALU               ALU       `mapstructure:"alu"`
@@ -60,6 +61,20 @@ type SONiC struct {
 	TrafficClasses  int      `mapstructure:"traffic_classes"`
 	MinTrimSize     int      `mapstructure:"min_trim_size"`
 	MaxTrimSize     int      `mapstructure:"max_trim_size"`
+}
+
+// Pktgen holds the packet generator's limits (one generator per pipe).
+type Pktgen struct {
+	Apps                int     `mapstructure:"apps"`
+	BufferBytes         int     `mapstructure:"buffer_bytes"`
+	FirstLocalPort      int     `mapstructure:"first_local_port"`
+	LastLocalPort       int     `mapstructure:"last_local_port"`
+	PortGbps            float64 `mapstructure:"port_gbps"`
+	MinBufferBytes      int     `mapstructure:"min_buffer_bytes"`
+	OffsetAlign         int     `mapstructure:"offset_align"`
+	MaxBatches          int     `mapstructure:"max_batches"`
+	MaxPacketsPerBatch  int     `mapstructure:"max_packets_per_batch"`
+	PortDownSingleBatch bool    `mapstructure:"port_down_single_batch"`
 }
 
 // MAU holds per-stage budgets and table-layout rules.
@@ -166,6 +181,15 @@ func (c *Config) validate(l *configs.Loaded) error {
 		configs.In("recirc_latency_ns", c.RecircLatencyNs, 0, 1e9),
 		configs.In("pktgen_local_port", float64(c.PktgenLocalPort), 0, float64(c.DevPortPipeStride-1)),
 		configs.In("packets_per_cycle", float64(c.PacketsPerCycle), 1, 8),
+		configs.In("pktgen.apps", float64(c.Pktgen.Apps), 0, 1024),
+		configs.In("pktgen.buffer_bytes", float64(c.Pktgen.BufferBytes), 0, 1<<30),
+		configs.In("pktgen.first_local_port", float64(c.Pktgen.FirstLocalPort), 0, float64(c.DevPortPipeStride-1)),
+		configs.In("pktgen.last_local_port", float64(c.Pktgen.LastLocalPort), float64(c.Pktgen.FirstLocalPort), float64(c.DevPortPipeStride-1)),
+		configs.In("pktgen.port_gbps", c.Pktgen.PortGbps, 0.001, 3200),
+		configs.In("pktgen.min_buffer_bytes", float64(c.Pktgen.MinBufferBytes), 0, 16384),
+		configs.In("pktgen.offset_align", float64(c.Pktgen.OffsetAlign), 1, 4096),
+		configs.In("pktgen.max_batches", float64(c.Pktgen.MaxBatches), 1, 1<<32),
+		configs.In("pktgen.max_packets_per_batch", float64(c.Pktgen.MaxPacketsPerBatch), 1, 1<<32),
 		configs.In("mau.stages", float64(c.MAU.Stages), 1, 64),
 		configs.In("mau.logical_tables", float64(c.MAU.LogicalTables), 1, 256),
 		configs.In("mau.ternary_tables", float64(c.MAU.TernaryTables), 0, 256),
@@ -273,6 +297,16 @@ func (c *Config) DevPort(pipe, local int) int { return pipe*c.DevPortPipeStride 
 
 // PipeOf returns the pipe of a device port.
 func (c *Config) PipeOf(devPort int) int { return devPort / c.DevPortPipeStride }
+
+// IsPktgenPort reports whether a device port is a packet-generator port
+// of its pipe.
+func (c *Config) IsPktgenPort(dp int) bool {
+	if dp < 0 || c.PipeOf(dp) >= c.Pipes {
+		return false
+	}
+	local := dp % c.DevPortPipeStride
+	return local >= c.Pktgen.FirstLocalPort && local <= c.Pktgen.LastLocalPort
+}
 
 // RecircPort returns the device id of a pipe's recirculation port.
 func (c *Config) RecircPort(pipe int) int { return c.DevPort(pipe, c.RecircLocalPort) }
