@@ -1,9 +1,11 @@
 package ideal
 
 import (
+	"os"
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"archsim/arch"
 	"archsim/components/aqm/pie"
@@ -317,5 +319,41 @@ func TestPIEChipConfig(t *testing.T) {
 	tg, err = TheChip.Load(arch.Overrides{})
 	if err != nil || tg.(*Target).pie != nil {
 		t.Fatalf("default: %v", err)
+	}
+}
+
+// TestPIEPaperRiseFall is the paper's §VII.A rise/fall on the reference
+// PIE alone (100 Gb/s of 1500-byte UDP into the 10 Gb/s port, Table II
+// parameters, PIE not dropping; 5 Gb/s once drop_prob reaches 1, stop when
+// it is 0 again), both flavours. About 25 M frames per flavour: run with
+// ARCHSIM_PIE_FULL=1.
+func TestPIEPaperRiseFall(t *testing.T) {
+	if os.Getenv("ARCHSIM_PIE_FULL") == "" {
+		t.Skip("set ARCHSIM_PIE_FULL=1 (about 25 M frames per flavour)")
+	}
+	for _, fl := range pie.Flavours() {
+		tg, err := TheChip.Load(arch.Overrides{Sets: []string{"ideal.queue.discipline=pie", "ideal.pie.flavour=" + fl, "ideal.pie.drop=false"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		start := time.Now()
+		r := newPIERig(t, *tg.(*Target).pie, []hosts.UDPConfig{{NICGbps: 100, RateGbps: 100, Batch: 16}}, 0)
+		var rise, fall int64 = -1, -1
+		r.sw.OnPIEUpdate(func(_ int, now int64, prob float64, q int64) {
+			if rise < 0 && prob >= 1 {
+				rise = now
+				_ = r.srcs[0].SetRateGbps(now, 5)
+			}
+			if rise >= 0 && fall < 0 && prob == 0 {
+				fall = now
+				_ = r.srcs[0].SetRateGbps(now, 0)
+			}
+		})
+		r.run(t)
+		if rise < 0 || fall < 0 {
+			t.Fatalf("%s: rise %d fall %d", fl, rise, fall)
+		}
+		t.Logf("%s: rise %.3f s, fall %.3f s, %d updates, final drop_prob %g, %d frames sent, wall %.1f s",
+			fl, float64(rise)/1e12, float64(fall-rise)/1e12, r.sw.PIEUpdates(), r.sw.PIE(0).Prob(), r.srcs[0].Sent, time.Since(start).Seconds())
 	}
 }
