@@ -2,6 +2,8 @@ package ideal
 
 import (
 	"fmt"
+	"strconv"
+	"strings"
 
 	"archsim/arch"
 	"archsim/components/aqm/pie"
@@ -24,6 +26,11 @@ type Params struct {
 		Params  string `mapstructure:"params"`
 		Drop    bool   `mapstructure:"drop"`
 		ECN     bool   `mapstructure:"ecn"`
+		// Overrides of the parameter set's values: "auto" or a number.
+		DelayRefUs any `mapstructure:"delay_ref_us"`
+		TUpdateUs  any `mapstructure:"t_update_us"`
+		Alpha      any `mapstructure:"alpha"`
+		Beta       any `mapstructure:"beta"`
 	} `mapstructure:"pie"`
 }
 
@@ -76,9 +83,9 @@ func (c *Chip) Load(o arch.Overrides) (arch.Target, error) {
 		if err := l.CheckRanges("ideal", []configs.Range{{Key: "queue.limit_us", Val: p.Queue.LimitUs, Lo: 1e-3, Hi: 1e7}}); err != nil {
 			return nil, err
 		}
-		pc, err := pieConfig(p)
+		pc, key, err := pieConfig(p)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %v", l.Origin("ideal.pie.flavour"), err)
+			return nil, fmt.Errorf("%s: %v", l.Origin(key), err)
 		}
 		t.pie = pc
 	default:
@@ -90,30 +97,83 @@ func (c *Chip) Load(o arch.Overrides) (arch.Target, error) {
 // pieConfig is the PIE queue the parameters describe: the flavour's rules
 // (configs/pie.yaml) with either its own values or the Table II ones, the
 // no-drop mode and the queue limit, checked.
-func pieConfig(p *Params) (*PIEConfig, error) {
+// The key returned with an error is the one to blame.
+func pieConfig(p *Params) (*PIEConfig, string, error) {
 	params, err := pie.LoadFlavour(p.PIE.Flavour)
 	if err != nil {
-		return nil, fmt.Errorf("ideal.pie.flavour: %v", err)
+		return nil, "ideal.pie.flavour", fmt.Errorf("ideal.pie.flavour: %v", err)
 	}
 	switch p.PIE.Params {
 	case PIEParamsFlavour:
 	case PIEParamsTofino:
 		spec, tun, _, err := pie.Tofino()
 		if err != nil {
-			return nil, err
+			return nil, "ideal.pie.params", err
 		}
 		params = params.WithTofino(spec, tun)
 	default:
-		return nil, fmt.Errorf("ideal.pie.params %q: want %s or %s", p.PIE.Params, PIEParamsTofino, PIEParamsFlavour)
+		return nil, "ideal.pie.params", fmt.Errorf("ideal.pie.params %q: want %s or %s", p.PIE.Params, PIEParamsTofino, PIEParamsFlavour)
+	}
+	for _, o := range []struct {
+		key  string
+		val  any
+		set  func(float64)
+		name string
+	}{
+		{"ideal.pie.delay_ref_us", p.PIE.DelayRefUs, func(v float64) { params.DelayRefPs = int64(v*1e6 + 0.5) }, "delay_ref"},
+		{"ideal.pie.t_update_us", p.PIE.TUpdateUs, func(v float64) { params.TUpdatePs = int64(v*1e6 + 0.5) }, "t_update"},
+		{"ideal.pie.alpha", p.PIE.Alpha, func(v float64) { params.Alpha = v }, "alpha"},
+		{"ideal.pie.beta", p.PIE.Beta, func(v float64) { params.Beta = v }, "beta"},
+	} {
+		v, ok, err := autoOrNumber(o.val)
+		if err != nil {
+			return nil, o.key, fmt.Errorf("%s: %v", o.key, err)
+		}
+		if ok {
+			o.set(v)
+			check := params
+			check.QueueLimitPs = 0 // checked against ideal.queue.limit_us below
+			if err := check.Validate(); err != nil && strings.Contains(err.Error(), o.name) {
+				return nil, o.key, fmt.Errorf("%s = %v: %v", o.key, v, err)
+			}
+		}
 	}
 	params.NoDrop = !p.PIE.Drop
 	c := &PIEConfig{Params: params, LimitPs: int64(p.Queue.LimitUs*1e6 + 0.5), ECN: p.PIE.ECN}
 	check := params
 	check.QueueLimitPs = c.LimitPs
 	if err := check.Validate(); err != nil {
-		return nil, fmt.Errorf("ideal.queue.limit_us %g with ideal.pie: %v", p.Queue.LimitUs, err)
+		key := "ideal.queue.limit_us"
+		if _, set, _ := autoOrNumber(p.PIE.DelayRefUs); set {
+			key = "ideal.pie.delay_ref_us"
+		}
+		return nil, key, fmt.Errorf("ideal.queue.limit_us %g with ideal.pie: %v", p.Queue.LimitUs, err)
 	}
-	return c, nil
+	return c, "", nil
+}
+
+// autoOrNumber reads an override: "auto" (not set) or a number.
+func autoOrNumber(v any) (float64, bool, error) {
+	switch x := v.(type) {
+	case nil:
+		return 0, false, nil
+	case string:
+		if x == "auto" {
+			return 0, false, nil
+		}
+		f, err := strconv.ParseFloat(strings.TrimSpace(x), 64)
+		if err != nil {
+			return 0, false, fmt.Errorf("want auto or a number, got %q", x)
+		}
+		return f, true, nil
+	case int:
+		return float64(x), true, nil
+	case int64:
+		return float64(x), true, nil
+	case float64:
+		return x, true, nil
+	}
+	return 0, false, fmt.Errorf("want auto or a number, got %v", v)
 }
 
 // Target is the ideal switch with its parameters.

@@ -309,11 +309,28 @@ func TestPIEChipConfig(t *testing.T) {
 		{[]string{"ideal.queue.discipline=pie", "ideal.pie.params=x"}, "ideal.pie.params"},
 		{[]string{"ideal.queue.discipline=pie", "ideal.queue.limit_us=100"}, "delay_ref 125 us is above the queue limit 100 us"},
 		{[]string{"ideal.queue.discipline=pie", "ideal.queue.limit_us=0"}, "ideal.queue.limit_us"},
+		{[]string{"ideal.queue.discipline=pie", "ideal.pie.t_update_us=0"}, "--set ideal.pie.t_update_us: ideal.pie.t_update_us = 0: pie: t_update must be > 0"},
+		{[]string{"ideal.queue.discipline=pie", "ideal.pie.alpha=-0.5"}, "ideal.pie.alpha = -0.5: pie: alpha must be"},
+		{[]string{"ideal.queue.discipline=pie", "ideal.pie.beta=-2"}, "ideal.pie.beta = -2: pie: beta must be"},
+		{[]string{"ideal.queue.discipline=pie", "ideal.pie.beta=x"}, "ideal.pie.beta: want auto or a number"},
+		{[]string{"ideal.queue.discipline=pie", "ideal.pie.delay_ref_us=600"}, "--set ideal.pie.delay_ref_us: ideal.queue.limit_us 500 with ideal.pie: pie: delay_ref 600 us is above the queue limit 500 us"},
 	} {
 		_, err := TheChip.Load(arch.Overrides{Sets: k.sets})
 		if err == nil || !strings.Contains(err.Error(), k.want) {
 			t.Fatalf("%v: want an error naming %q, got %v", k.sets, k.want, err)
 		}
+	}
+	// delay_ref is checked against this switch's queue limit.
+	if _, err := TheChip.Load(arch.Overrides{Sets: []string{"ideal.queue.discipline=pie", "ideal.pie.delay_ref_us=600", "ideal.queue.limit_us=1000"}}); err != nil {
+		t.Fatal(err)
+	}
+	// Overrides replace the Table II values.
+	tg, err = TheChip.Load(arch.Overrides{Sets: []string{"ideal.queue.discipline=pie", "ideal.pie.alpha=0.25", "ideal.pie.t_update_us=50", "ideal.pie.delay_ref_us=100", "ideal.pie.beta=3"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := tg.(*Target).pie.Params; p.Alpha != 0.25 || p.Beta != 3 || p.TUpdatePs != 50e6 || p.DelayRefPs != 100e6 {
+		t.Fatalf("overrides: %+v", p)
 	}
 	// The default discipline is the NDP trimming switch, untouched.
 	tg, err = TheChip.Load(arch.Overrides{})
