@@ -108,9 +108,14 @@ func (s *Switch) armPIE(pi int, now int64) {
 	}
 	t := q.ctl.Params().TUpdatePs
 	j := (now-q.lastUpd)/t + 1
+	at := q.lastUpd + j*t
+	if s.deadline > 0 && at > s.deadline {
+		return // the run is over
+	}
 	q.ctl.SkipIdle(int(j - 1))
+	q.lastUpd = at - t
 	q.timerOn = true
-	packet.Schedule(s.engine, s, q.lastUpd+j*t, evPIEUpdate, nil, pi)
+	packet.Schedule(s.engine, s, at, evPIEUpdate, nil, pi)
 }
 
 // updatePIE runs a port's PIE update and schedules the next one while the

@@ -232,6 +232,17 @@ func TestPIERiseFallAndReplay(t *testing.T) {
 	}
 }
 
+// The update timer stops at the run's deadline even with drop_prob > 0
+// and a queue still draining.
+func TestPIETimerStopsAtDeadline(t *testing.T) {
+	r := newPIERig(t, fastPIE(false), []hosts.UDPConfig{{NICGbps: 100, RateGbps: 100}}, 1e9)
+	r.run(t)
+	last := r.upd[len(r.upd)-1]
+	if last.At > 1e9 || last.At+10e6 <= 1e9 || last.Prob == 0 {
+		t.Fatalf("last update at %d (prob %g), want the last grid point before the 1 ms deadline with drop_prob > 0", last.At, last.Prob)
+	}
+}
+
 // With PIE dropping, the same overload sees early (PIE) drops as well as
 // tail drops; every frame is delivered or dropped once.
 func TestPIEDrops(t *testing.T) {
