@@ -2,8 +2,11 @@ package ideal
 
 import (
 	"fmt"
+	"strconv"
+	"strings"
 
 	"archsim/arch"
+	"archsim/components/aqm/pie"
 	"archsim/configs"
 	"archsim/programs"
 )
@@ -14,7 +17,34 @@ type Params struct {
 	QueuePackets      int     `mapstructure:"queue_packets"`
 	HeaderQueueFactor int     `mapstructure:"header_queue_factor"`
 	LatencyNs         float64 `mapstructure:"latency_ns"`
+	Queue             struct {
+		Discipline string  `mapstructure:"discipline"`
+		LimitUs    float64 `mapstructure:"limit_us"`
+	} `mapstructure:"queue"`
+	PIE struct {
+		Flavour string `mapstructure:"flavour"`
+		Params  string `mapstructure:"params"`
+		Drop    bool   `mapstructure:"drop"`
+		ECN     bool   `mapstructure:"ecn"`
+		// Overrides of the parameter set's values: "auto" or a number.
+		DelayRefUs any `mapstructure:"delay_ref_us"`
+		TUpdateUs  any `mapstructure:"t_update_us"`
+		Alpha      any `mapstructure:"alpha"`
+		Beta       any `mapstructure:"beta"`
+	} `mapstructure:"pie"`
 }
+
+// Queue disciplines (ideal.queue.discipline).
+const (
+	DisciplineComposite = "composite" // htsim's CompositeQueue: NDP trimming
+	DisciplinePIE       = "pie"       // FIFO + RFC 8033 PIE
+)
+
+// PIE parameter sets (ideal.pie.params).
+const (
+	PIEParamsTofino  = "tofino"  // the PIE-on-Tofino paper's Table II values (pie.Tofino)
+	PIEParamsFlavour = "flavour" // the flavour's own values (configs/pie.yaml)
+)
 
 // Chip is the ideal switch as a registered architecture.
 type Chip struct{ arch.ChipInfo }
@@ -46,11 +76,111 @@ func (c *Chip) Load(o arch.Overrides) (arch.Target, error) {
 	}); err != nil {
 		return nil, err
 	}
-	return &Target{p: p}, nil
+	t := &Target{p: p}
+	switch p.Queue.Discipline {
+	case DisciplineComposite:
+	case DisciplinePIE:
+		if err := l.CheckRanges("ideal", []configs.Range{{Key: "queue.limit_us", Val: p.Queue.LimitUs, Lo: 1e-3, Hi: 1e7}}); err != nil {
+			return nil, err
+		}
+		pc, key, err := pieConfig(p)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %v", l.Origin(key), err)
+		}
+		t.pie = pc
+	default:
+		return nil, fmt.Errorf("%s: ideal.queue.discipline %q: want %s or %s", l.Origin("ideal.queue.discipline"), p.Queue.Discipline, DisciplineComposite, DisciplinePIE)
+	}
+	return t, nil
+}
+
+// pieConfig is the PIE queue the parameters describe: the flavour's rules
+// (configs/pie.yaml) with either its own values or the Table II ones, the
+// no-drop mode and the queue limit, checked.
+// The key returned with an error is the one to blame.
+func pieConfig(p *Params) (*PIEConfig, string, error) {
+	params, err := pie.LoadFlavour(p.PIE.Flavour)
+	if err != nil {
+		return nil, "ideal.pie.flavour", fmt.Errorf("ideal.pie.flavour: %v", err)
+	}
+	switch p.PIE.Params {
+	case PIEParamsFlavour:
+	case PIEParamsTofino:
+		spec, tun, _, err := pie.Tofino()
+		if err != nil {
+			return nil, "ideal.pie.params", err
+		}
+		params = params.WithTofino(spec, tun)
+	default:
+		return nil, "ideal.pie.params", fmt.Errorf("ideal.pie.params %q: want %s or %s", p.PIE.Params, PIEParamsTofino, PIEParamsFlavour)
+	}
+	for _, o := range []struct {
+		key  string
+		val  any
+		set  func(float64)
+		name string
+	}{
+		{"ideal.pie.delay_ref_us", p.PIE.DelayRefUs, func(v float64) { params.DelayRefPs = int64(v*1e6 + 0.5) }, "delay_ref"},
+		{"ideal.pie.t_update_us", p.PIE.TUpdateUs, func(v float64) { params.TUpdatePs = int64(v*1e6 + 0.5) }, "t_update"},
+		{"ideal.pie.alpha", p.PIE.Alpha, func(v float64) { params.Alpha = v }, "alpha"},
+		{"ideal.pie.beta", p.PIE.Beta, func(v float64) { params.Beta = v }, "beta"},
+	} {
+		v, ok, err := autoOrNumber(o.val)
+		if err != nil {
+			return nil, o.key, fmt.Errorf("%s: %v", o.key, err)
+		}
+		if ok {
+			o.set(v)
+			check := params
+			check.QueueLimitPs = 0 // checked against ideal.queue.limit_us below
+			if err := check.Validate(); err != nil && strings.Contains(err.Error(), o.name) {
+				return nil, o.key, fmt.Errorf("%s = %v: %v", o.key, v, err)
+			}
+		}
+	}
+	params.NoDrop = !p.PIE.Drop
+	c := &PIEConfig{Params: params, LimitPs: int64(p.Queue.LimitUs*1e6 + 0.5), ECN: p.PIE.ECN}
+	check := params
+	check.QueueLimitPs = c.LimitPs
+	if err := check.Validate(); err != nil {
+		key := "ideal.queue.limit_us"
+		if _, set, _ := autoOrNumber(p.PIE.DelayRefUs); set {
+			key = "ideal.pie.delay_ref_us"
+		}
+		return nil, key, fmt.Errorf("ideal.queue.limit_us %g with ideal.pie: %v", p.Queue.LimitUs, err)
+	}
+	return c, "", nil
+}
+
+// autoOrNumber reads an override: "auto" (not set) or a number.
+func autoOrNumber(v any) (float64, bool, error) {
+	switch x := v.(type) {
+	case nil:
+		return 0, false, nil
+	case string:
+		if x == "auto" {
+			return 0, false, nil
+		}
+		f, err := strconv.ParseFloat(strings.TrimSpace(x), 64)
+		if err != nil {
+			return 0, false, fmt.Errorf("want auto or a number, got %q", x)
+		}
+		return f, true, nil
+	case int:
+		return float64(x), true, nil
+	case int64:
+		return float64(x), true, nil
+	case float64:
+		return x, true, nil
+	}
+	return 0, false, fmt.Errorf("want auto or a number, got %v", v)
 }
 
 // Target is the ideal switch with its parameters.
-type Target struct{ p *Params }
+type Target struct {
+	p   *Params
+	pie *PIEConfig // discipline pie
+}
 
 // Arch is "ideal".
 func (t *Target) Arch() string { return "ideal" }
@@ -84,7 +214,7 @@ func (t *Target) Compile(prog *programs.Program) (*arch.Compiled, error) {
 // header_queue_factor times that.
 func (t *Target) Build(s arch.BuildSpec) (arch.Switch, error) {
 	n := s.Net
-	if n == nil || n.Ports < 1 || n.IsHeader == nil || n.Trim == nil || n.Route == nil {
+	if n == nil || n.Ports < 1 || n.Route == nil || (t.pie == nil && (n.IsHeader == nil || n.Trim == nil)) {
 		return nil, fmt.Errorf("the ideal switch needs its network (hosts, link rate, packet format): use it in a scenario")
 	}
 	payload := n.MSS - n.HeaderBytes
@@ -99,6 +229,7 @@ func (t *Target) Build(s arch.BuildSpec) (arch.Switch, error) {
 	return MakeBuilder().WithEngine(s.Engine).WithConfig(Config{
 		Ports: n.Ports, PortGbps: n.LinkGbps, DataQueueB: q, HeaderQueueB: int64(t.p.HeaderQueueFactor) * q, HeaderBytes: n.HeaderBytes,
 		LatencyPs: int64(t.p.LatencyNs * 1000), IsHeader: n.IsHeader, Trim: n.Trim, PortOfPacket: n.Route, Seed: s.Seed,
+		PIE: t.pie,
 	}).Build(name), nil
 }
 

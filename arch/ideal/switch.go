@@ -4,6 +4,11 @@
 // strict priority; when a data packet finds the data queue full, the switch
 // trims either the arriving packet or the most recently queued one (each
 // with probability 1/2) to a header in the header queue.
+//
+// With Config.PIE set (chip config ideal.queue.discipline: pie) every port
+// is instead a FIFO with a byte limit whose early drops a PIE controller
+// (RFC 8033, components/aqm/pie) decides: the reference PIE of the
+// PIE-on-Tofino paper's ns-3 rows (pie.go).
 package ideal
 
 import (
@@ -29,6 +34,9 @@ type Config struct {
 	Trim         func(pkt *packet.Packet) // turn a data packet into its header
 	PortOfPacket func(pkt *packet.Packet) int
 	Seed         int64
+	// PIE, if set, makes every port a PIE queue (IsHeader and Trim are
+	// then unused).
+	PIE *PIEConfig
 }
 
 // Event kinds of the switch's own wake-ups.
@@ -51,6 +59,8 @@ type Switch struct {
 	HeaderDrop int
 	Delivered  int
 	drops      map[string]int
+	pieHook    PIEUpdateHook
+	deadline   int64 // 0: none (PIE timers stop after it)
 	arch.NoControl
 }
 
@@ -63,6 +73,7 @@ type port struct {
 	pending        bool
 	MaxDataPackets int
 	MaxHdrPackets  int
+	pq             *pieQueue // the PIE queue (discipline pie), from the port's first packet
 }
 
 // Builder builds the ideal switch (Akita style).
@@ -83,8 +94,15 @@ func (b Builder) WithConfig(c Config) Builder { b.cfg = c; return b }
 // Build constructs the switch.
 func (b Builder) Build(name string) *Switch {
 	c := b.cfg
-	if b.engine == nil || c.Ports < 1 || c.IsHeader == nil || c.Trim == nil || c.PortOfPacket == nil {
+	if b.engine == nil || c.Ports < 1 || c.PortOfPacket == nil || (c.PIE == nil && (c.IsHeader == nil || c.Trim == nil)) {
 		panic("ideal.Builder: engine, ports and packet-format hooks are required")
+	}
+	if c.PIE != nil {
+		p := c.PIE.Params
+		p.QueueLimitPs = c.PIE.LimitPs
+		if err := p.Validate(); err != nil {
+			panic("ideal.Builder: " + err.Error())
+		}
 	}
 	return newSwitch(name, b.engine, c)
 }
@@ -141,9 +159,9 @@ func (s *Switch) SetPortGbps(port int, gbps float64) error {
 	return nil
 }
 
-// SetDeadline is a no-op: the ideal switch drains its queues (its hosts stop
-// at the deadline).
-func (s *Switch) SetDeadline(int64) {}
+// SetDeadline ends the run: the ideal switch drains its queues (its hosts
+// stop at the deadline); only PIE's update timers stop at it.
+func (s *Switch) SetDeadline(ps int64) { s.deadline = ps }
 
 // Counters are the switch's deliveries, drops and trims.
 func (s *Switch) Counters() arch.Counters {
@@ -175,7 +193,13 @@ func (s *Switch) Handle(e sim.Event) error {
 	case evForwarded:
 		s.arrive(ev.Pkt, now)
 	case evDequeue:
-		s.serve(ev.Port, now)
+		if s.cfg.PIE != nil {
+			s.servePIE(ev.Port, now)
+		} else {
+			s.serve(ev.Port, now)
+		}
+	case evPIEUpdate:
+		s.updatePIE(ev.Port, now)
 	}
 	return nil
 }
@@ -184,6 +208,10 @@ func (s *Switch) arrive(pkt *packet.Packet, now int64) {
 	pi := s.cfg.PortOfPacket(pkt)
 	if pi < 0 || pi >= len(s.ports) {
 		s.dropped(pkt, "ideal switch: no route")
+		return
+	}
+	if s.cfg.PIE != nil {
+		s.arrivePIE(pi, pkt, now)
 		return
 	}
 	p := s.ports[pi]
