@@ -11,6 +11,7 @@ import (
 	"github.com/sarchlab/akita/v3/sim"
 
 	"archsim/arch"
+	"archsim/components/aqm/pie"
 	"archsim/components/packet"
 	"archsim/components/stats"
 	"archsim/programs"
@@ -46,10 +47,10 @@ type VariantAQM struct {
 }
 
 // aqmReporter is a chip that computes the drop probability itself (the
-// ideal switch's reference PIE) rather than in a program register.
+// ideal switch's reference PIE, arch/ideal/pie.go) rather than in a
+// program register: the port's controller (nil until the port is used).
 type aqmReporter interface {
-	DropProb(port int) float64
-	AQMUpdates(port int) int
+	PIE(port int) *pie.PIE
 }
 
 // PIERun is what a udp-risefall or tcp run measures at the bottleneck;
@@ -127,6 +128,10 @@ func (s *Scenario) maxDurationUs() float64 {
 // maxStartupUs bounds the control plane's start-up work (PIE_TABLE's fill
 // of ~90 000 entries takes about a second of CPU time).
 const maxStartupUs = 10e6
+
+// tcpFrameOverhead is a TCP segment's frame bytes beyond its payload:
+// Ethernet 14, IPv4 20, TCP 20 and the 12-byte timestamps option.
+const tcpFrameOverhead = 66
 
 // maxConnections bounds a tcp scenario's concurrent connections.
 const maxConnections = 1000
@@ -260,7 +265,10 @@ func cutDot(s string) (string, string, bool) {
 // prob is the current drop probability in [0, 1].
 func (p *aqmProbe) prob() float64 {
 	if p.rep != nil {
-		return p.rep.DropProb(p.port)
+		if c := p.rep.PIE(p.port); c != nil {
+			return math.Min(c.Prob(), 1) // ns-3.31's default flavour does not bound drop_prob above
+		}
+		return 0
 	}
 	v, err := p.sw.ReadRegister(p.reg, 0)
 	if err != nil {
@@ -272,7 +280,10 @@ func (p *aqmProbe) prob() float64 {
 // count is the updates performed so far.
 func (p *aqmProbe) count() int {
 	if p.rep != nil {
-		return p.rep.AQMUpdates(p.port)
+		if c := p.rep.PIE(p.port); c != nil {
+			return c.Updates()
+		}
+		return 0
 	}
 	return p.updates
 }

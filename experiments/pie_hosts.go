@@ -5,7 +5,7 @@ import (
 
 	"github.com/sarchlab/akita/v3/sim"
 
-		"archsim/components/hosts"
+	"archsim/components/hosts"
 	"archsim/components/link"
 	"archsim/components/packet"
 )

@@ -250,7 +250,7 @@ func (s *Scenario) buildNetwork(spec runSpec, engine sim.Engine, deadline int64)
 		if len(t.Switches) > 1 {
 			name = sim.BuildNameWithIndex("Net", "Switch", si)
 		}
-		net := &arch.Net{Ports: p.ports[si], LinkGbps: s.Link.Gbps, MSS: w.MSS, HeaderBytes: w.Ctrl,
+		net := &arch.Net{Ports: p.ports[si], LinkGbps: s.Link.Gbps, MSS: s.frameBytes(), HeaderBytes: w.Ctrl,
 			IsHeader: hosts.IsHeader, Trim: func(pkt *packet.Packet) { hosts.Trim(pkt, w.Ctrl) },
 			Route: func(pkt *packet.Packet) int {
 				if d := hosts.DstHost(pkt); d >= 0 && d < len(routes) {
@@ -278,6 +278,9 @@ func (s *Scenario) buildNetwork(spec runSpec, engine sim.Engine, deadline int64)
 			if err := installRoutes(sw, front, routes); err != nil {
 				return nil, nil, fmt.Errorf("variant %s: switch %s: %v", spec.variant.Name, ts.Name, err)
 			}
+		}
+		if err := startPktGen(sw, deadline); err != nil {
+			return nil, nil, fmt.Errorf("variant %s: switch %s: %v", spec.variant.Name, ts.Name, err)
 		}
 	}
 	for h := range p.hostAt {
@@ -310,6 +313,19 @@ func (s *Scenario) buildNetwork(spec runSpec, engine sim.Engine, deadline int64)
 	return n, sonicSw, nil
 }
 
+// frameBytes is the largest data frame the workload sends: what an ideal
+// switch's queue sizes count in.
+func (s *Scenario) frameBytes() int {
+	switch w := s.Workload; w.Kind {
+	case "udp-risefall":
+		return w.FrameBytes
+	case "tcp":
+		return w.MSS + tcpFrameOverhead
+	default:
+		return w.MSS
+	}
+}
+
 // setPortGbps sets a switch port's speed (nothing to do if it already
 // runs at it).
 func setPortGbps(sw arch.Switch, port int, gbps float64) error {
@@ -336,6 +352,29 @@ func (s *Scenario) hostGbps(h int) float64 {
 		h -= sw.Hosts
 	}
 	return s.Link.Gbps
+}
+
+// startPktGen installs the program's packet-generator applications (the
+// control plane's set-up the program expects) and enables them from the
+// start of the run until its deadline.
+func startPktGen(sw arch.Switch, deadline int64) error {
+	prog := sw.Program()
+	if prog == nil || len(prog.Pktgen) == 0 {
+		return nil
+	}
+	gen, ok := sw.(arch.PacketGenerator)
+	if !ok {
+		return fmt.Errorf("program %s has packet-generator applications, but %s has no packet generator", prog.Name, sw.Name())
+	}
+	if err := gen.ConfigurePktGen(prog.Pktgen); err != nil {
+		return err
+	}
+	for _, a := range prog.Pktgen {
+		if err := gen.EnablePktGen(a.Name, 0, deadline); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // installRoutes writes the route to every host into a switch's program

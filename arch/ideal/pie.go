@@ -186,6 +186,7 @@ func (s *Switch) servePIE(pi int, now int64) {
 	p.dataB -= int64(pkt.Len)
 	q := p.pq
 	d := now - pkt.EnqPs
+	pkt.DeqDeltaPs = d // the queueing delay, as a Tofino traffic manager reports it to egress
 	q.delays.Add(d)
 	q.qdelayPs = d
 	if len(p.data) == 0 {
