@@ -1,0 +1,569 @@
+package tcp
+
+// Congestion-control states (Linux enum tcp_ca_state; Disorder is folded
+// into Open: it changes nothing modelled here).
+const (
+	stateOpen = iota
+	stateCWR
+	stateRecovery
+	stateLoss
+)
+
+// Scoreboard bits of a sent segment (Linux TCPCB_SACKED_ACKED, TCPCB_LOST,
+// TCPCB_SACKED_RETRANS, TCPCB_EVER_RETRANS).
+const (
+	sSacked      = 1 << iota
+	sLost        // marked lost and not yet SACKed or ACKed
+	sRetrans     // a retransmission is in flight
+	sEverRetrans // was retransmitted: no RTT sample from it (Karn)
+)
+
+type segState struct {
+	sentPs int64
+	flags  uint8
+}
+
+// sender is the sending end of a flow: CUBIC congestion control; a SACK
+// scoreboard where a hole with DupThresh SACKed segments above it is lost
+// (RFC 6675 IsLost, Linux tcp_mark_head_lost); fast recovery entered once
+// per window with ssthresh = β·cwnd and cwnd driven by proportional rate
+// reduction (RFC 6937, Linux tcp_cwnd_reduction); an RTO per RFC 6298
+// with Linux's bounds and exponential backoff that marks everything lost
+// and restarts from cwnd 1. The application always has data (bulk) or
+// Bytes in total. Sequence numbers are counted in segments of MSS bytes.
+type sender struct {
+	h     *Host
+	f     *Flow
+	cfg   *Config
+	mss   int64
+	isn   uint32
+	total int64 // segments to send, -1: unlimited
+
+	una, nxt   int64
+	q          []segState // q[i-una] for una <= i < nxt
+	sackedOut  int
+	lostOut    int
+	retransOut int
+
+	w     Window
+	cc    *Cubic
+	state int
+
+	highSeq      int64
+	priorCwnd    int
+	prrDelivered int
+	prrOut       int
+	cwrPending   bool // send CWR on the next new segment
+
+	srttPs, rttvarPs int64
+	rtoPs            int64
+	rto              timer
+	rwnd             int64 // bytes the receiver allows beyond una
+
+	retransHint    int64 // no lost, unretransmitted segment below it
+	lostHint       int64 // the loss walk resumes here
+	lostHintSacked int   // SACKed segments in [una, lostHint)
+	cache          [4][2]int64
+	ncache         int
+
+	isCwndLimited bool // Linux tcp_cwnd_validate
+	maxPacketsOut int
+	cwndUsageSeq  int64
+
+	tsRecent uint32
+	lastCwnd int
+	lastSsth int
+	started  bool
+	done     bool
+}
+
+func newSender(h *Host, f *Flow) *sender {
+	s := &sender{h: h, f: f, cfg: &h.cfg, mss: int64(h.cfg.MSS), isn: isnOf(f.ID), total: -1}
+	if f.Bytes > 0 {
+		s.total = (f.Bytes + s.mss - 1) / s.mss
+	}
+	s.rto = timer{h: h, kind: evRTO, id: f.ID}
+	s.cc = NewCubic(h.cfg.Cubic)
+	return s
+}
+
+func (s *sender) start(now int64) {
+	s.started = true
+	s.w = Window{Cwnd: s.cfg.InitCwnd, Ssthresh: InfiniteSsthresh}
+	s.rtoPs = s.cfg.RTOInitPs
+	s.rwnd = s.cfg.RcvWndBytes
+	s.cc.Init(now, 0)
+	s.trySend(now)
+	s.notify(now)
+}
+
+func (s *sender) inFlight() int {
+	return int(s.nxt-s.una) - s.sackedOut - s.lostOut + s.retransOut
+}
+
+func (s *sender) seg(i int64) *segState { return &s.q[i-s.una] }
+
+// segLen is segment i's payload.
+func (s *sender) segLen(i int64) int {
+	if s.total >= 0 && i == s.total-1 {
+		return int(s.f.Bytes - i*s.mss)
+	}
+	return int(s.mss)
+}
+
+// trySend sends lost segments first, then new data, while cwnd allows
+// (Linux tcp_xmit_retransmit_queue, tcp_write_xmit).
+func (s *sender) trySend(now int64) {
+	sent := 0
+	limited := false
+	for {
+		if s.inFlight() >= s.w.Cwnd {
+			limited = s.hasData()
+			break
+		}
+		if i := s.nextRetransmit(); i >= 0 {
+			s.send(i, true, now)
+		} else if s.hasData() && (s.nxt+1-s.una)*s.mss <= s.rwnd {
+			s.send(s.nxt, false, now)
+		} else {
+			break
+		}
+		sent++
+	}
+	if sent > 0 || limited {
+		po := int(s.nxt - s.una)
+		if s.una >= s.cwndUsageSeq || limited || (!s.isCwndLimited && po > s.maxPacketsOut) {
+			s.isCwndLimited = limited
+			s.maxPacketsOut = po
+			s.cwndUsageSeq = s.nxt
+		}
+	}
+	if s.nxt > s.una && s.rto.due == 0 {
+		s.rto.set(now + s.rtoPs)
+	}
+}
+
+func (s *sender) hasData() bool { return s.total < 0 || s.nxt < s.total }
+
+// cwndLimited is tcp_is_cwnd_limited.
+func (s *sender) cwndLimited() bool {
+	if s.isCwndLimited {
+		return true
+	}
+	return s.w.InSlowStart() && s.w.Cwnd < 2*s.maxPacketsOut
+}
+
+func (s *sender) nextRetransmit() int64 {
+	if s.lostOut == 0 {
+		return -1
+	}
+	for i := max(s.retransHint, s.una); i < s.nxt; i++ {
+		if s.q[i-s.una].flags&(sLost|sRetrans|sSacked) == sLost {
+			s.retransHint = i
+			return i
+		}
+	}
+	s.retransHint = s.nxt
+	return -1
+}
+
+// send transmits segment i (new, or a retransmission).
+func (s *sender) send(i int64, retrans bool, now int64) {
+	f := s.f
+	if retrans {
+		g := s.seg(i)
+		g.flags |= sRetrans | sEverRetrans
+		g.sentPs = now
+		s.retransOut++
+		f.Stats.Retransmits++
+	} else {
+		s.q = append(s.q, segState{sentPs: now})
+		s.nxt++
+	}
+	if s.state == stateRecovery || s.state == stateCWR {
+		s.prrOut++
+	}
+	seg := Segment{Src: f.SrcIP, Dst: f.DstIP, SrcPort: uint16(PortBase + f.ID), DstPort: DataPort,
+		Seq: s.isn + uint32(i*s.mss), Ack: isnOf(f.ID) ^ 0x5a5a5a5a, Flags: FlagACK,
+		Window: uint16(min(s.cfg.RcvWndBytes>>uint(s.cfg.WScale), 65535)),
+		TSval:  s.h.tsNow(now), TSecr: s.tsRecent, Payload: s.segLen(i)}
+	if s.cfg.ECN && !retrans {
+		seg.ECN = ECNECT0 // RFC 3168 §6.1.5: retransmissions are not ECT
+		if s.cwrPending {
+			seg.Flags |= FlagCWR
+			s.cwrPending = false
+		}
+	}
+	f.Stats.SegmentsSent++
+	s.h.transmit(&seg, now)
+}
+
+// unwrapAck turns an ACK or SACK sequence number into bytes from the ISN,
+// nearest to una.
+func (s *sender) unwrapAck(seq uint32) int64 {
+	base := s.una * s.mss
+	return base + int64(int32(seq-(s.isn+uint32(base))))
+}
+
+// segOf is the number of whole segments in the first b bytes (the end of
+// the last, short segment counts as a whole one).
+func (s *sender) segOf(b int64) int64 {
+	if s.total >= 0 && b >= s.f.Bytes {
+		return s.total
+	}
+	return b / s.mss
+}
+
+// onAck processes an ACK in Linux tcp_ack's order: SACK blocks, the
+// cumulative ACK and RTT samples, loss marking and the recovery state
+// machine, then the cwnd change and sending.
+func (s *sender) onAck(a *Segment, now int64) {
+	if !s.started || s.done {
+		return
+	}
+	ackB := s.unwrapAck(a.Ack)
+	ack := s.segOf(ackB)
+	if ack > s.nxt || ackB < s.una*s.mss {
+		return // ACKs unsent data, or an old ACK
+	}
+	s.rwnd = int64(a.Window) << uint(s.cfg.WScale)
+	s.tsRecent = a.TSval
+	advanced := ack > s.una
+
+	sacked, sackFirst, sackLast := s.tagSACK(a)
+	acked, ackFirst, ackLast := s.cleanRtx(ack)
+	delivered := acked + sacked
+
+	seqRTT, caRTT := int64(-1), int64(-1)
+	switch {
+	case ackFirst >= 0:
+		seqRTT, caRTT = now-ackFirst, now-ackLast
+	case sackFirst >= 0:
+		seqRTT, caRTT = now-sackFirst, now-sackLast
+	case acked > 0 && a.TSecr != 0:
+		// Linux tcp_rtt_tsopt_us: the timestamp echo, at least one tick.
+		if d := int32(s.h.tsNow(now) - a.TSecr); d >= 0 {
+			seqRTT = int64(max(d, 1)) * (1e12 / int64(s.cfg.TimestampHZ))
+			caRTT = seqRTT
+		}
+	}
+	if seqRTT >= 0 {
+		s.rttSample(seqRTT)
+	}
+	if delivered > 0 {
+		rtt := int64(-1)
+		if caRTT >= 0 {
+			rtt = caRTT / 1e6
+		}
+		s.cc.PktsAcked(&s.w, AckSample{NowPs: now, RTTUs: rtt, SndUna: s.una * s.mss, SndNxt: s.nxt * s.mss,
+			PacingRate: s.pacingRate()})
+	}
+
+	newlyLost := s.markLost()
+	s.stateMachine(a.Flags&FlagECE != 0 && s.cfg.ECN)
+
+	if s.state == stateRecovery || s.state == stateCWR {
+		s.cwndReduction(delivered, newlyLost, advanced)
+	} else if delivered > 0 {
+		s.cc.CongAvoid(&s.w, now, delivered, s.cwndLimited())
+	}
+
+	if s.total >= 0 && s.una >= s.total {
+		s.done = true
+		s.f.Stats.DonePs = now
+		s.rto.stop()
+		s.notify(now)
+		return
+	}
+	if advanced {
+		if s.una == s.nxt {
+			s.rto.stop()
+		} else {
+			s.rto.set(now + s.rtoPs) // Linux tcp_rearm_rto
+		}
+	}
+	s.trySend(now)
+	s.notify(now)
+}
+
+// tagSACK marks the segments the ACK's SACK blocks cover (Linux
+// tcp_sacktag_write_queue). Parts of a block already processed for an
+// earlier ACK are skipped. It returns the newly SACKed segments and the
+// send times of the oldest and newest never-retransmitted ones (-1: none).
+func (s *sender) tagSACK(a *Segment) (n int, first, last int64) {
+	first, last = -1, -1
+	var cache [4][2]int64
+	nc := 0
+	for b := 0; b < a.NSack; b++ {
+		l, r := s.unwrapAck(a.Sack[b].Left), s.unwrapAck(a.Sack[b].Right)
+		lo := max((l+s.mss-1)/s.mss, s.una)
+		hi := min(s.segOf(r), s.nxt)
+		if lo >= hi {
+			continue
+		}
+		cache[nc] = [2]int64{lo, hi}
+		nc++
+		for c := 0; c < s.ncache; c++ {
+			ca, cb := s.cache[c][0], s.cache[c][1]
+			if ca <= lo && lo < cb {
+				lo = cb
+			}
+			if ca < hi && hi <= cb {
+				hi = ca
+			}
+		}
+		for i := lo; i < hi; i++ {
+			g := s.seg(i)
+			if g.flags&sSacked != 0 {
+				continue
+			}
+			if g.flags&sLost != 0 {
+				s.lostOut--
+			}
+			if g.flags&sRetrans != 0 {
+				s.retransOut--
+			}
+			if g.flags&sEverRetrans == 0 {
+				if first < 0 || g.sentPs < first {
+					first = g.sentPs
+				}
+				last = max(last, g.sentPs)
+			}
+			g.flags = g.flags&sEverRetrans | sSacked
+			s.sackedOut++
+			if i < s.lostHint {
+				s.lostHintSacked++
+			}
+			n++
+		}
+	}
+	s.cache, s.ncache = cache, nc
+	return n, first, last
+}
+
+// cleanRtx removes the cumulatively ACKed segments (Linux
+// tcp_clean_rtx_queue): it returns those not SACKed before and the send
+// times of the oldest and newest never-retransmitted, never-SACKed ones.
+func (s *sender) cleanRtx(ack int64) (n int, first, last int64) {
+	first, last = -1, -1
+	for i := s.una; i < ack; i++ {
+		g := s.q[i-s.una]
+		if g.flags&sSacked != 0 {
+			s.sackedOut--
+			if i < s.lostHint {
+				s.lostHintSacked--
+			}
+			continue
+		}
+		n++
+		if g.flags&sLost != 0 {
+			s.lostOut--
+		}
+		if g.flags&sRetrans != 0 {
+			s.retransOut--
+		}
+		if g.flags&sEverRetrans == 0 {
+			if first < 0 {
+				first = g.sentPs
+			}
+			last = g.sentPs
+		}
+	}
+	if ack > s.una {
+		s.q = s.q[ack-s.una:]
+		s.una = ack
+		if len(s.q) == 0 {
+			s.q = s.q[:0:0] // let the old array go
+		}
+	}
+	if s.lostHint <= s.una {
+		s.lostHint, s.lostHintSacked = s.una, 0
+	}
+	return n, first, last
+}
+
+// markLost marks every hole with at least DupThresh SACKed segments above
+// it lost (RFC 6675 §4 IsLost; Linux tcp_mark_head_lost with
+// sacked_out - reordering). It returns the newly lost segments.
+func (s *sender) markLost() int {
+	th := s.cfg.DupThresh
+	if s.sackedOut < th {
+		return 0
+	}
+	n := 0
+	i, below := max(s.lostHint, s.una), s.lostHintSacked
+	for ; i < s.nxt; i++ {
+		g := s.seg(i)
+		if g.flags&sSacked != 0 {
+			below++
+			continue
+		}
+		if s.sackedOut-below < th {
+			break
+		}
+		if g.flags&sLost == 0 {
+			g.flags |= sLost
+			s.lostOut++
+			n++
+			s.retransHint = min(s.retransHint, i)
+		}
+	}
+	s.lostHint, s.lostHintSacked = i, below
+	return n
+}
+
+// stateMachine is the part of Linux tcp_fastretrans_alert modelled here:
+// leave CWR or Recovery when high_seq is ACKed (cwnd = ssthresh), leave
+// Loss likewise; enter Recovery on a lost segment, CWR on an ECN echo.
+func (s *sender) stateMachine(ece bool) {
+	switch s.state {
+	case stateCWR:
+		if s.una > s.highSeq {
+			s.endReduction()
+		}
+	case stateRecovery:
+		if s.una >= s.highSeq {
+			s.endReduction()
+		}
+	case stateLoss:
+		if s.una >= s.highSeq {
+			s.state = stateOpen
+		}
+	}
+	if (s.state == stateOpen || s.state == stateCWR) && s.lostOut > 0 {
+		s.f.Stats.FastRecoveries++
+		if s.state != stateCWR {
+			s.initReduction()
+		}
+		s.highSeq = s.nxt
+		s.state = stateRecovery
+	}
+	if ece && s.state == stateOpen {
+		s.f.Stats.ECNReductions++
+		s.initReduction()
+		s.state = stateCWR
+	}
+}
+
+// initReduction is tcp_init_cwnd_reduction: ssthresh from CUBIC, PRR
+// counters from zero, and a CWR for the receiver when ECN is on.
+func (s *sender) initReduction() {
+	s.highSeq = s.nxt
+	s.w.CwndCnt = 0
+	s.priorCwnd = s.w.Cwnd
+	s.prrDelivered, s.prrOut = 0, 0
+	s.w.Ssthresh = s.cc.Ssthresh(&s.w)
+	s.cwrPending = s.cfg.ECN
+}
+
+// endReduction is tcp_end_cwnd_reduction: cwnd = ssthresh.
+func (s *sender) endReduction() {
+	if s.w.Ssthresh < InfiniteSsthresh {
+		s.w.Cwnd = s.w.Ssthresh
+	}
+	s.state = stateOpen
+}
+
+// cwndReduction is Linux tcp_cwnd_reduction (PRR, RFC 6937): while pipe
+// exceeds ssthresh send in proportion to what was delivered; below it,
+// slow-start back up to ssthresh (PRR-SSRB).
+func (s *sender) cwndReduction(delivered, newlyLost int, advanced bool) {
+	if delivered <= 0 || s.priorCwnd == 0 {
+		return
+	}
+	pipe := s.inFlight()
+	delta := s.w.Ssthresh - pipe
+	s.prrDelivered += delivered
+	var sndcnt int
+	if delta < 0 {
+		sndcnt = int((int64(s.w.Ssthresh)*int64(s.prrDelivered)+int64(s.priorCwnd)-1)/int64(s.priorCwnd)) - s.prrOut
+	} else {
+		sndcnt = max(s.prrDelivered-s.prrOut, delivered)
+		if advanced && newlyLost == 0 {
+			sndcnt++
+		}
+		sndcnt = min(delta, sndcnt)
+	}
+	if s.prrOut == 0 {
+		sndcnt = max(sndcnt, 1) // the fast retransmit goes out at once
+	}
+	s.w.Cwnd = pipe + max(sndcnt, 0)
+}
+
+// rttSample updates SRTT, RTTVAR and the RTO (RFC 6298 §2 with Linux's
+// floor: the variance term is at least RTOMin, tcp_rtt_estimator and
+// tcp_set_rto) and clears the backoff.
+func (s *sender) rttSample(r int64) {
+	if s.srttPs == 0 {
+		s.srttPs, s.rttvarPs = r, r/2
+	} else {
+		d := s.srttPs - r
+		if d < 0 {
+			d = -d
+		}
+		s.rttvarPs = (3*s.rttvarPs + d) / 4
+		s.srttPs = (7*s.srttPs + r) / 8
+	}
+	s.rtoPs = min(s.srttPs+max(4*s.rttvarPs, s.cfg.RTOMinPs), s.cfg.RTOMaxPs)
+	s.f.Stats.SRTTPs = s.srttPs
+}
+
+// pacingRate is Linux tcp_update_pacing_rate's sk_pacing_rate in bytes/s
+// (HyStart's ACK-delay cushion reads it; the host does not pace).
+func (s *sender) pacingRate() int64 {
+	if s.srttPs == 0 {
+		return 0
+	}
+	ratio := s.cfg.PacingCARatio
+	if s.w.Cwnd < s.w.Ssthresh/2 {
+		ratio = s.cfg.PacingSSRatio
+	}
+	w := max(s.w.Cwnd, int(s.nxt-s.una))
+	return int64(float64(s.mss) * float64(ratio) / 100 * float64(w) * 1e12 / float64(s.srttPs))
+}
+
+// onRTO is the retransmission timeout (Linux tcp_retransmit_timer,
+// tcp_enter_loss): ssthresh from CUBIC unless already reduced for this
+// window, CUBIC reset, every unSACKed segment lost, cwnd 1, RTO doubled
+// up to RTOMax.
+func (s *sender) onRTO(now int64) {
+	if s.done || s.nxt == s.una {
+		return
+	}
+	s.f.Stats.Timeouts++
+	if s.state == stateOpen || s.una >= s.highSeq {
+		s.priorCwnd = s.w.Cwnd
+		s.w.Ssthresh = s.cc.Ssthresh(&s.w)
+	}
+	s.cc.OnLoss(now, s.nxt*s.mss)
+	for i := s.una; i < s.nxt; i++ {
+		g := s.seg(i)
+		if g.flags&sSacked == 0 {
+			g.flags = g.flags&sEverRetrans | sLost
+		}
+	}
+	s.lostOut = int(s.nxt-s.una) - s.sackedOut
+	s.retransOut = 0
+	s.retransHint = s.una
+	s.w.Cwnd = s.inFlight() + 1
+	s.w.CwndCnt = 0
+	s.highSeq = s.nxt
+	s.state = stateLoss
+	s.cwrPending = s.cfg.ECN
+	s.rtoPs = min(2*s.rtoPs, s.cfg.RTOMaxPs)
+	s.rto.set(now + s.rtoPs)
+	s.trySend(now)
+	s.notify(now)
+}
+
+// notify reports a cwnd change to the stats and the hook.
+func (s *sender) notify(now int64) {
+	st := &s.f.Stats
+	st.Cwnd, st.Ssthresh = s.w.Cwnd, s.w.Ssthresh
+	if s.w.Cwnd != s.lastCwnd {
+		s.lastCwnd = s.w.Cwnd
+		if s.h.hook != nil {
+			s.h.hook(s.f.ID, now, s.w.Cwnd)
+		}
+	}
+}
