@@ -34,6 +34,11 @@ type bottleneck struct {
 	dropped []int64           // segment indices dropped, in order
 	maxQ    int
 	seg     Segment
+
+	markAbove int // set CE on ECT frames arriving to this many queued (0: never)
+	marked    int
+	quiet     bool // record nothing (benchmarks)
+	delivered []int64 // when each forwarded frame reaches the far end
 }
 
 func newBottleneck(e sim.Engine, name string, gbps float64, capPkts int, mss int) *bottleneck {
@@ -51,7 +56,9 @@ func (b *bottleneck) Handle(e sim.Event) error {
 		b.departs = b.departs[1:]
 	}
 	pkt := ev.Pkt
-	if Decode(pkt.Head, &b.seg) && b.seg.Payload > 0 {
+	if b.quiet {
+		b.seg.Payload = 0
+	} else if Decode(pkt.Head, &b.seg) && b.seg.Payload > 0 {
 		seq := int64(b.seg.Seq-isnOf(int(b.seg.SrcPort)-PortBase)) / b.mss
 		tx := b.seen[seq]
 		b.seen[seq] = tx + 1
@@ -60,6 +67,10 @@ func (b *bottleneck) Handle(e sim.Event) error {
 			b.dropped = append(b.dropped, seq)
 			return nil
 		}
+	}
+	if b.markAbove > 0 && len(b.departs) >= b.markAbove && b.seg.ECN != ECNNotECT {
+		pkt.Head[ethLen+1] |= ECNCE
+		b.marked++
 	}
 	if len(b.departs) >= b.capPkts {
 		if b.seg.Payload > 0 {
@@ -72,6 +83,9 @@ func (b *bottleneck) Handle(e sim.Event) error {
 	b.departs = append(b.departs, b.free)
 	b.maxQ = max(b.maxQ, len(b.departs))
 	b.out.Deliver(b.engine, pkt, b.free)
+	if !b.quiet {
+		b.delivered = append(b.delivered, b.free+b.out.PropPs)
+	}
 	return nil
 }
 

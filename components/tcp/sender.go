@@ -40,7 +40,7 @@ type sender struct {
 	total int64 // segments to send, -1: unlimited
 
 	una, nxt   int64
-	q          []segState // q[i-una] for una <= i < nxt
+	ring       []segState // segment i at ring[i & (len-1)], for una <= i < nxt; len a power of 2
 	sackedOut  int
 	lostOut    int
 	retransOut int
@@ -101,7 +101,20 @@ func (s *sender) inFlight() int {
 	return int(s.nxt-s.una) - s.sackedOut - s.lostOut + s.retransOut
 }
 
-func (s *sender) seg(i int64) *segState { return &s.q[i-s.una] }
+func (s *sender) seg(i int64) *segState { return &s.ring[i&int64(len(s.ring)-1)] }
+
+// push records a new segment sent at now, doubling the ring when full.
+func (s *sender) push(now int64) {
+	if int(s.nxt-s.una) == len(s.ring) {
+		r := make([]segState, max(64, 2*len(s.ring)))
+		for i := s.una; i < s.nxt; i++ {
+			r[i&int64(len(r)-1)] = *s.seg(i)
+		}
+		s.ring = r
+	}
+	*s.seg(s.nxt) = segState{sentPs: now}
+	s.nxt++
+}
 
 // segLen is segment i's payload.
 func (s *sender) segLen(i int64) int {
@@ -158,7 +171,7 @@ func (s *sender) nextRetransmit() int64 {
 		return -1
 	}
 	for i := max(s.retransHint, s.una); i < s.nxt; i++ {
-		if s.q[i-s.una].flags&(sLost|sRetrans|sSacked) == sLost {
+		if s.seg(i).flags&(sLost|sRetrans|sSacked) == sLost {
 			s.retransHint = i
 			return i
 		}
@@ -177,8 +190,7 @@ func (s *sender) send(i int64, retrans bool, now int64) {
 		s.retransOut++
 		f.Stats.Retransmits++
 	} else {
-		s.q = append(s.q, segState{sentPs: now})
-		s.nxt++
+		s.push(now)
 	}
 	if s.state == stateRecovery || s.state == stateCWR {
 		s.prrOut++
@@ -347,7 +359,7 @@ func (s *sender) tagSACK(a *Segment) (n int, first, last int64) {
 func (s *sender) cleanRtx(ack int64) (n int, first, last int64) {
 	first, last = -1, -1
 	for i := s.una; i < ack; i++ {
-		g := s.q[i-s.una]
+		g := s.seg(i)
 		if g.flags&sSacked != 0 {
 			s.sackedOut--
 			if i < s.lostHint {
@@ -369,13 +381,7 @@ func (s *sender) cleanRtx(ack int64) (n int, first, last int64) {
 			last = g.sentPs
 		}
 	}
-	if ack > s.una {
-		s.q = s.q[ack-s.una:]
-		s.una = ack
-		if len(s.q) == 0 {
-			s.q = s.q[:0:0] // let the old array go
-		}
-	}
+	s.una = max(s.una, ack)
 	if s.lostHint <= s.una {
 		s.lostHint, s.lostHintSacked = s.una, 0
 	}
