@@ -37,7 +37,7 @@ type bottleneck struct {
 
 	markAbove int // set CE on ECT frames arriving to this many queued (0: never)
 	marked    int
-	quiet     bool // record nothing (benchmarks)
+	quiet     bool    // record nothing (benchmarks)
 	delivered []int64 // when each forwarded frame reaches the far end
 }
 
