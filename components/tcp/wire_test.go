@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"archsim/components/packet"
+	"archsim/configs"
 )
 
 // TestWireRoundTrip encodes a data segment and a SACK-carrying ACK and
@@ -80,5 +81,32 @@ func TestConfigValidate(t *testing.T) {
 	h, err := MakeBuilder().WithEngine(nil).Build("H")
 	if err == nil || h != nil {
 		t.Error("Build without engine and uplink accepted")
+	}
+}
+
+// TestConfigFile checks that configs/tcp.yaml holds exactly DefaultConfig,
+// that a scenario can override a few keys, and that unknown keys and bad
+// values are refused with one line naming the file.
+func TestConfigFile(t *testing.T) {
+	data, err := configs.Read("tcp.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := ParseConfig("configs/tcp.yaml", data, Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c != DefaultConfig() {
+		t.Errorf("configs/tcp.yaml and DefaultConfig differ:\n%+v\n%+v", c, DefaultConfig())
+	}
+	c, err = ParseConfig("s.yaml", []byte("nic_gbps: 25\nstack_delay_us: 170\ncubic: {hystart: false}\n"), DefaultConfig())
+	if err != nil || c.NICGbps != 25 || c.StackDelayPs != 170e6 || c.Cubic.HyStart || c.Cubic.Beta != 717 {
+		t.Errorf("overrides: %+v, %v", c, err)
+	}
+	for _, bad := range []string{"mss: 0\n", "msss: 1448\n", "cubic: {beta: 2000}\n", "mss: [1]\n"} {
+		_, err := ParseConfig("s.yaml", []byte(bad), DefaultConfig())
+		if err == nil || !strings.HasPrefix(err.Error(), "s.yaml: ") || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%q: got %v", bad, err)
+		}
 	}
 }
