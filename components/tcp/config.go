@@ -21,6 +21,8 @@ type Config struct {
 	QuickAcks     int   // segments ACKed at once at the start of a connection
 	MaxSACKBlocks int   // SACK blocks per ACK
 	ECN           bool  // send ECT(0), echo CE with ECE, reduce cwnd on ECE
+	RACK          bool  // RACK time-based loss detection (else DupThresh SACKs only)
+	TLP           bool  // tail loss probes
 	PacingSSRatio int   // sk_pacing_rate factor in slow start, percent (HyStart reads the rate)
 	PacingCARatio int   // sk_pacing_rate factor in congestion avoidance, percent
 	TimestampHZ   int   // TSval clock rate
@@ -46,6 +48,8 @@ func DefaultConfig() Config {
 		QuickAcks:   16,      // TCP_MAX_QUICKACKS, include/net/tcp.h
 		// Three blocks fit with the timestamp option (RFC 2018 §3: 40 option bytes).
 		MaxSACKBlocks: 3,
+		RACK:          true, // net.ipv4.tcp_recovery = 1 (RFC 8985)
+		TLP:           true, // net.ipv4.tcp_early_retrans = 3 (RFC 8985 §7)
 		PacingSSRatio: 200,  // net.ipv4.tcp_pacing_ss_ratio
 		PacingCARatio: 120,  // net.ipv4.tcp_pacing_ca_ratio
 		TimestampHZ:   1000, // TCP_TS_HZ, include/net/tcp.h

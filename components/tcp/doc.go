@@ -11,16 +11,19 @@
 //   - sender: CUBIC (cubic.go: Linux's integer arithmetic, HyStart,
 //     Reno emulation, fast convergence), a SACK scoreboard with RFC 6675
 //     loss marking, fast recovery once per window with proportional rate
-//     reduction, an RTO per RFC 6298 with Linux's 200 ms floor, 120 s
-//     ceiling and exponential backoff, optional ECN (RFC 3168);
+//     reduction, RACK-TLP (RFC 8985: time-based loss detection, lost
+//     retransmissions, tail loss probes; both switchable off), an RTO per
+//     RFC 6298 with Linux's 200 ms floor, 120 s ceiling and exponential
+//     backoff, optional ECN (RFC 3168);
 //   - receiver: cumulative ACK plus SACK blocks, delayed ACKs (every
 //     second full segment or after 40 ms, at once on out-of-order data),
 //     a fixed advertised window.
 //
 // Not modelled (documented deviations from a Linux sender): the
-// three-way handshake and FIN, RACK-TLP and tail loss probes, F-RTO,
-// DSACK-based undo, TSO/GSO and pacing (the host does not pace, as Linux
-// CUBIC without the fq qdisc), receive-buffer autotuning.
+// three-way handshake and FIN, F-RTO, DSACK and undo of spurious
+// reductions, reordering detection (RACK's window never grows), TSO/GSO
+// and pacing (the host does not pace, as Linux CUBIC without the fq
+// qdisc), receive-buffer autotuning, idle restart (cubictcp_cwnd_event).
 //
 // Events: one engine event per frame arrival (the NIC computes each
 // frame's departure when it is queued) and timers as single lazily moved

@@ -167,47 +167,114 @@ func TestSACKRecovery(t *testing.T) {
 		{"two windows", []int64{100, 900}, 2},
 	}
 	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			n := sackNet(t, DefaultConfig(), dropFirst(c.drops...))
-			f := n.flow(t, 1500*1448)
-			n.run(t)
-			st := f.Stats
-			if st.Delivered != f.Bytes || st.DonePs == 0 {
-				t.Fatalf("delivered %d of %d bytes, done at %d", st.Delivered, f.Bytes, st.DonePs)
+		for _, rack := range []bool{true, false} {
+			name := c.name + " rack"
+			if !rack {
+				name = c.name + " dupthresh"
 			}
-			if st.Timeouts != 0 || st.FastRecoveries != c.recoveries || st.Retransmits != len(c.drops) {
-				t.Errorf("timeouts %d, fast recoveries %d, retransmits %d: want 0, %d, %d",
-					st.Timeouts, st.FastRecoveries, st.Retransmits, c.recoveries, len(c.drops))
-			}
-			for seq := int64(0); seq < 1500; seq++ {
-				want := 1
-				for _, d := range c.drops {
-					if d == seq {
-						want = 2
+			t.Run(name, func(t *testing.T) {
+				cfg := DefaultConfig()
+				cfg.RACK = rack
+				n := sackNet(t, cfg, dropFirst(c.drops...))
+				f := n.flow(t, 1500*1448)
+				n.run(t)
+				st := f.Stats
+				if st.Delivered != f.Bytes || st.DonePs == 0 {
+					t.Fatalf("delivered %d of %d bytes, done at %d", st.Delivered, f.Bytes, st.DonePs)
+				}
+				if st.Timeouts != 0 || st.FastRecoveries != c.recoveries || st.Retransmits != len(c.drops) {
+					t.Errorf("timeouts %d, fast recoveries %d, retransmits %d: want 0, %d, %d",
+						st.Timeouts, st.FastRecoveries, st.Retransmits, c.recoveries, len(c.drops))
+				}
+				for seq := int64(0); seq < 1500; seq++ {
+					want := 1
+					for _, d := range c.drops {
+						if d == seq {
+							want = 2
+						}
+					}
+					if n.fwd.seen[seq] != want {
+						t.Errorf("segment %d sent %d times, want %d", seq, n.fwd.seen[seq], want)
 					}
 				}
-				if n.fwd.seen[seq] != want {
-					t.Errorf("segment %d sent %d times, want %d", seq, n.fwd.seen[seq], want)
+				// One reduction per recovery: ssthresh changed that often.
+				reductions := 0
+				for _, e := range epochs(n.trace) {
+					if e.after <= e.prior*717/1024+2 {
+						reductions++
+					}
 				}
-			}
-			// One reduction per recovery: ssthresh changed that often.
-			reductions := 0
-			for _, e := range epochs(n.trace) {
-				if e.after <= e.prior*717/1024+2 {
-					reductions++
+				if reductions != c.recoveries {
+					t.Errorf("%d cwnd reductions, want %d", reductions, c.recoveries)
 				}
-			}
-			if reductions != c.recoveries {
-				t.Errorf("%d cwnd reductions, want %d", reductions, c.recoveries)
-			}
-		})
+			})
+		}
 	}
 }
 
-// TestTailLossRTO drops the last segment of a flow: no SACK can reveal
-// it, so the RTO (Linux: SRTT + max(4 RTTVAR, 200 ms)) recovers it.
+// TestTLPRepairsTailLoss drops the last three segments of a flow (Linux
+// defaults: TLP and RACK on): after 2 SRTT + 2 ms the probe retransmits
+// the last one, its SACK lets RACK mark the other two lost after a
+// quarter of min_rtt, and all three are repaired without a timeout, with
+// one cwnd reduction.
+func TestTLPRepairsTailLoss(t *testing.T) {
+	n := sackNet(t, DefaultConfig(), dropFirst(97, 98, 99))
+	f := n.flow(t, 100*1448)
+	n.run(t)
+	st := f.Stats
+	if st.Delivered != f.Bytes || st.Timeouts != 0 || st.LossProbes != 1 || st.Retransmits != 3 || st.FastRecoveries != 1 {
+		t.Fatalf("delivered %d/%d, timeouts %d, probes %d, retransmits %d, recoveries %d: want all, 0, 1, 3, 1",
+			st.Delivered, f.Bytes, st.Timeouts, st.LossProbes, st.Retransmits, st.FastRecoveries)
+	}
+	for _, seq := range []int64{97, 98, 99} {
+		if n.fwd.seen[seq] != 2 {
+			t.Errorf("segment %d sent %d times, want 2", seq, n.fwd.seen[seq])
+		}
+	}
+	// The probe leaves 2 SRTT + 2 ms after the last ACK (SRTT here is
+	// well under a millisecond, so within 2..5 ms).
+	tx := n.fwd.times[99]
+	if d := float64(tx[1]-lastBefore(n.rev.delivered, tx[1])) / 1e9; d < 2 || d > 5 {
+		t.Errorf("probe %.3f ms after the last ACK, want 2 SRTT + 2 ms", d)
+	}
+}
+
+// TestRACKLostRetransmit loses a segment and its first retransmission:
+// RACK sees the retransmission overdue once later data is delivered and
+// sends it again without a timeout; DupThresh-only detection needs the
+// RTO.
+func TestRACKLostRetransmit(t *testing.T) {
+	drop := func(seq int64, tx int) bool { return seq == 300 && tx < 2 }
+	n := sackNet(t, DefaultConfig(), drop)
+	f := n.flow(t, 1500*1448)
+	n.run(t)
+	st := f.Stats
+	if st.Delivered != f.Bytes || st.Timeouts != 0 || st.LostRetransmits != 1 || n.fwd.seen[300] != 3 {
+		t.Errorf("RACK: delivered %d/%d, timeouts %d, lost retransmits %d, segment 300 sent %d times: want all, 0, 1, 3",
+			st.Delivered, f.Bytes, st.Timeouts, st.LostRetransmits, n.fwd.seen[300])
+	}
+	cfg := DefaultConfig()
+	cfg.RACK = false
+	n = sackNet(t, cfg, drop)
+	f = n.flow(t, 1500*1448)
+	n.run(t)
+	if st := f.Stats; st.Delivered != f.Bytes || st.Timeouts != 1 {
+		t.Errorf("DupThresh only: delivered %d/%d, timeouts %d: want all, 1", st.Delivered, f.Bytes, st.Timeouts)
+	}
+}
+
+// noTLP is DefaultConfig without tail loss probes.
+func noTLP() Config {
+	c := DefaultConfig()
+	c.TLP = false
+	return c
+}
+
+// TestTailLossRTO drops the last segment of a flow: without a loss probe
+// no SACK can reveal it, so the RTO (Linux: SRTT + max(4 RTTVAR, 200 ms))
+// recovers it.
 func TestTailLossRTO(t *testing.T) {
-	n := sackNet(t, DefaultConfig(), dropFirst(49))
+	n := sackNet(t, noTLP(), dropFirst(49))
 	f := n.flow(t, 50*1448)
 	n.run(t)
 	st := f.Stats
@@ -239,7 +306,7 @@ func lastBefore(ts []int64, ps int64) int64 {
 // TestRTOBackoff loses the last segment three times: the timeouts come
 // after RTO, 2 RTO and 4 RTO.
 func TestRTOBackoff(t *testing.T) {
-	n := sackNet(t, DefaultConfig(), func(seq int64, tx int) bool { return seq == 49 && tx < 3 })
+	n := sackNet(t, noTLP(), func(seq int64, tx int) bool { return seq == 49 && tx < 3 })
 	f := n.flow(t, 50*1448)
 	n.run(t)
 	st := f.Stats
@@ -334,4 +401,40 @@ func BenchmarkTCPFlow(b *testing.B) {
 		b.Fatalf("delivered %d of %d", f.Stats.Delivered, f.Bytes)
 	}
 	b.ReportMetric(float64(n.eng.Events())/float64(b.N), "events/segment")
+}
+
+// TestManyFlowsRandomLoss runs 20 finite flows with staggered starts
+// through a 20-packet drop-tail buffer that also loses 1 % at random,
+// with the scoreboard recounted after every ACK and timer: every flow
+// completes and delivers every byte once, in order.
+func TestManyFlowsRandomLoss(t *testing.T) {
+	for _, cfg := range []Config{DefaultConfig(), noTLP(), func() Config { c := DefaultConfig(); c.RACK = false; return c }()} {
+		debugChecks = true
+		cfg.NICGbps = 10
+		n := newTestNet(t, cfg, 1, 20, 10e6, 20e12)
+		n.fwd.rng, n.fwd.lossProb = rand.New(rand.NewSource(3)), 0.01
+		var flows []*Flow
+		for i := 0; i < 20; i++ {
+			f := &Flow{ID: i, Src: 0, Dst: 1, Bytes: int64(300+37*i)*1448 - int64(i), StartPs: int64(i) * 100e6}
+			if n.snd.AddSender(f) != nil || n.rcv.AddReceiver(f) != nil {
+				t.Fatal("adding flows")
+			}
+			flows = append(flows, f)
+		}
+		n.run(t)
+		debugChecks = false
+		var rtx, rto, probes int
+		for _, f := range flows {
+			if f.Stats.Delivered != f.Bytes || f.Stats.DonePs == 0 {
+				t.Errorf("rack %v tlp %v flow %d: delivered %d of %d, done %d", cfg.RACK, cfg.TLP, f.ID, f.Stats.Delivered, f.Bytes, f.Stats.DonePs)
+			}
+			rtx += f.Stats.Retransmits
+			rto += f.Stats.Timeouts
+			probes += f.Stats.LossProbes
+		}
+		if rtx == 0 {
+			t.Errorf("rack %v tlp %v: no retransmissions: the test lost nothing", cfg.RACK, cfg.TLP)
+		}
+		t.Logf("rack %v tlp %v: %d retransmissions, %d timeouts, %d probes, %d drops", cfg.RACK, cfg.TLP, rtx, rto, probes, len(n.fwd.dropped))
+	}
 }

@@ -27,15 +27,18 @@ type Stats struct {
 	SegmentsRcvd int   // data segments that arrived (duplicates included)
 	AcksSent     int
 	// Sender side.
-	SegmentsSent   int // data segments sent, retransmissions included
-	Retransmits    int
-	Timeouts       int // RTO expiries
-	FastRecoveries int // entries into SACK fast recovery
-	ECNReductions  int // cwnd reductions on ECE
-	Cwnd           int // current (at the end: final) cwnd in segments
-	Ssthresh       int
-	SRTTPs         int64
-	DonePs         int64 // when the last byte was ACKed (finite flows; 0: not done)
+	SegmentsSent    int // data segments sent, retransmissions included
+	Retransmits     int
+	Timeouts        int // RTO expiries
+	FastRecoveries  int // entries into fast recovery (SACK/RACK loss detection)
+	LossProbes      int // tail loss probes sent (TLP)
+	TLPRecoveries   int // cwnd reductions because a probe repaired a loss
+	LostRetransmits int // retransmissions RACK found lost
+	ECNReductions   int // cwnd reductions on ECE
+	Cwnd            int // current (at the end: final) cwnd in segments
+	Ssthresh        int
+	SRTTPs          int64
+	DonePs          int64 // when the last byte was ACKed (finite flows; 0: not done)
 }
 
 // CwndHook is called on every cwnd change of a flow this host sends.
@@ -224,7 +227,7 @@ func (h *Host) Handle(e sim.Event) error {
 		}
 	case evRTO:
 		if s := get(h.senders, ev.Port); s != nil && s.rto.fire(now) && now <= h.deadlinePs {
-			s.onRTO(now)
+			s.onTimer(now)
 		}
 	case evDelAck:
 		if r := get(h.receivers, ev.Port); r != nil && r.delack.fire(now) && now <= h.deadlinePs {

@@ -26,6 +26,8 @@ type File struct {
 	QuickAcks     int       `yaml:"quick_acks"`
 	MaxSACKBlocks int       `yaml:"max_sack_blocks"`
 	ECN           bool      `yaml:"ecn"`
+	RACK          bool      `yaml:"rack"`
+	TLP           bool      `yaml:"tlp"`
 	PacingSSRatio int       `yaml:"pacing_ss_ratio"`
 	PacingCARatio int       `yaml:"pacing_ca_ratio"`
 	TimestampHZ   int       `yaml:"timestamp_hz"`
@@ -54,7 +56,7 @@ func (c Config) File() File {
 	return File{NICGbps: c.NICGbps, PropUs: float64(c.PropPs) / 1e6, StackDelayUs: float64(c.StackDelayPs) / 1e6,
 		MSS: c.MSS, InitCwnd: c.InitCwnd, RcvWndBytes: c.RcvWndBytes, WScale: c.WScale, DupThresh: c.DupThresh,
 		RTOMinMs: float64(c.RTOMinPs) / 1e9, RTOMaxMs: float64(c.RTOMaxPs) / 1e9, RTOInitMs: float64(c.RTOInitPs) / 1e9,
-		DelAckMs: float64(c.DelAckPs) / 1e9, QuickAcks: c.QuickAcks, MaxSACKBlocks: c.MaxSACKBlocks, ECN: c.ECN,
+		DelAckMs: float64(c.DelAckPs) / 1e9, QuickAcks: c.QuickAcks, MaxSACKBlocks: c.MaxSACKBlocks, ECN: c.ECN, RACK: c.RACK, TLP: c.TLP,
 		PacingSSRatio: c.PacingSSRatio, PacingCARatio: c.PacingCARatio, TimestampHZ: c.TimestampHZ,
 		Cubic: CubicFile{Beta: p.Beta, BicScale: p.BicScale, FastConvergence: p.FastConvergence,
 			TCPFriendliness: p.TCPFriendliness, HyStart: p.HyStart, HyStartDetect: p.HyStartDetect,
@@ -67,7 +69,7 @@ func (f File) Config() Config {
 	return Config{NICGbps: f.NICGbps, PropPs: psOf(f.PropUs, 1e6), StackDelayPs: psOf(f.StackDelayUs, 1e6),
 		MSS: f.MSS, InitCwnd: f.InitCwnd, RcvWndBytes: f.RcvWndBytes, WScale: f.WScale, DupThresh: f.DupThresh,
 		RTOMinPs: psOf(f.RTOMinMs, 1e9), RTOMaxPs: psOf(f.RTOMaxMs, 1e9), RTOInitPs: psOf(f.RTOInitMs, 1e9),
-		DelAckPs: psOf(f.DelAckMs, 1e9), QuickAcks: f.QuickAcks, MaxSACKBlocks: f.MaxSACKBlocks, ECN: f.ECN,
+		DelAckPs: psOf(f.DelAckMs, 1e9), QuickAcks: f.QuickAcks, MaxSACKBlocks: f.MaxSACKBlocks, ECN: f.ECN, RACK: f.RACK, TLP: f.TLP,
 		PacingSSRatio: f.PacingSSRatio, PacingCARatio: f.PacingCARatio, TimestampHZ: f.TimestampHZ,
 		Cubic: CubicParams{Beta: p.Beta, BicScale: p.BicScale, FastConvergence: p.FastConvergence,
 			TCPFriendliness: p.TCPFriendliness, HyStart: p.HyStart, HyStartDetect: p.HyStartDetect,

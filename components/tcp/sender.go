@@ -1,5 +1,7 @@
 package tcp
 
+import "fmt"
+
 // Congestion-control states (Linux enum tcp_ca_state; Disorder is folded
 // into Open: it changes nothing modelled here).
 const (
@@ -16,11 +18,17 @@ const (
 	sLost        // marked lost and not yet SACKed or ACKed
 	sRetrans     // a retransmission is in flight
 	sEverRetrans // was retransmitted: no RTT sample from it (Karn)
+	sInList      // on the time-ordered list RACK walks
 )
 
+// segState is a sent segment: its last transmission time, scoreboard bits
+// and its links in the list of segments in transmission order that are
+// neither SACKed nor waiting to be retransmitted (Linux
+// tsorted_sent_queue).
 type segState struct {
-	sentPs int64
-	flags  uint8
+	sentPs     int64
+	prev, next int64 // segment indices, -1: none
+	flags      uint8
 }
 
 // sender is the sending end of a flow: CUBIC congestion control; a SACK
@@ -57,7 +65,9 @@ type sender struct {
 
 	srttPs, rttvarPs int64
 	rtoPs            int64
-	rto              timer
+	rto              timer // the one retransmission-timer slot: RTO, loss probe or RACK reorder timeout
+	pend             int   // what rto is armed for (pendRTO, pendPTO, pendREO)
+	minRTTPs         int64
 	rwnd             int64 // bytes the receiver allows beyond una
 
 	retransHint    int64 // no lost, unretransmitted segment below it
@@ -70,6 +80,12 @@ type sender struct {
 	maxPacketsOut int
 	cwndUsageSeq  int64
 
+	rack       rackState
+	tlpHighSeq int64 // snd_nxt when a loss probe went out; 0: none outstanding
+	tlpRetrans bool  // the probe was a retransmission
+	listHead   int64
+	listTail   int64
+
 	tsRecent uint32
 	lastCwnd int
 	lastSsth int
@@ -78,7 +94,7 @@ type sender struct {
 }
 
 func newSender(h *Host, f *Flow) *sender {
-	s := &sender{h: h, f: f, cfg: &h.cfg, mss: int64(h.cfg.MSS), isn: isnOf(f.ID), total: -1}
+	s := &sender{h: h, f: f, cfg: &h.cfg, mss: int64(h.cfg.MSS), isn: isnOf(f.ID), total: -1, listHead: -1, listTail: -1}
 	if f.Bytes > 0 {
 		s.total = (f.Bytes + s.mss - 1) / s.mss
 	}
@@ -112,7 +128,8 @@ func (s *sender) push(now int64) {
 		}
 		s.ring = r
 	}
-	*s.seg(s.nxt) = segState{sentPs: now}
+	*s.seg(s.nxt) = segState{sentPs: now, prev: -1, next: -1}
+	s.listAppend(s.nxt)
 	s.nxt++
 }
 
@@ -127,7 +144,9 @@ func (s *sender) segLen(i int64) int {
 // trySend sends lost segments first, then new data, while cwnd allows
 // (Linux tcp_xmit_retransmit_queue, tcp_write_xmit).
 func (s *sender) trySend(now int64) {
-	sent := 0
+	sent, sentNew := 0, 0
+	prior := s.nxt - s.una
+	headRetrans := false
 	limited := false
 	for {
 		if s.inFlight() >= s.w.Cwnd {
@@ -136,8 +155,10 @@ func (s *sender) trySend(now int64) {
 		}
 		if i := s.nextRetransmit(); i >= 0 {
 			s.send(i, true, now)
-		} else if s.hasData() && (s.nxt+1-s.una)*s.mss <= s.rwnd {
+			headRetrans = headRetrans || i == s.una
+		} else if s.canSendNew() {
 			s.send(s.nxt, false, now)
+			sentNew++
 		} else {
 			break
 		}
@@ -151,9 +172,28 @@ func (s *sender) trySend(now int64) {
 			s.cwndUsageSeq = s.nxt
 		}
 	}
-	if s.nxt > s.una && s.rto.due == 0 {
-		s.rto.set(now + s.rtoPs)
+	// Timers as Linux arms them: new data (re)starts the RTO if nothing
+	// was outstanding or a probe was pending (tcp_event_new_data_sent)
+	// and schedules a loss probe (tcp_write_xmit); retransmitting the
+	// head restarts the RTO (tcp_xmit_retransmit_queue).
+	if sentNew > 0 {
+		if prior == 0 || s.pend == pendPTO {
+			s.rearmRTO(now)
+		}
+		s.schedulePTO(now, false)
 	}
+	if headRetrans && s.pend != pendREO {
+		s.armTimer(pendRTO, now+s.rtoPs)
+	}
+	if s.nxt > s.una && s.rto.due == 0 {
+		s.armTimer(pendRTO, now+s.rtoPs)
+	}
+}
+
+// canSendNew reports whether the application and the receive window
+// allow a new segment.
+func (s *sender) canSendNew() bool {
+	return s.hasData() && (s.nxt+1-s.una)*s.mss <= s.rwnd
 }
 
 func (s *sender) hasData() bool { return s.total < 0 || s.nxt < s.total }
@@ -185,9 +225,13 @@ func (s *sender) send(i int64, retrans bool, now int64) {
 	f := s.f
 	if retrans {
 		g := s.seg(i)
+		if g.flags&sRetrans == 0 {
+			s.retransOut++
+		}
 		g.flags |= sRetrans | sEverRetrans
 		g.sentPs = now
-		s.retransOut++
+		s.listRemove(i)
+		s.listAppend(i)
 		f.Stats.Retransmits++
 	} else {
 		s.push(now)
@@ -242,8 +286,8 @@ func (s *sender) onAck(a *Segment, now int64) {
 	s.tsRecent = a.TSval
 	advanced := ack > s.una
 
-	sacked, sackFirst, sackLast := s.tagSACK(a)
-	acked, ackFirst, ackLast := s.cleanRtx(ack)
+	sacked, sackFirst, sackLast := s.tagSACK(a, now)
+	acked, ackFirst, ackLast := s.cleanRtx(ack, now)
 	delivered := acked + sacked
 
 	seqRTT, caRTT := int64(-1), int64(-1)
@@ -262,6 +306,12 @@ func (s *sender) onAck(a *Segment, now int64) {
 	if seqRTT >= 0 {
 		s.rttSample(seqRTT)
 	}
+	if caRTT >= 0 && (s.minRTTPs == 0 || caRTT < s.minRTTPs) {
+		s.minRTTPs = caRTT // tcp_update_rtt_min (runs are far shorter than its 300 s window)
+	}
+	if s.tlpHighSeq != 0 {
+		s.processTLPAck(ack, advanced, sacked > 0)
+	}
 	if delivered > 0 {
 		rtt := int64(-1)
 		if caRTT >= 0 {
@@ -271,8 +321,16 @@ func (s *sender) onAck(a *Segment, now int64) {
 			PacingRate: s.pacingRate()})
 	}
 
-	newlyLost := s.markLost()
+	newlyLost, reoArmed := 0, false
+	if s.cfg.RACK {
+		newlyLost, reoArmed = s.rackMarkLost(now)
+	} else {
+		newlyLost = s.markLost()
+	}
 	s.stateMachine(a.Flags&FlagECE != 0 && s.cfg.ECN)
+	if advanced && !reoArmed {
+		s.setXmitTimer(now) // Linux FLAG_SET_XMIT_TIMER
+	}
 
 	if s.state == stateRecovery || s.state == stateCWR {
 		s.cwndReduction(delivered, newlyLost, advanced)
@@ -283,16 +341,9 @@ func (s *sender) onAck(a *Segment, now int64) {
 	if s.total >= 0 && s.una >= s.total {
 		s.done = true
 		s.f.Stats.DonePs = now
-		s.rto.stop()
+		s.stopTimer()
 		s.notify(now)
 		return
-	}
-	if advanced {
-		if s.una == s.nxt {
-			s.rto.stop()
-		} else {
-			s.rto.set(now + s.rtoPs) // Linux tcp_rearm_rto
-		}
 	}
 	s.trySend(now)
 	s.notify(now)
@@ -302,7 +353,7 @@ func (s *sender) onAck(a *Segment, now int64) {
 // tcp_sacktag_write_queue). Parts of a block already processed for an
 // earlier ACK are skipped. It returns the newly SACKed segments and the
 // send times of the oldest and newest never-retransmitted ones (-1: none).
-func (s *sender) tagSACK(a *Segment) (n int, first, last int64) {
+func (s *sender) tagSACK(a *Segment, now int64) (n int, first, last int64) {
 	first, last = -1, -1
 	var cache [4][2]int64
 	nc := 0
@@ -341,6 +392,8 @@ func (s *sender) tagSACK(a *Segment) (n int, first, last int64) {
 				}
 				last = max(last, g.sentPs)
 			}
+			s.rackAdvance(g, i, now)
+			s.listRemove(i)
 			g.flags = g.flags&sEverRetrans | sSacked
 			s.sackedOut++
 			if i < s.lostHint {
@@ -356,7 +409,7 @@ func (s *sender) tagSACK(a *Segment) (n int, first, last int64) {
 // cleanRtx removes the cumulatively ACKed segments (Linux
 // tcp_clean_rtx_queue): it returns those not SACKed before and the send
 // times of the oldest and newest never-retransmitted, never-SACKed ones.
-func (s *sender) cleanRtx(ack int64) (n int, first, last int64) {
+func (s *sender) cleanRtx(ack, now int64) (n int, first, last int64) {
 	first, last = -1, -1
 	for i := s.una; i < ack; i++ {
 		g := s.seg(i)
@@ -368,6 +421,8 @@ func (s *sender) cleanRtx(ack int64) (n int, first, last int64) {
 			continue
 		}
 		n++
+		s.rackAdvance(g, i, now)
+		s.listRemove(i)
 		if g.flags&sLost != 0 {
 			s.lostOut--
 		}
@@ -412,6 +467,9 @@ func (s *sender) markLost() int {
 			s.lostOut++
 			n++
 			s.retransHint = min(s.retransHint, i)
+			if g.flags&sRetrans == 0 {
+				s.listRemove(i)
+			}
 		}
 	}
 	s.lostHint, s.lostHintSacked = i, below
@@ -437,18 +495,24 @@ func (s *sender) stateMachine(ece bool) {
 		}
 	}
 	if (s.state == stateOpen || s.state == stateCWR) && s.lostOut > 0 {
-		s.f.Stats.FastRecoveries++
-		if s.state != stateCWR {
-			s.initReduction()
-		}
-		s.highSeq = s.nxt
-		s.state = stateRecovery
+		s.enterRecovery()
 	}
 	if ece && s.state == stateOpen {
 		s.f.Stats.ECNReductions++
 		s.initReduction()
 		s.state = stateCWR
 	}
+}
+
+// enterRecovery is tcp_enter_recovery: a cwnd reduction (unless one for
+// ECN is already under way) until everything sent so far is ACKed.
+func (s *sender) enterRecovery() {
+	s.f.Stats.FastRecoveries++
+	if s.state != stateCWR {
+		s.initReduction()
+	}
+	s.highSeq = s.nxt
+	s.state = stateRecovery
 }
 
 // initReduction is tcp_init_cwnd_reduction: ssthresh from CUBIC, PRR
@@ -548,6 +612,7 @@ func (s *sender) onRTO(now int64) {
 			g.flags = g.flags&sEverRetrans | sLost
 		}
 	}
+	s.listHead, s.listTail = -1, -1
 	s.lostOut = int(s.nxt-s.una) - s.sackedOut
 	s.retransOut = 0
 	s.retransHint = s.una
@@ -556,14 +621,50 @@ func (s *sender) onRTO(now int64) {
 	s.highSeq = s.nxt
 	s.state = stateLoss
 	s.cwrPending = s.cfg.ECN
+	s.tlpHighSeq = 0
 	s.rtoPs = min(2*s.rtoPs, s.cfg.RTOMaxPs)
-	s.rto.set(now + s.rtoPs)
+	s.armTimer(pendRTO, now+s.rtoPs)
 	s.trySend(now)
 	s.notify(now)
 }
 
+// debugChecks makes every ACK and timer verify the scoreboard counters
+// (tests set it).
+var debugChecks bool
+
+// check recounts the scoreboard and panics on a mismatch.
+func (s *sender) check() {
+	sacked, lost, retrans, listed := 0, 0, 0, 0
+	for i := s.una; i < s.nxt; i++ {
+		g := s.seg(i)
+		if g.flags&sSacked != 0 {
+			sacked++
+		}
+		if g.flags&sLost != 0 {
+			lost++
+		}
+		if g.flags&sRetrans != 0 {
+			retrans++
+		}
+		if g.flags&sInList != 0 {
+			listed++
+		}
+	}
+	n := 0
+	for i := s.listHead; i >= 0; i = s.seg(i).next {
+		n++
+	}
+	if sacked != s.sackedOut || lost != s.lostOut || retrans != s.retransOut || listed != n || s.inFlight() < 0 {
+		panic(fmt.Sprintf("tcp: flow %d scoreboard: sacked %d/%d lost %d/%d retrans %d/%d list %d/%d in flight %d",
+			s.f.ID, sacked, s.sackedOut, lost, s.lostOut, retrans, s.retransOut, listed, n, s.inFlight()))
+	}
+}
+
 // notify reports a cwnd change to the stats and the hook.
 func (s *sender) notify(now int64) {
+	if debugChecks {
+		s.check()
+	}
 	st := &s.f.Stats
 	st.Cwnd, st.Ssthresh = s.w.Cwnd, s.w.Ssthresh
 	if s.w.Cwnd != s.lastCwnd {
