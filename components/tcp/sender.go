@@ -334,7 +334,9 @@ func (s *sender) onAck(a *Segment, now int64) {
 
 	if s.state == stateRecovery || s.state == stateCWR {
 		s.cwndReduction(delivered, newlyLost, advanced)
-	} else if delivered > 0 {
+	} else if advanced && delivered > 0 {
+		// Linux tcp_may_raise_cwnd: only an ACK that advances snd_una
+		// grows cwnd (by everything it delivered, SACKed included).
 		s.cc.CongAvoid(&s.w, now, delivered, s.cwndLimited())
 	}
 
