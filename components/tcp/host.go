@@ -44,6 +44,16 @@ type Stats struct {
 // CwndHook is called on every cwnd change of a flow this host sends.
 type CwndHook func(flow int, ps int64, cwnd int)
 
+// IDSource numbers the frames a host sends (data: a data segment, else a
+// pure ACK), e.g. hosts.Recorder.NewID.
+type IDSource func(data bool, flow int) uint64
+
+// counter is the default IDSource: 1, 2, 3, ... shared by the hosts of a
+// builder.
+type counter struct{ n uint64 }
+
+func (c *counter) next(bool, int) uint64 { c.n++; return c.n }
+
 // Event kinds of a TCP host's own wake-ups; Port is the flow id.
 const (
 	evStart  = packet.KindLocal + iota // a flow's application starts
@@ -66,6 +76,7 @@ type Host struct {
 	deadlinePs int64
 	hook       CwndHook
 	pool       *pktPool
+	newID      IDSource
 
 	senders   []*sender // by flow id
 	receivers []*receiver
@@ -91,13 +102,14 @@ type Builder struct {
 	deadlinePs int64
 	hook       CwndHook
 	pool       *pktPool
+	newID      IDSource
 }
 
 // MakeBuilder returns a builder with DefaultConfig for host 0 on port 0
 // and no deadline. Hosts built from one builder (and its copies) share a
 // packet pool.
 func MakeBuilder() Builder {
-	return Builder{cfg: DefaultConfig(), deadlinePs: 1 << 62, pool: &pktPool{}}
+	return Builder{cfg: DefaultConfig(), deadlinePs: 1 << 62, pool: &pktPool{}, newID: (&counter{}).next}
 }
 
 // WithEngine sets the engine.
@@ -122,6 +134,10 @@ func (b Builder) WithDeadline(ps int64) Builder { b.deadlinePs = ps; return b }
 // WithCwndHook sets the function called on every cwnd change.
 func (b Builder) WithCwndHook(h CwndHook) Builder { b.hook = h; return b }
 
+// WithPacketIDs sets how frames are numbered (packet.Packet.ID); by
+// default the hosts of a builder count 1, 2, 3, ...
+func (b Builder) WithPacketIDs(f IDSource) Builder { b.newID = f; return b }
+
 // Build checks the config and inputs and builds the host.
 func (b Builder) Build(name string) (*Host, error) {
 	if err := b.cfg.Validate(); err != nil {
@@ -137,8 +153,11 @@ func (b Builder) Build(name string) (*Host, error) {
 	if b.pool == nil {
 		b.pool = &pktPool{}
 	}
+	if b.newID == nil {
+		b.newID = (&counter{}).next
+	}
 	return &Host{ComponentBase: sim.NewComponentBase(name), engine: b.engine, cfg: b.cfg, idx: b.idx,
-		port: b.port, ip: ip, uplink: b.uplink, deadlinePs: b.deadlinePs, hook: b.hook, pool: b.pool}, nil
+		port: b.port, ip: ip, uplink: b.uplink, deadlinePs: b.deadlinePs, hook: b.hook, pool: b.pool, newID: b.newID}, nil
 }
 
 // IP is the host's address.
@@ -274,6 +293,7 @@ func (h *Host) transmit(s *Segment, now int64) {
 	if s.SrcPort == DataPort {
 		pkt.Flow = int(s.DstPort) - PortBase
 	}
+	pkt.ID = h.newID(s.Payload > 0, pkt.Flow)
 	pkt.InPort = h.port
 	start := max(now, h.nicFree)
 	pkt.BornPs = start
