@@ -435,6 +435,9 @@ func TestManyFlowsRandomLoss(t *testing.T) {
 		if rtx == 0 {
 			t.Errorf("rack %v tlp %v: no retransmissions: the test lost nothing", cfg.RACK, cfg.TLP)
 		}
+		if n.fwd.badIDs+n.rev.badIDs != 0 {
+			t.Errorf("%d frames with a zero or repeated packet ID", n.fwd.badIDs+n.rev.badIDs)
+		}
 		t.Logf("rack %v tlp %v: %d retransmissions, %d timeouts, %d probes, %d drops", cfg.RACK, cfg.TLP, rtx, rto, probes, len(n.fwd.dropped))
 	}
 }

@@ -37,13 +37,15 @@ type bottleneck struct {
 
 	markAbove int // set CE on ECT frames arriving to this many queued (0: never)
 	marked    int
-	quiet     bool    // record nothing (benchmarks)
+	quiet     bool // record nothing (benchmarks)
+	ids       map[uint64]bool
+	badIDs    int     // frames with ID 0 or an ID seen before
 	delivered []int64 // when each forwarded frame reaches the far end
 }
 
 func newBottleneck(e sim.Engine, name string, gbps float64, capPkts int, mss int) *bottleneck {
 	return &bottleneck{ComponentBase: sim.NewComponentBase(name), engine: e, gbps: gbps, capPkts: capPkts,
-		mss: int64(mss), seen: map[int64]int{}, times: map[int64][]int64{}}
+		mss: int64(mss), seen: map[int64]int{}, times: map[int64][]int64{}, ids: map[uint64]bool{}}
 }
 
 func (b *bottleneck) NotifyRecv(sim.VTimeInSec, sim.Port)     {}
@@ -56,6 +58,12 @@ func (b *bottleneck) Handle(e sim.Event) error {
 		b.departs = b.departs[1:]
 	}
 	pkt := ev.Pkt
+	if !b.quiet {
+		if pkt.ID == 0 || b.ids[pkt.ID] {
+			b.badIDs++
+		}
+		b.ids[pkt.ID] = true
+	}
 	if b.quiet {
 		b.seg.Payload = 0
 	} else if Decode(pkt.Head, &b.seg) && b.seg.Payload > 0 {
