@@ -155,10 +155,9 @@ func (s *sender) processTLPAck(ack int64, advanced, sacked bool) {
 	case !s.tlpRetrans:
 		s.tlpHighSeq = 0
 	case ack > s.tlpHighSeq:
-		s.initReduction()
+		s.initReduction() // clears tlpHighSeq
 		s.endReduction()
 		s.f.Stats.TLPRecoveries++
-		s.tlpHighSeq = 0
 	case !advanced && !sacked:
 		s.tlpHighSeq = 0 // a pure duplicate ACK: no loss
 	}

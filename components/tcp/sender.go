@@ -518,7 +518,8 @@ func (s *sender) enterRecovery() {
 }
 
 // initReduction is tcp_init_cwnd_reduction: ssthresh from CUBIC, PRR
-// counters from zero, and a CWR for the receiver when ECN is on.
+// counters from zero, a CWR for the receiver when ECN is on, and no loss
+// probe outstanding any more.
 func (s *sender) initReduction() {
 	s.highSeq = s.nxt
 	s.w.CwndCnt = 0
@@ -526,6 +527,7 @@ func (s *sender) initReduction() {
 	s.prrDelivered, s.prrOut = 0, 0
 	s.w.Ssthresh = s.cc.Ssthresh(&s.w)
 	s.cwrPending = s.cfg.ECN
+	s.tlpHighSeq = 0 // the reduction covers a loss a probe repaired
 }
 
 // endReduction is tcp_end_cwnd_reduction: cwnd = ssthresh.
