@@ -12,6 +12,7 @@ import (
 
 	"archsim/arch"
 	"archsim/components/aqm/pie"
+	"archsim/components/hosts"
 	"archsim/components/packet"
 	"archsim/components/stats"
 	"archsim/programs"
@@ -102,7 +103,8 @@ func quantilesOf(s *stats.Samples, scale float64) Quantiles {
 		P99: s.Quantile(0.99) / scale, Max: float64(s.Max()) / scale}
 }
 
-// AQMSample is one point of the drop_prob and queueing-delay time series.
+// AQMSample is one point of the drop_prob and queueing-delay time series
+// (AtS: seconds since the traffic started).
 type AQMSample struct {
 	AtS          float64
 	DropProb     float64
@@ -201,6 +203,9 @@ type aqmProbe struct {
 	reg     string
 	rep     aqmReporter
 	updates int
+	// base is the count when the traffic started: updates during the
+	// control plane's start-up are not the run's.
+	base int
 }
 
 // fullScale is a drop probability of 1 in the programs' 32-bit registers.
@@ -277,8 +282,11 @@ func (p *aqmProbe) prob() float64 {
 	return float64(uint32(v)) / fullScale
 }
 
-// count is the updates performed so far.
-func (p *aqmProbe) count() int {
+// count is the updates performed since the traffic started.
+func (p *aqmProbe) count() int { return p.total() - p.base }
+
+// total is the updates performed since the run began.
+func (p *aqmProbe) total() int {
 	if p.rep != nil {
 		if c := p.rep.PIE(p.port); c != nil {
 			return c.Updates()
@@ -338,7 +346,7 @@ func (o *riseFall) Handle(e sim.Event) error {
 	p := o.probe.prob()
 	o.maxProb = max(o.maxProb, p)
 	if o.plot > 0 && now >= o.nextPlot {
-		o.trace = append(o.trace, AQMSample{AtS: float64(now) / 1e12, DropProb: p, QueueDelayUs: float64(*o.lastDelayPs) / 1e6})
+		o.trace = append(o.trace, AQMSample{AtS: float64(now-o.startPs) / 1e12, DropProb: p, QueueDelayUs: float64(*o.lastDelayPs) / 1e6})
 		o.nextPlot = now + o.plot
 	}
 	switch {
@@ -392,21 +400,31 @@ func (s *Scenario) runAQM(spec runSpec) (*Run, error) {
 	if err != nil {
 		return nil, err
 	}
-	reasons := map[string]int{}
+	// The hosts' packets that a switch drops go back to their pool (at
+	// 100 Gb/s into a 10 Gb/s port, nine in ten are dropped).
+	hb := hosts.MakeBuilder().WithEngine(eng)
+	reasons := map[string]*int{}
 	for _, sw := range net.switches {
-		sw.OnDrop(func(_ *packet.Packet, reason string) {
-			if strings.HasPrefix(reason, "traffic manager:") || strings.Contains(reason, "queue full") {
-				r.TailDrops++
-			} else {
-				r.AQMDrops++
+		sw.OnDrop(func(pkt *packet.Packet, reason string) {
+			n := reasons[reason]
+			if n == nil {
+				n = new(int)
+				reasons[reason] = n
 			}
-			r.Dropped++
-			reasons[reason]++
+			*n++
+			hb.Recycle(pkt)
 		})
 	}
 	defer func() {
 		for _, k := range sortedKeys(reasons) {
-			r.DropReasons = append(r.DropReasons, DropCount{Reason: k, Packets: reasons[k]})
+			n := *reasons[k]
+			r.DropReasons = append(r.DropReasons, DropCount{Reason: k, Packets: n})
+			if strings.HasPrefix(k, "traffic manager:") || strings.Contains(k, "queue full") {
+				r.TailDrops += n
+			} else {
+				r.AQMDrops += n
+			}
+			r.Dropped += n
 		}
 	}()
 	bsw, bport := net.hostPort(s.AQM.Host)
@@ -434,6 +452,7 @@ func (s *Scenario) runAQM(spec runSpec) (*Run, error) {
 		}
 	}
 	r.StartupS = float64(startPs) / 1e12
+	probe.base = probe.total()
 	deadline := startPs + int64(s.DurationUs*1e6)
 	var lastDelay int64
 	delays := &stats.Samples{}
@@ -441,7 +460,7 @@ func (s *Scenario) runAQM(spec runSpec) (*Run, error) {
 		lastDelay = pkt.DeqDeltaPs
 		delays.Add(pkt.DeqDeltaPs)
 	}
-	hs, err := s.aqmHosts(spec, eng, net, startPs, deadline, tap)
+	hs, err := s.aqmHosts(spec, hb, eng, net, startPs, deadline, tap)
 	if err != nil {
 		return nil, err
 	}

@@ -8,6 +8,7 @@ import (
 	"archsim/components/hosts"
 	"archsim/components/link"
 	"archsim/components/packet"
+	"archsim/components/tcp"
 )
 
 // aqmHostSet is the hosts of a PIE run.
@@ -29,10 +30,10 @@ func (u udpRate) SetRateGbps(now int64, gbps float64) { _ = u.src.SetRateGbps(no
 // aqmHosts builds and attaches a PIE run's hosts: for udp-risefall a UDP
 // source and sink per flow, for tcp the CUBIC connections. tap sees every
 // packet that reaches a receiving host.
-func (s *Scenario) aqmHosts(spec runSpec, eng sim.Engine, net *network, startPs, deadline int64, tap func(*packet.Packet)) (*aqmHostSet, error) {
+func (s *Scenario) aqmHosts(spec runSpec, hb hosts.Builder, eng sim.Engine, net *network, startPs, deadline int64, tap func(*packet.Packet)) (*aqmHostSet, error) {
 	w := s.Workload
 	prop := int64(s.Link.PropNs * 1000)
-	hb := hosts.MakeBuilder().WithEngine(eng).WithDeadline(deadline)
+	hb = hb.WithDeadline(deadline)
 	set := &aqmHostSet{}
 	switch w.Kind {
 	case "udp-risefall":
@@ -63,6 +64,71 @@ func (s *Scenario) aqmHosts(spec runSpec, eng sim.Engine, net *network, startPs,
 			return n
 		}
 		return set, nil
+	case "tcp":
+		src, dst := s.Pattern.Flows[0][0], s.Pattern.Flows[0][1]
+		cfg := tcp.DefaultConfig()
+		cfg.MSS = w.MSS
+		cfg.PropPs = prop
+		cfg.StackDelayPs = int64(w.HostDelayUs * 1e6)
+		tb := tcp.MakeBuilder().WithEngine(eng).WithDeadline(deadline)
+		build := func(h int, name string) (*tcp.Host, error) {
+			sw, port := net.hostPort(h)
+			c := cfg
+			c.NICGbps = s.hostGbps(h)
+			host, err := tb.WithConfig(c).WithHost(h, port).WithUplink(sw.IngressHandler(port)).Build(sim.BuildNameWithIndex("Net", name, h))
+			if err != nil {
+				return nil, fmt.Errorf("workload: %v", err)
+			}
+			return host, nil
+		}
+		sender, err := build(src, "TCPHost")
+		if err != nil {
+			return nil, err
+		}
+		receiver, err := build(dst, "TCPHost")
+		if err != nil {
+			return nil, err
+		}
+		ssw, sport := net.hostPort(src)
+		ssw.Attach(sport, link.To(sender, sport, prop))
+		dsw, dport := net.hostPort(dst)
+		dsw.Attach(dport, link.To(tapped{receiver, tap}, dport, prop))
+		var flows []*tcp.Flow
+		for i := 0; i < spec.senders; i++ {
+			// Assumed: the connections start a microsecond apart, as a
+			// tool opening them one after another would.
+			f := &tcp.Flow{ID: i, Src: src, Dst: dst, StartPs: startPs + int64(i)*1e6}
+			if err := receiver.AddReceiver(f); err != nil {
+				return nil, err
+			}
+			if err := sender.AddSender(f); err != nil {
+				return nil, err
+			}
+			flows = append(flows, f)
+		}
+		set.goodputBytes = func() int64 {
+			var n int64
+			for _, f := range flows {
+				n += f.Stats.Delivered
+			}
+			return n
+		}
+		return set, nil
 	}
-	return nil, fmt.Errorf("workload %s: hosts not wired yet", w.Kind)
+	return nil, fmt.Errorf("workload %s has no hosts", w.Kind)
+}
+
+// tapped shows a host's arriving packets to a tap before the host takes
+// them (no extra event).
+type tapped struct {
+	host sim.Handler
+	tap  func(*packet.Packet)
+}
+
+// Handle taps an arriving packet and hands the event on.
+func (t tapped) Handle(e sim.Event) error {
+	if ev, ok := e.(*packet.Event); ok && ev.Kind == packet.KindArrive && ev.Pkt != nil {
+		t.tap(ev.Pkt)
+	}
+	return t.host.Handle(e)
 }

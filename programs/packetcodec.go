@@ -350,6 +350,17 @@ func (c *Codec) parseFlat(fp *flatParser, head []byte, length int, phv []int64, 
 				var ws [maxHdrWords]uint64
 				loadWords(&ws, head, b, hc.bytes)
 				extractWords(hc.plan, &ws, phv)
+			} else if hc.words != 0 && off&7 == 0 {
+				// The header runs past the stored head into payload the
+				// model does not keep: those bytes read as zero, as
+				// extract reads them.
+				var buf [maxHdrWords * 8]byte
+				if b < len(head) {
+					copy(buf[:], head[b:])
+				}
+				var ws [maxHdrWords]uint64
+				loadWords(&ws, buf[:], 0, hc.bytes)
+				extractWords(hc.plan, &ws, phv)
 			} else {
 				extract(hc.fields, head, off, phv)
 			}

@@ -117,18 +117,11 @@ func parseShard(s string) (int, int, bool) {
 
 func renderScenario(w io.Writer, res *experiments.Result, files []string) {
 	fmt.Fprintf(w, "%s (%s)\n\n", res.Name, res.Source)
-	t := tables.New(w, "Variant", "Sweep", "Senders", "Data sent", "Delivered", "Trimmed", "Dropped", "In flight", "Trims ingress", "Trims DoD", "Trims queue", "Trims TM", "Max DoD queue", "Goodput Gb/s mean [min..max]", "Events/pkt", "Conserved")
-	for _, r := range res.Runs {
-		sw := "-"
-		if r.Value != "" {
-			sw = r.Sweep + "=" + r.Value
-		}
-		t.Row(r.Variant, sw, fmt.Sprint(r.Senders), fmt.Sprint(r.DataSent), fmt.Sprint(r.DeliveredFull), fmt.Sprint(r.DeliveredTrimmed),
-			fmt.Sprint(r.Dropped), fmt.Sprint(r.InFlight), fmt.Sprint(r.TrimsIngress), fmt.Sprint(r.TrimsDoD), fmt.Sprint(r.TrimsQueue), fmt.Sprint(r.TrimsTM),
-			fmt.Sprint(r.MaxDoDQueue), fmt.Sprintf("%.2f [%.2f..%.2f]", r.MeanGoodputGbps, r.MinGoodputGbps, r.MaxGoodputGbps),
-			fmt.Sprintf("%.1f", r.EventsPerPacket), fmt.Sprint(r.ConservationOK))
+	if len(res.Runs) > 0 && res.Runs[0].PIERun != nil {
+		renderAQM(w, res)
+	} else {
+		renderNDP(w, res)
 	}
-	t.Render()
 	sonicRows := false
 	for _, r := range res.Runs {
 		sonicRows = sonicRows || r.Sonic != nil
@@ -151,4 +144,43 @@ func renderScenario(w io.Writer, res *experiments.Result, files []string) {
 	if len(files) > 0 {
 		fmt.Fprintf(w, "\nWrote %s\n", strings.Join(files, ", "))
 	}
+}
+
+// renderNDP is the summary of a trimming (NDP, constant-rate) scenario.
+func renderNDP(w io.Writer, res *experiments.Result) {
+	t := tables.New(w, "Variant", "Sweep", "Senders", "Data sent", "Delivered", "Trimmed", "Dropped", "In flight", "Trims ingress", "Trims DoD", "Trims queue", "Trims TM", "Max DoD queue", "Goodput Gb/s mean [min..max]", "Events/pkt", "Conserved")
+	for _, r := range res.Runs {
+		sw := "-"
+		if r.Value != "" {
+			sw = r.Sweep + "=" + r.Value
+		}
+		t.Row(r.Variant, sw, fmt.Sprint(r.Senders), fmt.Sprint(r.DataSent), fmt.Sprint(r.DeliveredFull), fmt.Sprint(r.DeliveredTrimmed),
+			fmt.Sprint(r.Dropped), fmt.Sprint(r.InFlight), fmt.Sprint(r.TrimsIngress), fmt.Sprint(r.TrimsDoD), fmt.Sprint(r.TrimsQueue), fmt.Sprint(r.TrimsTM),
+			fmt.Sprint(r.MaxDoDQueue), fmt.Sprintf("%.2f [%.2f..%.2f]", r.MeanGoodputGbps, r.MinGoodputGbps, r.MaxGoodputGbps),
+			fmt.Sprintf("%.1f", r.EventsPerPacket), fmt.Sprint(r.ConservationOK))
+	}
+	t.Render()
+}
+
+// renderAQM is the summary of a PIE scenario (udp-risefall, tcp): what the
+// bottleneck's AQM did.
+func renderAQM(w io.Writer, res *experiments.Result) {
+	t := tables.New(w, "Variant", "Sweep", "Rise s", "Fall s", "Updates", "Final drop_prob", "Goodput Gb/s", "Queue delay us p50 / p90 / p99", "AQM drops", "Tail drops", "CP period us", "Simulated s")
+	opt := func(x *float64, f string) string {
+		if x == nil {
+			return "-"
+		}
+		return fmt.Sprintf(f, *x)
+	}
+	for _, r := range res.Runs {
+		sw := "-"
+		if r.Value != "" {
+			sw = r.Sweep + "=" + r.Value
+		}
+		q := r.QueueDelayUs
+		t.Row(r.Variant, sw, opt(r.RiseS, "%.3f"), opt(r.FallS, "%.3f"), fmt.Sprint(r.Updates), fmt.Sprintf("%.4f", r.FinalDropProb),
+			fmt.Sprintf("%.2f", r.TotalGoodputGbps), fmt.Sprintf("%.0f / %.0f / %.0f", q.P50, q.P90, q.P99), fmt.Sprint(r.AQMDrops), fmt.Sprint(r.TailDrops),
+			opt(r.CPPeriodUs, "%.1f"), fmt.Sprintf("%.3f", r.SimulatedS))
+	}
+	t.Render()
 }

@@ -1,6 +1,10 @@
 package hosts
 
-import "github.com/sarchlab/akita/v3/sim"
+import (
+	"github.com/sarchlab/akita/v3/sim"
+
+	"archsim/components/packet"
+)
 
 // Builder builds hosts (Akita style: value receiver, WithX, then
 // BuildNDP or BuildCBR with the host's name and workload).
@@ -38,3 +42,8 @@ func (b Builder) check() {
 		panic("hosts.Builder: engine, uplink and recorder are required")
 	}
 }
+
+// Recycle returns a packet that has ended (a switch dropped it) to the
+// packet pool of the hosts built from this builder, so the next packet
+// they send reuses it. Only a packet nothing else holds may be recycled.
+func (b Builder) Recycle(pkt *packet.Packet) { b.pool.put(pkt) }

@@ -137,3 +137,134 @@ func pieRiseFallClaims() []Claim {
 		},
 	}
 }
+
+// pieTCPClaims check the PIE paper's §VII.B (Fig. 6), measured in pie-tcp:
+// TCP CUBIC connections through the 10 Gb/s bottleneck with the AQM
+// dropping.
+func pieTCPClaims() []Claim {
+	// lineGoodput is TCP's goodput at 10 Gb/s: 1448 payload bytes per
+	// 1514-byte frame plus the 24 bytes of preamble, FCS and gap.
+	const lineGoodput = 10 * 1448.0 / 1538.0
+	values := []string{"1", "10", "100"}
+	goodputs := func(r *experiments.Result, variant string) ([]float64, string, error) {
+		var xs []float64
+		var parts []string
+		for _, run := range r.Runs {
+			if run.Variant != variant || run.PIERun == nil {
+				continue
+			}
+			share := run.TotalGoodputGbps / lineGoodput
+			xs = append(xs, share)
+			parts = append(parts, fmt.Sprintf("%s flows %.0f %%", run.Value, 100*share))
+		}
+		if len(xs) == 0 {
+			return nil, "", fmt.Errorf("no %s runs", variant)
+		}
+		return xs, variant + ": " + strings.Join(parts, ", ") + " of line rate", nil
+	}
+	medians := func(r *experiments.Result, variant string) ([]float64, string, error) {
+		var xs []float64
+		var parts []string
+		for _, run := range r.Runs {
+			if run.Variant != variant || run.PIERun == nil {
+				continue
+			}
+			xs = append(xs, run.QueueDelayUs.P50)
+			parts = append(parts, fmt.Sprintf("%s flows %.0f us", run.Value, run.QueueDelayUs.P50))
+		}
+		if len(xs) == 0 {
+			return nil, "", fmt.Errorf("no %s runs", variant)
+		}
+		return xs, variant + " median queueing delay: " + strings.Join(parts, ", "), nil
+	}
+	all := func(xs []float64, ok func(float64) bool) bool {
+		for _, x := range xs {
+			if !ok(x) {
+				return false
+			}
+		}
+		return true
+	}
+	return []Claim{
+		{
+			ID: "pie.tcp.cp-line-rate", Source: "PIE paper §VII.B, Fig. 6",
+			Expected:  "PIE_CP outperforms the other Tofino variants and is close to line rate",
+			Tolerance: "≥ 90 % of TCP's line-rate goodput at every flow count",
+			Note:      "pie-tcp (10 s per run; 1, 10 and 100 connections): total goodput over TCP's goodput at 10 Gb/s (9.41 Gb/s: 1448 of every 1538 wire bytes)",
+			long:      true, scenario: "pie-tcp", values: values,
+			measure: func(r *experiments.Result) reading {
+				xs, text, err := goodputs(r, "PIE_CP")
+				if err != nil {
+					return broken(err)
+				}
+				return decided(text, all(xs, func(x float64) bool { return x >= 0.9 }))
+			},
+			check: holds(1),
+		},
+		{
+			ID: "pie.tcp.cp-delay", Source: "PIE paper §VII.B, Fig. 6",
+			Expected:  "PIE_CP fails to bring the queueing delay down to delay_ref (125 us)",
+			Tolerance: "median queueing delay above 125 us at every flow count",
+			Note:      "pie-tcp: the queueing delay of every packet that left the bottleneck queue",
+			long:      true, scenario: "pie-tcp", values: values,
+			measure: func(r *experiments.Result) reading {
+				xs, text, err := medians(r, "PIE_CP")
+				if err != nil {
+					return broken(err)
+				}
+				return decided(text, all(xs, func(x float64) bool { return x > 125 }))
+			},
+			check: holds(1),
+		},
+		{
+			ID: "pie.tcp.dp-half", Source: "PIE paper §VII.B, Fig. 6",
+			Expected:  "PIE_DP only reaches 50 % of line rate with an increasing number of flows",
+			Tolerance: "35..65 % of line-rate goodput at the largest flow count",
+			Note:      "pie-tcp PIE_DP total goodput",
+			long:      true, scenario: "pie-tcp", values: values,
+			measure: func(r *experiments.Result) reading {
+				xs, text, err := goodputs(r, "PIE_DP")
+				if err != nil {
+					return broken(err)
+				}
+				return read(text, xs[len(xs)-1])
+			},
+			check: between(0.35, 0.65, 0.5),
+		},
+		{
+			ID: "pie.tcp.table-starves", Source: "PIE paper §VII.B, Fig. 6",
+			Expected:  "PIE_TABLE allows almost no goodput",
+			Tolerance: "≤ 10 % of line-rate goodput at every flow count",
+			Note:      "pie-tcp PIE_TABLE total goodput",
+			long:      true, scenario: "pie-tcp", values: values,
+			measure: func(r *experiments.Result) reading {
+				xs, text, err := goodputs(r, "PIE_TABLE")
+				if err != nil {
+					return broken(err)
+				}
+				return decided(text, all(xs, func(x float64) bool { return x <= 0.1 }))
+			},
+			check: holds(1),
+		},
+		{
+			ID: "pie.tcp.dp-table-overcontrol", Source: "PIE paper §VII.B, Fig. 6",
+			Expected:  "PIE_DP and PIE_TABLE are too aggressive: the delay is way below delay_ref most of the time",
+			Tolerance: "median queueing delay below delay_ref / 2 (62.5 us) at every flow count, both variants",
+			Note:      "pie-tcp queueing delay medians",
+			long:      true, scenario: "pie-tcp", values: values,
+			measure: func(r *experiments.Result) reading {
+				dp, t1, err := medians(r, "PIE_DP")
+				if err != nil {
+					return broken(err)
+				}
+				tb, t2, err := medians(r, "PIE_TABLE")
+				if err != nil {
+					return broken(err)
+				}
+				below := func(x float64) bool { return x < 62.5 }
+				return decided(t1+"; "+t2, all(dp, below) && all(tb, below))
+			},
+			check: holds(1),
+		},
+	}
+}
