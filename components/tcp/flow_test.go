@@ -503,3 +503,19 @@ func TestSharedBottleneck(t *testing.T) {
 		t.Errorf("aggregate %.2f Mb/s, %.1f %% of the payload line rate", total*8/1e6, 100*total/line)
 	}
 }
+
+// TestStackDelay checks that a host stack delay adds to every frame a
+// host sends: with 100 us on both hosts the RTT grows by 200 us.
+func TestStackDelay(t *testing.T) {
+	srtt := func(stackPs int64) int64 {
+		cfg := DefaultConfig()
+		cfg.StackDelayPs = stackPs
+		n := sackNet(t, cfg, nil)
+		f := n.flow(t, 4*1448)
+		n.run(t)
+		return f.Stats.SRTTPs
+	}
+	if d := srtt(100e6) - srtt(0); d < 199e6 || d > 201e6 {
+		t.Errorf("SRTT grew by %.1f us with 100 us stack delay on both hosts, want 200", float64(d)/1e6)
+	}
+}
