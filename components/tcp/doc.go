@@ -23,7 +23,11 @@
 // three-way handshake and FIN, F-RTO, DSACK and undo of spurious
 // reductions, reordering detection (RACK's window never grows), TSO/GSO
 // and pacing (the host does not pace, as Linux CUBIC without the fq
-// qdisc), receive-buffer autotuning, idle restart (cubictcp_cwnd_event).
+// qdisc), receive-buffer autotuning, idle restart (cubictcp_cwnd_event,
+// tcp_slow_start_after_idle), the per-destination metrics cache, SACK
+// compression (Linux >= 4.18 delays the 4th and later duplicate ACKs of a
+// hole by up to 1 ms; here every out-of-order segment is ACKed at once),
+// the host qdisc and TCP small queues (the NIC queue is unbounded).
 //
 // Events: one engine event per frame arrival (the NIC computes each
 // frame's departure when it is queued) and timers as single lazily moved

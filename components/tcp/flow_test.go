@@ -471,3 +471,51 @@ func TestSequenceWrap(t *testing.T) {
 		t.Errorf("ISN %#x: delivered %d of %d, done %d, retransmits %d", isnOf(id), st.Delivered, f.Bytes, st.DonePs, st.Retransmits)
 	}
 }
+
+// TestSharedBottleneck runs ten bulk flows from one host (one NIC) with
+// staggered starts through a 100 Mb/s drop-tail bottleneck (20 ms base
+// RTT, one-BDP buffer) for 20 s: the link stays full, no flow starves,
+// nobody times out.
+func TestSharedBottleneck(t *testing.T) {
+	const gbps, secs = 0.1, 20
+	cfg := DefaultConfig()
+	cfg.NICGbps = 1
+	n := newTestNet(t, cfg, gbps, 160, 5e9, secs*1e12)
+	var flows []*Flow
+	for i := 0; i < 10; i++ {
+		f := &Flow{ID: i, Src: 0, Dst: 1, StartPs: int64(i) * 10e9}
+		if n.snd.AddSender(f) != nil || n.rcv.AddReceiver(f) != nil {
+			t.Fatal("adding flows")
+		}
+		flows = append(flows, f)
+	}
+	n.run(t)
+	line := gbps * 1e9 / 8 * 1448 / 1538
+	var total float64
+	for _, f := range flows {
+		g := float64(f.Stats.Delivered) / secs
+		total += g
+		if g < 0.5*line/10 || f.Stats.Timeouts != 0 {
+			t.Errorf("flow %d: %.2f Mb/s (fair share %.2f), %d timeouts", f.ID, g*8/1e6, line/10*8/1e6, f.Stats.Timeouts)
+		}
+	}
+	if total < 0.97*line {
+		t.Errorf("aggregate %.2f Mb/s, %.1f %% of the payload line rate", total*8/1e6, 100*total/line)
+	}
+}
+
+// TestStackDelay checks that a host stack delay adds to every frame a
+// host sends: with 100 us on both hosts the RTT grows by 200 us.
+func TestStackDelay(t *testing.T) {
+	srtt := func(stackPs int64) int64 {
+		cfg := DefaultConfig()
+		cfg.StackDelayPs = stackPs
+		n := sackNet(t, cfg, nil)
+		f := n.flow(t, 4*1448)
+		n.run(t)
+		return f.Stats.SRTTPs
+	}
+	if d := srtt(100e6) - srtt(0); d < 199e6 || d > 201e6 {
+		t.Errorf("SRTT grew by %.1f us with 100 us stack delay on both hosts, want 200", float64(d)/1e6)
+	}
+}

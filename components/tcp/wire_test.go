@@ -110,3 +110,21 @@ func TestConfigFile(t *testing.T) {
 		}
 	}
 }
+
+// TestFlowChecks checks that AddSender and AddReceiver refuse flow ids
+// outside the port range, negative sizes and duplicates.
+func TestFlowChecks(t *testing.T) {
+	n := newTestNet(t, DefaultConfig(), 1, 10, 1e6, 1e12)
+	for _, f := range []*Flow{{ID: -1}, {ID: MaxFlows}, {ID: 1, Bytes: -1}} {
+		if n.snd.AddSender(f) == nil || n.rcv.AddReceiver(f) == nil {
+			t.Errorf("flow %+v accepted", *f)
+		}
+	}
+	f := &Flow{ID: 2, Src: 0, Dst: 1}
+	if n.snd.AddSender(f) != nil || n.snd.AddSender(f) == nil || n.rcv.AddReceiver(f) != nil || n.rcv.AddReceiver(f) == nil {
+		t.Error("a flow added twice to one side must be refused (once accepted)")
+	}
+	if f.SrcIP != HostIP(0) || f.DstIP != HostIP(1) {
+		t.Errorf("default addresses %#x %#x", f.SrcIP, f.DstIP)
+	}
+}
