@@ -209,7 +209,7 @@ func (g *Generator) Enable(name string, atPs, untilPs int64) error {
 	}
 	a.enabled, a.untilPs = true, untilPs
 	if a.Timer() {
-		g.scheduleTrigger(a, atPs+a.TimerNs*1000)
+		g.scheduleTrigger(a, max(atPs, g.nowPs())+a.TimerNs*1000)
 	}
 	return nil
 }
@@ -228,12 +228,15 @@ func (g *Generator) Disable(name string, atPs int64) error {
 // PortDown fires every enabled port_down application at atPs with the
 // port's number in the batch-id field.
 func (g *Generator) PortDown(port int, atPs int64) {
+	atPs = max(atPs, g.nowPs())
 	for _, a := range g.apps {
 		if a.enabled && a.Trigger == programs.TriggerPortDown {
 			g.fire(a, trigger{atPs, port & 0xFFFF}, -1)
 		}
 	}
 }
+
+func (g *Generator) nowPs() int64 { return packet.SecToPs(g.engine.CurrentTime()) }
 
 func (g *Generator) index(a *App) int {
 	for i, o := range g.apps {
