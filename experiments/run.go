@@ -30,6 +30,7 @@ type Result struct {
 	Name     string    `json:"scenario"`
 	Source   string    `json:"source"`
 	Runs     []*Run    `json:"runs"`
+	shard    *shardResult
 }
 
 // Execute runs every variant at every sweep point. Independent runs go in
@@ -48,14 +49,21 @@ func (s *Scenario) Execute(opt Options) (*Result, error) {
 		specs[i].sonicOverride = opt.SonicConfig
 		specs[i].records = opt.Records
 	}
+	sh := &shardResult{seed: seed, sonicConfig: opt.SonicConfig, shards: 1, total: len(specs)}
 	if opt.Shards > 1 {
+		sh.shard, sh.shards = opt.Shard, opt.Shards
 		var mine []runSpec
 		for i, sp := range specs {
 			if i%opt.Shards == opt.Shard {
 				mine = append(mine, sp)
+				sh.indices = append(sh.indices, i)
 			}
 		}
 		specs = mine
+	} else {
+		for i := range specs {
+			sh.indices = append(sh.indices, i)
+		}
 	}
 	jobs := opt.Jobs
 	if jobs <= 0 {
@@ -103,7 +111,7 @@ func (s *Scenario) Execute(opt Options) (*Result, error) {
 			return nil, fmt.Errorf("%s, variant %s: %v", s.Name, specs[i].variant.Name, err)
 		}
 	}
-	return &Result{Scenario: s, Name: s.Name, Source: s.Source, Runs: runs}, nil
+	return &Result{Scenario: s, Name: s.Name, Source: s.Source, Runs: runs, shard: sh}, nil
 }
 
 // Find returns the run of a variant at a sweep value ("" without a sweep).

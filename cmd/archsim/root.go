@@ -77,6 +77,7 @@ measures per-packet pipeline latency by simulating packets on the Akita engine.
 	root.PersistentFlags().StringVar(&prof.memFile, "memprofile", "", "write a Go allocation profile of the command to this file (go tool pprof)")
 	root.PersistentPreRunE = func(*cobra.Command, []string) error { return prof.start() }
 	root.AddCommand(newListCmd(out), newValidateCmd(out), newShowCmd(out), newRunCmd(out), newBenchCmd(out), newCompareCmd(out), newAggregateCmd(out))
+	root.AddCommand(newMergeCmd(out))
 	return root
 }
 

@@ -78,6 +78,17 @@ func newRunCmd(out io.Writer) *cobra.Command {
 					return &exitError{code: 1, msg: oneLine(err.Error())}
 				}
 			}
+			if opt.Shards > 1 { // archsim merge rebuilds the whole run from the shard files
+				dir := outDir
+				if dir == "" {
+					dir = filepath.Join("results", sc.Name)
+				}
+				path, err := res.WriteShard(dir)
+				if err != nil {
+					return &exitError{code: 1, msg: oneLine(err.Error())}
+				}
+				files = append(files, path)
+			}
 			if asJSON {
 				return writeJSON(out, res)
 			}
@@ -94,7 +105,7 @@ func newRunCmd(out io.Writer) *cobra.Command {
 	f.BoolVar(&noFiles, "no-files", false, "do not write CSV/PNG files")
 	f.Int64Var(&seed, "seed", 0, "random seed (0: the scenario's)")
 	f.IntVar(&jobs, "jobs", 0, "simulations in parallel (0: one per core)")
-	f.StringVar(&shard, "shard", "", "run only shard i/n of the runs (for batch engines)")
+	f.StringVar(&shard, "shard", "", "run only shard i/n of the runs (for batch engines); also writes shard-i-of-n.json for archsim merge")
 	f.BoolVar(&quiet, "quiet", false, "no progress lines on stderr")
 	f.StringVar(&variant, "variant", "", "run only this variant of the scenario")
 	f.StringVar(&records, "records", "", "write every packet's events (sent, dropped, header, delivered) as CSV into this directory, one file per run (the summaries never keep them)")
