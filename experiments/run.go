@@ -22,6 +22,12 @@ type Options struct {
 	// per-packet events (hosts.Recorder.Stream) as packets-<variant>[-<sweep
 	// value>].csv.
 	Records string
+	// Pcap, if set, is a directory into which every run writes a packet
+	// capture per switch port (components/pcap), under
+	// <variant>[-<sweep var>=<value>]/; PcapMaxBytes bounds each run's
+	// capture (0: pcap.DefaultMaxBytes).
+	Pcap         string
+	PcapMaxBytes int64
 }
 
 // Result is a scenario's runs, in a fixed order (sweep value, then variant).
@@ -48,6 +54,7 @@ func (s *Scenario) Execute(opt Options) (*Result, error) {
 	for i := range specs {
 		specs[i].sonicOverride = opt.SonicConfig
 		specs[i].records = opt.Records
+		specs[i].pcap, specs[i].pcapMax = opt.Pcap, opt.PcapMaxBytes
 	}
 	sh := &shardResult{seed: seed, sonicConfig: opt.SonicConfig, shards: 1, total: len(specs)}
 	if opt.Shards > 1 {

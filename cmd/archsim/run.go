@@ -20,6 +20,7 @@ func newRunCmd(out io.Writer) *cobra.Command {
 	var asJSON, noFiles, quiet bool
 	var seed int64
 	var jobs int
+	var pf pcapFlags
 	cmd := &cobra.Command{
 		Use:   "run --scenario NAME",
 		Short: "Run a network scenario (configs/scenarios/NAME.yaml): summary table, CSV and PNG plots",
@@ -38,6 +39,10 @@ func newRunCmd(out io.Writer) *cobra.Command {
 				}
 			}
 			opt := experiments.Options{Seed: seed, Jobs: jobs, SonicConfig: sonicCfg, Records: records}
+			if err := pf.check(); err != nil {
+				return err
+			}
+			opt.Pcap, opt.PcapMaxBytes = pf.dir, pf.maxBytes()
 			if sonicCfg != "" {
 				// Checked against the default chip before anything runs.
 				t, err := loadTarget(nil, "tofino", "", nil)
@@ -68,6 +73,9 @@ func newRunCmd(out io.Writer) *cobra.Command {
 			res, err := sc.Execute(opt)
 			if err != nil {
 				return &exitError{code: 1, msg: oneLine(err.Error())}
+			}
+			for _, w := range res.PcapWarnings() {
+				fmt.Fprintln(cmd.ErrOrStderr(), "archsim: "+w)
 			}
 			var files []string
 			if !noFiles {
@@ -109,6 +117,7 @@ func newRunCmd(out io.Writer) *cobra.Command {
 	f.BoolVar(&quiet, "quiet", false, "no progress lines on stderr")
 	f.StringVar(&variant, "variant", "", "run only this variant of the scenario")
 	f.StringVar(&records, "records", "", "write every packet's events (sent, dropped, header, delivered) as CSV into this directory, one file per run (the summaries never keep them)")
+	pf.add(f, "one directory per run, <variant>[-<var>=<value>]; limit per run")
 	f.StringVar(&sonicCfg, "sonic-config", "", "SONiC CONFIG_DB (file or configs/sonic name) for the scenario's sonic-l3 variants")
 	return cmd
 }
