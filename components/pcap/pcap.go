@@ -4,9 +4,9 @@
 //
 // archsim keeps only a frame's head bytes (packet.Packet.Head) and its
 // total length (Len), so a record's captured bytes are the head and its
-// original length is Len: a 1564-byte data frame shows as "64 bytes
-// captured, 1564 bytes on wire", and a trimmed header as short on the
-// wire too. Each file has three interfaces, so a frame's kind shows in
+// original length is Len: a 1564-byte data frame of the hosts shows as
+// "50 bytes captured, 1564 bytes on wire", a trimmed header as short on
+// the wire too. Each file has three interfaces, so a frame's kind shows in
 // Wireshark's frame.interface_name (tcpdump -r reads them as one):
 //
 //	0 <switch>.port<N>           data and control frames
