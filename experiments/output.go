@@ -372,8 +372,13 @@ func (r *Result) plot(p Plot, path string) error {
 				return err
 			}
 			line.Color = plotutil.Color(i)
+			line.StepStyle = plotter.PostStep // a depth holds until the next change
+			label := run.Variant
+			if run.Value != "" {
+				label += ", " + r.Scenario.Sweep.Var + "=" + run.Value
+			}
 			pl.Add(line)
-			pl.Legend.Add(run.Variant, line)
+			pl.Legend.Add(label, line)
 		}
 	case "arrivals":
 		if err := r.plotArrivals(pl); err != nil {
