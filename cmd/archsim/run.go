@@ -86,7 +86,7 @@ func newRunCmd(out io.Writer) *cobra.Command {
 					return &exitError{code: 1, msg: oneLine(err.Error())}
 				}
 			}
-			if opt.Shards > 1 { // archsim merge rebuilds the whole run from the shard files
+			if shard != "" { // archsim merge rebuilds the whole run from the shard files
 				dir := outDir
 				if dir == "" {
 					dir = filepath.Join("results", sc.Name)
