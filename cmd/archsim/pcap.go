@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"os"
 
 	"github.com/spf13/pflag"
 
@@ -25,10 +26,16 @@ func (p *pcapFlags) add(f *pflag.FlagSet, what string) {
 	f.Int64Var(&p.maxMB, "pcap-max-mb", pcap.DefaultMaxBytes>>20, "size limit of the captures in MiB ("+what+"); frames past it are counted, not written")
 }
 
-// check refuses a limit out of range.
+// check refuses a limit out of range and creates the directory (a
+// directory that cannot be made is bad input, found before any run).
 func (p *pcapFlags) check() error {
 	if p.maxMB < 1 || p.maxMB > maxPcapMB {
 		return &exitError{code: 2, msg: fmt.Sprintf("--pcap-max-mb %d: must be in [1, %d]", p.maxMB, maxPcapMB)}
+	}
+	if p.dir != "" {
+		if err := os.MkdirAll(p.dir, 0o755); err != nil {
+			return &exitError{code: 2, msg: "--pcap: " + oneLine(err.Error())}
+		}
 	}
 	return nil
 }

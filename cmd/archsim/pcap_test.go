@@ -30,6 +30,7 @@ func TestMainJobPcap(t *testing.T) {
 		{[]string{"--program", "ndp", "--no-sim", "--pcap", dir}, "--no-sim"},
 		{[]string{"--program", "ndp", "--pcap", dir, "--pcap-max-mb", "0"}, "--pcap-max-mb"},
 		{[]string{"run", "--scenario", "trim-modes", "--pcap", dir, "--pcap-max-mb", "-3"}, "--pcap-max-mb"},
+		{[]string{"run", "--scenario", "trim-modes", "--pcap", "/proc/archsim-no/caps"}, "--pcap"},
 	} {
 		_, msg, code := run(t, c.args...)
 		if code != 2 || !strings.Contains(msg, c.want) {
