@@ -5,6 +5,7 @@ go 1.26.8
 require (
 	github.com/evanphx/json-patch/v5 v5.9.11
 	github.com/go-viper/mapstructure/v2 v2.4.0
+	github.com/google/gopacket v1.1.19
 	github.com/olekukonko/tablewriter v1.1.5
 	github.com/sarchlab/akita/v3 v3.1.0
 	github.com/spf13/cobra v1.10.2
@@ -42,6 +43,7 @@ require (
 	github.com/subosito/gotenv v1.6.0 // indirect
 	go.yaml.in/yaml/v3 v3.0.4 // indirect
 	golang.org/x/image v0.30.0 // indirect
+	golang.org/x/net v0.23.0 // indirect
 	golang.org/x/sys v0.30.0 // indirect
 	golang.org/x/text v0.28.0 // indirect
 )

@@ -313,6 +313,18 @@ type QueueTracer interface {
 	OnDeflect(f func(nowPs int64, pkt *packet.Packet))
 }
 
+// WireTap sees every frame a switch starts sending out of a front-panel
+// port (packet captures): the device port, the frame and when its first
+// bit leaves the port.
+type WireTap func(port int, pkt *packet.Packet, startPs int64)
+
+// Tappable switches call a WireTap for every frame they send out of a
+// front-panel port (not recirculation); nil removes it. A switch without
+// a tap pays one nil check per frame.
+type Tappable interface {
+	TapWire(f WireTap)
+}
+
 // PortRates lets a network set one front-panel port's speed (a link
 // slower or faster than the chip's default port rate; both directions).
 type PortRates interface {

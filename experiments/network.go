@@ -68,6 +68,7 @@ type Run struct {
 	FirstDeflectUs float64       `json:"-"`
 	FlowSrc        []int         `json:"-"`
 	FlowDst        []int         `json:"-"`
+	pcapNote       string        // packet capture warning (--pcap)
 }
 
 // SonicRun is a SONiC switch's trimming counters at the end of a run.
@@ -206,6 +207,10 @@ type runSpec struct {
 	sonicOverride string
 	// records is the directory the run's per-packet events go to ("": none).
 	records string
+	// pcap is the directory the run's packet captures go to ("": none),
+	// pcapMax their size limit in bytes (0: pcap.DefaultMaxBytes).
+	pcap    string
+	pcapMax int64
 }
 
 // runOne builds the network and simulates it.
@@ -248,6 +253,10 @@ func (s *Scenario) runOne(spec runSpec) (*Run, error) {
 	}
 	for _, sw := range net.switches {
 		sw.OnDrop(func(pkt *packet.Packet, reason string) { rec.Dropped(pkt.ID, reason) })
+	}
+	capture, err := s.startPcap(spec, net)
+	if err != nil {
+		return nil, err
 	}
 	traced := net.switches[0]
 	if t, ok := traced.(arch.RegisterTracer); ok && s.Trace != "" {
@@ -331,6 +340,15 @@ func (s *Scenario) runOne(spec runSpec) (*Run, error) {
 	}
 	if err := engine.Run(); err != nil {
 		return nil, err
+	}
+	if capture != nil {
+		sum, err := capture.Close()
+		if err != nil {
+			return nil, err
+		}
+		if w := sum.Warning(); w != "" {
+			r.pcapNote = s.pcapDir(spec) + ": " + w
+		}
 	}
 	if err := rec.Flush(); err != nil {
 		return nil, fmt.Errorf("records: %v", err)

@@ -16,6 +16,8 @@ import (
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgimg"
 
 	"archsim/components/stats"
 )
@@ -250,8 +252,8 @@ func (r *Result) plot(p Plot, path string) error {
 	}
 	switch p.Kind {
 	case "header_cdf":
-		pl.X.Label.Text = "Header receive time (us)"
-		pl.Y.Label.Text = "CDF"
+		pl.X.Label.Text = "Header receive time (µs)"
+		pl.Y.Label.Text = "Fraction of headers received (CDF)"
 		for i, name := range r.variantNames() {
 			for _, run := range r.Runs {
 				if run.Variant != name || len(run.HeadersUs) == 0 {
@@ -268,17 +270,18 @@ func (r *Result) plot(p Plot, path string) error {
 				}
 				line.Color = plotutil.Color(i)
 				line.Dashes = plotutil.Dashes(i)
+				line.Width = vg.Points(1.5)
 				label := name
 				if run.Value != "" {
-					label += " " + run.Value
+					label += ", " + r.Scenario.Sweep.Var + "=" + run.Value
 				}
 				pl.Add(line)
 				pl.Legend.Add(label, line)
 			}
 		}
 	case "sweep":
-		pl.X.Label.Text = r.Scenario.Sweep.Var
-		pl.Y.Label.Text = p.Y
+		pl.X.Label.Text = axisLabel(r.Scenario.Sweep.Var)
+		pl.Y.Label.Text = axisLabel(p.Y)
 		pl.Y.Min = 0
 		lo, hi := math.Inf(1), math.Inf(-1)
 		for _, v := range r.Scenario.Sweep.Values {
@@ -310,12 +313,13 @@ func (r *Result) plot(p Plot, path string) error {
 				return err
 			}
 			line.Color, points.Color = plotutil.Color(i), plotutil.Color(i)
+			line.Width = vg.Points(1.5)
 			points.Shape = plotutil.Shape(i)
 			pl.Add(line, points)
 			pl.Legend.Add(name, line, points)
 		}
 	case "modes":
-		pl.X.Label.Text = "Time (us)"
+		pl.X.Label.Text = "Time (µs)"
 		pl.Y.Label.Text = "Egress port index (pessimistic mode armed, pipe 0)"
 		k := 0
 		for _, run := range r.Runs {
@@ -358,7 +362,7 @@ func (r *Result) plot(p Plot, path string) error {
 			k++
 		}
 	case "queue":
-		pl.X.Label.Text = "Time (us)"
+		pl.X.Label.Text = "Time (µs)"
 		pl.Y.Label.Text = "Data queue depth (packets)"
 		for i, run := range r.Runs {
 			if len(run.Queue) == 0 {
@@ -373,44 +377,197 @@ func (r *Result) plot(p Plot, path string) error {
 				return err
 			}
 			line.Color = plotutil.Color(i)
+			line.StepStyle = plotter.PostStep // a depth holds until the next change
+			label := run.Variant
+			if run.Value != "" {
+				label += ", " + r.Scenario.Sweep.Var + "=" + run.Value
+			}
 			pl.Add(line)
-			pl.Legend.Add(run.Variant, line)
+			pl.Legend.Add(label, line)
 		}
 	case "aqm":
 		if err := r.plotAQM(pl, p.Y); err != nil {
 			return err
 		}
 	case "arrivals":
-		pl.X.Label.Text = "Arrival time (us)"
-		pl.Y.Label.Text = "Sequence number"
-		for _, run := range r.Runs {
-			var full, trimmed plotter.XYs
-			for _, a := range run.Arrivals {
-				if a.Flow != 1 {
-					continue
-				}
-				pt := plotter.XY{X: a.AtUs, Y: float64(a.Seq)}
-				if a.Trimmed {
-					trimmed = append(trimmed, pt)
-				} else {
-					full = append(full, pt)
-				}
-			}
-			for j, set := range []plotter.XYs{full, trimmed} {
-				if len(set) == 0 {
-					continue
-				}
-				sc, err := plotter.NewScatter(set)
-				if err != nil {
-					return err
-				}
-				sc.Radius = vg.Points(1.5)
-				sc.Color = []color.Color{color.RGBA{0, 0, 200, 255}, color.RGBA{200, 0, 0, 255}}[j]
-				pl.Add(sc)
-				pl.Legend.Add(run.Variant+[]string{" data", " trimmed header"}[j], sc)
-			}
+		if err := r.plotArrivals(pl); err != nil {
+			return err
 		}
 	}
-	pl.Legend.Top = true
-	return pl.Save(8*vg.Inch, 5*vg.Inch, path)
+	return savePlot(pl, path)
+}
+
+// Figure layout (assumed: a page-width figure at screen resolution).
+const (
+	plotWidth  = 9 * vg.Inch
+	plotHeight = 5 * vg.Inch
+	// maxScatter is the most arrivals of a kind drawn one dot each; more
+	// merge into a line, so arrivals are binned into rates instead.
+	maxScatter = 2000
+	// arrivalBins is the number of time bins of a binned arrivals plot.
+	arrivalBins = 100
+)
+
+var arrivalColors = []color.Color{color.RGBA{0, 0, 200, 255}, color.RGBA{200, 0, 0, 255}}
+
+// plotArrivals draws flow 1's arrivals at its receiver: data packets and
+// trimmed headers as dots (sequence number over time), or, when there are
+// too many to tell apart, as arrival rates in time bins.
+func (r *Result) plotArrivals(pl *plot.Plot) error {
+	type series struct {
+		label string
+		pts   plotter.XYs
+	}
+	var all []series
+	n, endUs := 0, 0.0
+	for _, run := range r.Runs {
+		var full, trimmed plotter.XYs
+		for _, a := range run.Arrivals {
+			if a.Flow != 1 {
+				continue
+			}
+			pt := plotter.XY{X: a.AtUs, Y: float64(a.Seq)}
+			if a.Trimmed {
+				trimmed = append(trimmed, pt)
+			} else {
+				full = append(full, pt)
+			}
+			endUs = math.Max(endUs, a.AtUs)
+		}
+		all = append(all, series{run.Variant + " data", full}, series{run.Variant + " trimmed headers", trimmed})
+		n = max(n, len(full), len(trimmed))
+	}
+	pl.X.Label.Text = "Arrival time (µs)"
+	if n <= maxScatter {
+		pl.Y.Label.Text = "Sequence number (flow 1)"
+		for j, s := range all {
+			if len(s.pts) == 0 {
+				continue
+			}
+			sc, err := plotter.NewScatter(s.pts)
+			if err != nil {
+				return err
+			}
+			sc.Radius = vg.Points(1.5)
+			sc.Color = arrivalColors[j%2]
+			if j%2 == 1 {
+				sc.Shape = draw.CrossGlyph{}
+			}
+			pl.Add(sc)
+			pl.Legend.Add(s.label, sc)
+		}
+		return nil
+	}
+	bin := endUs / arrivalBins
+	if bin <= 0 {
+		bin = 1
+	}
+	pl.Y.Label.Text = fmt.Sprintf("Flow 1 arrivals (packets/µs, %s µs bins)", strconv.FormatFloat(bin, 'g', 3, 64))
+	pl.Y.Min = 0
+	for j, s := range all {
+		if len(s.pts) == 0 {
+			continue
+		}
+		counts := make([]float64, arrivalBins)
+		for _, p := range s.pts {
+			counts[min(int(p.X/bin), arrivalBins-1)]++
+		}
+		pts := make(plotter.XYs, arrivalBins)
+		for k, c := range counts {
+			pts[k] = plotter.XY{X: (float64(k) + 0.5) * bin, Y: c / bin}
+		}
+		line, err := plotter.NewLine(pts)
+		if err != nil {
+			return err
+		}
+		line.Color = arrivalColors[j%2]
+		line.Width = vg.Points(1.5)
+		if j%2 == 1 {
+			line.Dashes = []vg.Length{vg.Points(4), vg.Points(2)}
+		}
+		pl.Add(line)
+		pl.Legend.Add(s.label, line)
+	}
+	return nil
+}
+
+// savePlot writes the plot as a PNG with its legend in a column right of
+// the axes, where it cannot cover a curve.
+func savePlot(pl *plot.Plot, path string) error {
+	img := vgimg.New(plotWidth, plotHeight)
+	dc := draw.New(img)
+	leg := pl.Legend
+	pl.Legend = plot.NewLegend()
+	pad := vg.Points(8)
+	lw := leg.Rectangle(dc).Size().X
+	if lw > 0 {
+		lw += 2 * pad
+	}
+	pl.Draw(draw.Crop(dc, 0, -lw, 0, 0))
+	if lw > 0 {
+		leg.Top, leg.Left = true, false
+		titleH := pl.Title.TextStyle.Height(pl.Title.Text) + pl.Title.Padding
+		leg.Draw(draw.Crop(dc, plotWidth-lw+pad, -pad, 0, -titleH-pad))
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if _, err := (vgimg.PngCanvas{Canvas: img}).WriteTo(f); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// unitWords are the units a key's last word may name, as axis labels
+// write them.
+var unitWords = map[string]string{"gbps": "Gb/s", "pkts": "packets", "packets": "packets", "us": "µs", "ns": "ns",
+	"ms": "ms", "pct": "%", "bytes": "bytes", "mhz": "MHz"}
+
+// axisLabels are the keys whose label needs more than the generic rule.
+var axisLabels = map[string]string{
+	"senders":                    "Senders (hosts)",
+	"trims":                      "Trimmed packets",
+	"trims_ingress":              "Trimmed at ingress (packets)",
+	"trims_dod":                  "Trimmed by deflect-on-drop (packets)",
+	"trims_queue":                "Trimmed in the output queue (packets)",
+	"trims_tm":                   "Trimmed by the traffic manager (packets)",
+	"max_dod_queue_pkts":         "Max deflect-on-drop queue (packets)",
+	"dropped":                    "Dropped (packets)",
+	"data_sent":                  "Data sent (packets)",
+	"delivered_full":             "Delivered whole (packets)",
+	"delivered_trimmed":          "Delivered trimmed (packets)",
+	"in_flight_at_end":           "In flight at the end (packets)",
+	"events_per_packet":          "Simulation events per packet",
+	"sonic_trim_packets":         "SONiC trimmed (packets)",
+	"sonic_trim_sent":            "SONiC trim sent (packets)",
+	"sonic_trim_drop":            "SONiC trim drops (packets)",
+	"sonic_tx_drops":             "SONiC queue drops (packets)",
+	"sonic_non_trim_queue_drops": "SONiC drops on non-trim queues (packets)",
+	"sonic_trim_queue_tx":        "SONiC trim-queue transmits (packets)",
+}
+
+// axisLabel turns a run key or sweep variable into an axis label with
+// its unit: mean_goodput_gbps is "Mean goodput (Gb/s)", T0_NS "T0 (ns)".
+func axisLabel(key string) string {
+	if l, ok := axisLabels[key]; ok {
+		return l
+	}
+	words := strings.Split(key, "_")
+	unit := ""
+	if u, ok := unitWords[strings.ToLower(words[len(words)-1])]; ok && len(words) > 1 {
+		unit, words = u, words[:len(words)-1]
+	}
+	text := strings.Join(words, " ")
+	if key != strings.ToUpper(key) { // a program constant keeps its case
+		text = strings.ToLower(text)
+		if text != "" {
+			text = strings.ToUpper(text[:1]) + text[1:]
+		}
+	}
+	if unit != "" {
+		text += " (" + unit + ")"
+	}
+	return text
 }

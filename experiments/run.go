@@ -22,6 +22,12 @@ type Options struct {
 	// per-packet events (hosts.Recorder.Stream) as packets-<variant>[-<sweep
 	// value>].csv.
 	Records string
+	// Pcap, if set, is a directory into which every run writes a packet
+	// capture per switch port (components/pcap), under
+	// <variant>[-<sweep var>=<value>]/; PcapMaxBytes bounds each run's
+	// capture (0: pcap.DefaultMaxBytes).
+	Pcap         string
+	PcapMaxBytes int64
 }
 
 // Result is a scenario's runs, in a fixed order (sweep value, then variant).
@@ -30,6 +36,7 @@ type Result struct {
 	Name     string    `json:"scenario"`
 	Source   string    `json:"source"`
 	Runs     []*Run    `json:"runs"`
+	shard    *shardResult
 }
 
 // Execute runs every variant at every sweep point. Independent runs go in
@@ -47,15 +54,23 @@ func (s *Scenario) Execute(opt Options) (*Result, error) {
 	for i := range specs {
 		specs[i].sonicOverride = opt.SonicConfig
 		specs[i].records = opt.Records
+		specs[i].pcap, specs[i].pcapMax = opt.Pcap, opt.PcapMaxBytes
 	}
+	sh := &shardResult{seed: seed, sonicConfig: opt.SonicConfig, shards: 1, total: len(specs)}
 	if opt.Shards > 1 {
+		sh.shard, sh.shards = opt.Shard, opt.Shards
 		var mine []runSpec
 		for i, sp := range specs {
 			if i%opt.Shards == opt.Shard {
 				mine = append(mine, sp)
+				sh.indices = append(sh.indices, i)
 			}
 		}
 		specs = mine
+	} else {
+		for i := range specs {
+			sh.indices = append(sh.indices, i)
+		}
 	}
 	jobs := opt.Jobs
 	if jobs <= 0 {
@@ -103,7 +118,7 @@ func (s *Scenario) Execute(opt Options) (*Result, error) {
 			return nil, fmt.Errorf("%s, variant %s: %v", s.Name, specs[i].variant.Name, err)
 		}
 	}
-	return &Result{Scenario: s, Name: s.Name, Source: s.Source, Runs: runs}, nil
+	return &Result{Scenario: s, Name: s.Name, Source: s.Source, Runs: runs, shard: sh}, nil
 }
 
 // Find returns the run of a variant at a sweep value ("" without a sweep).

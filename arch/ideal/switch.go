@@ -54,6 +54,7 @@ type Switch struct {
 	ports  []*port
 	out    []link.End
 	drop   func(*packet.Packet, string)
+	tap    arch.WireTap // packet captures (nil: none)
 
 	Trims      int
 	HeaderDrop int
@@ -130,6 +131,9 @@ func (s *Switch) Attach(p int, to link.End) { s.out[p] = to }
 
 // OnDrop sets a hook called for every packet the switch drops.
 func (s *Switch) OnDrop(f func(*packet.Packet, string)) { s.drop = f }
+
+// TapWire sees every frame leaving a port (arch.Tappable).
+func (s *Switch) TapWire(f arch.WireTap) { s.tap = f }
 
 // FrontPorts are the ports 0..ports-1 (one per host).
 func (s *Switch) FrontPorts() []int {
@@ -282,6 +286,9 @@ func (s *Switch) serve(pi int, now int64) {
 		return
 	}
 	p.busyUntil = now + p.ser.Ps(pkt.Len, s.portGbps(pi))
+	if s.tap != nil {
+		s.tap(pi, pkt, now)
+	}
 	if a := s.out[pi]; a.To != nil {
 		s.Delivered++
 		a.Deliver(s.engine, pkt, p.busyUntil)

@@ -55,6 +55,7 @@ type Switch struct {
 	links     []attachedLink
 	portSpeed []float64
 	dropHook  func(*packet.Packet, string)
+	tap       arch.WireTap // packet captures (nil: none)
 	// deadlinePs ends the run: packets still circulating (recirculation
 	// loops) after it are counted, not processed, so every run terminates.
 	deadlinePs int64
@@ -346,6 +347,9 @@ func (p *Ports) Handle(e sim.Event) error {
 		p.busyUntil[o] = txEnd
 	}
 	sw.Delivered++
+	if sw.tap != nil {
+		sw.tap(pkt.OutPort, pkt, start)
+	}
 	if a, ok := sw.link(pkt.OutPort); ok {
 		a.Deliver(sw.engine, pkt, txEnd)
 		return nil
@@ -372,6 +376,9 @@ func (p *Ports) Transmit(port int, readyPs int64, length int, gbps float64) int6
 
 // Name is the switch's name.
 func (sw *Switch) Name() string { return sw.name }
+
+// TapWire sees every frame leaving a front-panel port (arch.Tappable).
+func (sw *Switch) TapWire(f arch.WireTap) { sw.tap = f }
 
 // FrontPorts are the front-panel ports, pipe by pipe.
 func (sw *Switch) FrontPorts() []int {

@@ -50,6 +50,9 @@ func (p *PFE) SetPortGbps(port int, gbps float64) error {
 // OnDrop sets a hook called for every packet the PFE drops.
 func (p *PFE) OnDrop(f func(*packet.Packet, string)) { p.dropHook = f }
 
+// TapWire sees every frame leaving a port (arch.Tappable).
+func (p *PFE) TapWire(f arch.WireTap) { p.tap = f }
+
 func (p *PFE) dropped(pkt *packet.Packet, reason string) {
 	p.drops[reason]++
 	if p.dropHook != nil {

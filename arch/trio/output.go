@@ -107,6 +107,9 @@ func (p *PFE) delivered(pkt *packet.Packet, now int64) {
 	if p.onDeliver != nil {
 		p.onDeliver(pkt)
 	}
+	if p.tap != nil {
+		p.tap(pkt.OutPort, pkt, now)
+	}
 	if a, ok := p.attached[pkt.OutPort]; ok {
 		a.Deliver(p.engine, pkt, now+packet.SerializationPs(pkt.Len, p.portGbps(pkt.OutPort)))
 	}

@@ -152,6 +152,7 @@ type PFE struct {
 	unpaced bool
 	// onDeliver, when set, sees every packet that leaves.
 	onDeliver func(*packet.Packet)
+	tap       arch.WireTap // packet captures (nil: none)
 	groups    map[int]*programs.MulticastGroup
 	attached  map[int]link.End
 	// Stats.

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -30,6 +31,7 @@ type options struct {
 	seed    int64
 	noSim   bool
 	sonic   string
+	pcap    pcapFlags
 }
 
 func newRootCmd(out io.Writer) *cobra.Command {
@@ -72,11 +74,13 @@ measures per-packet pipeline latency by simulating packets on the Akita engine.
 	f.Float64Var(&o.load, "load", 0.5, "offered load per ingress port, fraction of line rate (0,1]")
 	f.Int64Var(&o.seed, "seed", 1, "random seed (same seed, same output)")
 	f.BoolVar(&o.noSim, "no-sim", false, "place only; skip the latency simulation")
+	o.pcap.add(f, "the latency run")
 	f.StringVar(&o.sonic, "sonic-config", "", "SONiC CONFIG_DB JSON (file or configs/sonic name) programming the sonic-l3 program and the traffic manager")
 	root.PersistentFlags().StringVar(&prof.cpuFile, "cpuprofile", "", "write a Go CPU profile of the command to this file (go tool pprof)")
 	root.PersistentFlags().StringVar(&prof.memFile, "memprofile", "", "write a Go allocation profile of the command to this file (go tool pprof)")
 	root.PersistentPreRunE = func(*cobra.Command, []string) error { return prof.start() }
 	root.AddCommand(newListCmd(out), newValidateCmd(out), newShowCmd(out), newRunCmd(out), newBenchCmd(out), newCompareCmd(out), newAggregateCmd(out))
+	root.AddCommand(newMergeCmd(out))
 	return root
 }
 
@@ -182,8 +186,27 @@ func runMain(cmd *cobra.Command, o *options, out io.Writer) error {
 	if o.noSim {
 		sim = nil
 	}
+	finishPcap := func() error { return nil }
+	if o.pcap.dir != "" {
+		if err := o.pcap.check(); err != nil {
+			return err
+		}
+		if sim == nil {
+			return &exitError{code: 2, msg: "--pcap captures the latency simulation; drop --no-sim"}
+		}
+		if finishPcap, err = o.pcap.tapMain(sim, cmd.ErrOrStderr()); err != nil {
+			return err
+		}
+	}
 	res, err := job.RunProgram(target, prog, o.seed, sim)
+	if err == nil {
+		err = finishPcap()
+	}
 	if err != nil {
+		var ee *exitError
+		if errors.As(err, &ee) {
+			return err
+		}
 		return &exitError{code: 2, msg: oneLine(err.Error())}
 	}
 	if !res.Compiled.Fits {

@@ -20,6 +20,7 @@ func newRunCmd(out io.Writer) *cobra.Command {
 	var asJSON, noFiles, quiet bool
 	var seed int64
 	var jobs int
+	var pf pcapFlags
 	cmd := &cobra.Command{
 		Use:   "run --scenario NAME",
 		Short: "Run a network scenario (configs/scenarios/NAME.yaml): summary table, CSV and PNG plots",
@@ -38,6 +39,10 @@ func newRunCmd(out io.Writer) *cobra.Command {
 				}
 			}
 			opt := experiments.Options{Seed: seed, Jobs: jobs, SonicConfig: sonicCfg, Records: records}
+			if err := pf.check(); err != nil {
+				return err
+			}
+			opt.Pcap, opt.PcapMaxBytes = pf.dir, pf.maxBytes()
 			if sonicCfg != "" {
 				// Checked against the default chip before anything runs.
 				t, err := loadTarget(nil, "tofino", "", nil)
@@ -69,6 +74,9 @@ func newRunCmd(out io.Writer) *cobra.Command {
 			if err != nil {
 				return &exitError{code: 1, msg: oneLine(err.Error())}
 			}
+			for _, w := range res.PcapWarnings() {
+				fmt.Fprintln(cmd.ErrOrStderr(), "archsim: "+w)
+			}
 			var files []string
 			if !noFiles {
 				if outDir == "" {
@@ -77,6 +85,17 @@ func newRunCmd(out io.Writer) *cobra.Command {
 				if files, err = res.WriteFiles(outDir); err != nil {
 					return &exitError{code: 1, msg: oneLine(err.Error())}
 				}
+			}
+			if shard != "" { // archsim merge rebuilds the whole run from the shard files
+				dir := outDir
+				if dir == "" {
+					dir = filepath.Join("results", sc.Name)
+				}
+				path, err := res.WriteShard(dir)
+				if err != nil {
+					return &exitError{code: 1, msg: oneLine(err.Error())}
+				}
+				files = append(files, path)
 			}
 			if asJSON {
 				return writeJSON(out, res)
@@ -94,10 +113,11 @@ func newRunCmd(out io.Writer) *cobra.Command {
 	f.BoolVar(&noFiles, "no-files", false, "do not write CSV/PNG files")
 	f.Int64Var(&seed, "seed", 0, "random seed (0: the scenario's)")
 	f.IntVar(&jobs, "jobs", 0, "simulations in parallel (0: one per core)")
-	f.StringVar(&shard, "shard", "", "run only shard i/n of the runs (for batch engines)")
+	f.StringVar(&shard, "shard", "", "run only shard i/n of the runs (for batch engines); also writes shard-i-of-n.json for archsim merge")
 	f.BoolVar(&quiet, "quiet", false, "no progress lines on stderr")
 	f.StringVar(&variant, "variant", "", "run only this variant of the scenario")
 	f.StringVar(&records, "records", "", "write every packet's events (sent, dropped, header, delivered) as CSV into this directory, one file per run (the summaries never keep them)")
+	pf.add(f, "one directory per run, <variant>[-<var>=<value>]; limit per run")
 	f.StringVar(&sonicCfg, "sonic-config", "", "SONiC CONFIG_DB (file or configs/sonic name) for the scenario's sonic-l3 variants")
 	return cmd
 }

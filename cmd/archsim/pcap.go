@@ -1,0 +1,77 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/spf13/pflag"
+
+	"archsim/arch"
+	"archsim/components/pcap"
+	"archsim/harness"
+)
+
+// maxPcapMB bounds --pcap-max-mb (1 TiB): a typo cannot ask for more.
+const maxPcapMB = 1 << 20
+
+// pcapFlags are --pcap and --pcap-max-mb (archsim run and the main job).
+type pcapFlags struct {
+	dir   string
+	maxMB int64
+}
+
+func (p *pcapFlags) add(f *pflag.FlagSet, what string) {
+	f.StringVar(&p.dir, "pcap", "", "write a pcapng capture per switch port into this directory ("+what+"; Wireshark, tcpdump -r)")
+	f.Int64Var(&p.maxMB, "pcap-max-mb", pcap.DefaultMaxBytes>>20, "size limit of the captures in MiB ("+what+"); frames past it are counted, not written")
+}
+
+// check refuses a limit out of range and creates the directory (a
+// directory that cannot be made is bad input, found before any run).
+func (p *pcapFlags) check() error {
+	if p.maxMB < 1 || p.maxMB > maxPcapMB {
+		return &exitError{code: 2, msg: fmt.Sprintf("--pcap-max-mb %d: must be in [1, %d]", p.maxMB, maxPcapMB)}
+	}
+	if p.dir != "" {
+		if err := os.MkdirAll(p.dir, 0o755); err != nil {
+			return &exitError{code: 2, msg: "--pcap: " + oneLine(err.Error())}
+		}
+	}
+	return nil
+}
+
+func (p *pcapFlags) maxBytes() int64 { return p.maxMB << 20 }
+
+// tapMain captures the main job's latency run: every front-panel port of
+// the switch into DIR/<switch>-port<N>.pcapng. finish closes the files and
+// prints a warning if the size limit left frames out.
+func (p *pcapFlags) tapMain(sim *harness.Sim, stderr io.Writer) (finish func() error, err error) {
+	c, err := pcap.New(p.dir, pcap.Options{MaxBytes: p.maxBytes()})
+	if err != nil {
+		return nil, &exitError{code: 2, msg: "--pcap: " + oneLine(err.Error())}
+	}
+	prev := sim.Setup
+	sim.Setup = func(sw arch.Switch) error {
+		if prev != nil {
+			if err := prev(sw); err != nil {
+				return err
+			}
+		}
+		t, ok := sw.(arch.Tappable)
+		if !ok {
+			return fmt.Errorf("--pcap: switch %s cannot be captured", sw.Name())
+		}
+		t.TapWire(c.Tap(sw.Name()))
+		return nil
+	}
+	return func() error {
+		s, err := c.Close()
+		if err != nil {
+			return &exitError{code: 1, msg: oneLine(err.Error())}
+		}
+		if w := s.Warning(); w != "" {
+			fmt.Fprintln(stderr, "archsim: "+w)
+		}
+		return nil
+	}, nil
+}

@@ -1,0 +1,66 @@
+package experiments
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"archsim/arch"
+	"archsim/components/hosts"
+	"archsim/components/packet"
+	"archsim/components/pcap"
+)
+
+// isTrimmedHeader reports whether a frame is a trimmed NDP header (the
+// hosts' wire format marks them with FlagTrimmed).
+func isTrimmedHeader(p *packet.Packet) bool {
+	h, ok := hosts.Decode(p.Head)
+	return ok && h.Flags&hosts.FlagTrimmed != 0
+}
+
+// pcapDir is a run's capture directory: <dir>/<variant>[-<var>=<value>].
+func (s *Scenario) pcapDir(spec runSpec) string {
+	name := spec.variant.Name
+	if spec.value != "" {
+		name += "-" + s.Sweep.Var + "=" + spec.value
+	}
+	name = strings.Map(func(c rune) rune {
+		if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.ContainsRune("._=-", c) {
+			return c
+		}
+		return '_'
+	}, name)
+	return filepath.Join(spec.pcap, name)
+}
+
+// startPcap taps every port of every switch of a run into its capture
+// directory (nil without --pcap).
+func (s *Scenario) startPcap(spec runSpec, net *network) (*pcap.Capture, error) {
+	if spec.pcap == "" {
+		return nil, nil
+	}
+	c, err := pcap.New(s.pcapDir(spec), pcap.Options{MaxBytes: spec.pcapMax, Trimmed: isTrimmedHeader})
+	if err != nil {
+		return nil, err
+	}
+	for _, sw := range net.switches {
+		t, ok := sw.(arch.Tappable)
+		if !ok {
+			return nil, fmt.Errorf("--pcap: switch %s cannot be captured", sw.Name())
+		}
+		t.TapWire(c.Tap(sw.Name()))
+	}
+	return c, nil
+}
+
+// PcapWarnings are the runs' capture warnings (frames left out at the
+// size limit), in run order.
+func (r *Result) PcapWarnings() []string {
+	var out []string
+	for _, run := range r.Runs {
+		if run.pcapNote != "" {
+			out = append(out, run.pcapNote)
+		}
+	}
+	return out
+}

@@ -1,0 +1,116 @@
+package experiments
+
+import (
+	"bytes"
+	"io"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/google/gopacket/pcapgo"
+)
+
+// TestPcapCapturesEveryFrame runs a two-switch scenario with captures on:
+// every frame a switch sent out of a port is in its port's file (the
+// count equals the switches' transmissions), timestamps are ordered,
+// captured bytes never exceed the frame, trimmed headers have their own
+// interface, and a second run writes the same bytes.
+func TestPcapCapturesEveryFrame(t *testing.T) {
+	s, err := Load("testdata/line.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.DurationUs = 40
+	dirs := []string{t.TempDir(), t.TempDir()}
+	var res []*Result
+	for _, d := range dirs {
+		r, err := s.Execute(Options{Jobs: 1, Pcap: d})
+		if err != nil {
+			t.Fatal(err)
+		}
+		res = append(res, r)
+	}
+	for _, run := range res[0].Runs {
+		runDir := filepath.Join(dirs[0], run.Variant)
+		files, _ := filepath.Glob(filepath.Join(runDir, "*.pcapng"))
+		if len(files) == 0 {
+			t.Fatalf("%s: no capture", runDir)
+		}
+		frames, trimmed := 0, 0
+		for _, f := range files {
+			n, tr := checkCapture(t, f)
+			frames, trimmed = frames+n, trimmed+tr
+			other, err := os.ReadFile(filepath.Join(dirs[1], run.Variant, filepath.Base(f)))
+			mine, _ := os.ReadFile(f)
+			if err != nil || !bytes.Equal(mine, other) {
+				t.Errorf("%s: not the same bytes in a second run (%v)", f, err)
+			}
+		}
+		t.Logf("%s: %d frames, %d trimmed headers captured; %d delivered trimmed", run.Variant, frames, trimmed, run.DeliveredTrimmed)
+		if frames != run.SwitchHops {
+			t.Errorf("%s: %d frames captured, the switches sent %d", run.Variant, frames, run.SwitchHops)
+		}
+		if run.DeliveredTrimmed > 0 && trimmed == 0 {
+			t.Errorf("%s: %d trimmed headers delivered, none on a trimmed interface", run.Variant, run.DeliveredTrimmed)
+		}
+		if w := res[0].PcapWarnings(); len(w) != 0 {
+			t.Errorf("warnings %v under the default limit", w)
+		}
+	}
+}
+
+// checkCapture reads a capture and returns its frames and those on the
+// trimmed-header interface.
+func checkCapture(t *testing.T, path string) (int, int) {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	r, err := pcapgo.NewNgReader(f, pcapgo.DefaultNgReaderOptions)
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	n, trimmed := 0, 0
+	var last int64
+	for {
+		data, ci, err := r.ReadPacketData()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		ns := ci.Timestamp.UnixNano()
+		if ns < last {
+			t.Errorf("%s: frame %d at %d ns after one at %d ns", path, n, ns, last)
+		}
+		if len(data) != ci.CaptureLength || ci.CaptureLength > ci.Length || ci.CaptureLength == 0 {
+			t.Errorf("%s: frame %d captured %d of %d bytes", path, n, ci.CaptureLength, ci.Length)
+		}
+		if ci.InterfaceIndex == 1 {
+			trimmed++
+		}
+		last = ns
+		n++
+	}
+	return n, trimmed
+}
+
+// TestPcapLimit: a tiny limit leaves frames out and says so.
+func TestPcapLimit(t *testing.T) {
+	s, err := Load("testdata/line.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.DurationUs = 20
+	s.KeepVariant("Ideal")
+	res, err := s.Execute(Options{Jobs: 1, Pcap: t.TempDir(), PcapMaxBytes: 2048})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w := res.PcapWarnings(); len(w) != 1 {
+		t.Errorf("warnings %q, want one", w)
+	}
+}
