@@ -324,6 +324,11 @@ func (s *Scenario) runOne(spec runSpec) (*Run, error) {
 	if err := engine.Run(); err != nil {
 		return nil, err
 	}
+	for _, sw := range net.switches {
+		if err := arch.FaultOf(sw); err != nil {
+			return nil, err
+		}
+	}
 	if err := rec.Flush(); err != nil {
 		return nil, fmt.Errorf("records: %v", err)
 	}

@@ -78,6 +78,9 @@ func latencyRun(t arch.Target, c *arch.Compiled, seed int64, s Sim) (*arch.Run, 
 	if err := engine.Run(); err != nil {
 		return nil, err
 	}
+	if err := arch.FaultOf(sw); err != nil {
+		return nil, err
+	}
 	return &arch.Run{Switch: sw, Offered: len(off.Arrivals), LastArrivalPs: off.LastArrivalPs, MeanFrameBytes: off.MeanFrameBytes,
 		Events: engine.Scheduled(), SimulatedNs: float64(packet.SecToPs(engine.CurrentTime())) / 1000}, nil
 }
@@ -100,6 +103,9 @@ func RateProbe(t arch.Target, c *arch.Compiled, seed int64, n int) (*arch.Run, e
 		packet.Schedule(engine, sw.IngressHandler(a.Port), 0, packet.KindArrive, a.Pkt, a.Port)
 	}
 	if err := engine.Run(); err != nil {
+		return nil, err
+	}
+	if err := arch.FaultOf(sw); err != nil {
 		return nil, err
 	}
 	return &arch.Run{Switch: sw, Offered: len(off.Arrivals), MeanFrameBytes: off.MeanFrameBytes,

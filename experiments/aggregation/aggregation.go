@@ -155,6 +155,7 @@ type fabric struct {
 	attach     func(w int, h sim.Handler, propPs int64) // connects worker w
 	collect    func(r *Result)
 	stopTimers func(ps int64)
+	switches   []arch.Switch // checked for a fault after the run (arch.FaultOf)
 }
 
 // systems are the two systems [TRIO] §6 compares (Setup.Switch).
@@ -199,6 +200,11 @@ func Run(s Setup) (*Result, error) {
 	job.Start(s.StartPs)
 	if err := engine.Run(); err != nil {
 		return nil, err
+	}
+	for _, sw := range f.switches {
+		if err := arch.FaultOf(sw); err != nil {
+			return nil, err
+		}
 	}
 	st := job.Stats
 	r.Done = job.Done()
@@ -247,6 +253,7 @@ func trioML(s Setup, engine sim.Engine, params map[string]string, wcp *workers.C
 		return nil, err
 	}
 	f.proto = workers.TrioML{Port: 12000, ResultPort: 12001, Job: 1}
+	f.switches = h.all
 	f.uplink = func(w int) sim.Handler { return h.edge(w).IngressHandler(0) }
 	f.attach = func(w int, wk sim.Handler, prop int64) { h.edge(w).Attach(h.port(w), link.To(wk, h.port(w), prop)) }
 	f.port = h.port

@@ -135,6 +135,9 @@ func SaturateEngines(sources, blocks, g int, seed int64) (*EngineSaturation, err
 	if err := engine.Run(); err != nil {
 		return nil, err
 	}
+	if err := pfe.Fault(); err != nil {
+		return nil, err
+	}
 	st := pfe.Stats
 	dur := st.LastThreadEndPs
 	total, hottest := pfe.EngineBusy()
