@@ -73,6 +73,20 @@ training and straggler parameters come from configs/aggregation.yaml
 			if cmd.Flags().Changed("compute-ms") {
 				wc.ComputePs = int64(o.computeMs * 1e9)
 			}
+			firstLevel := p.Training.FirstLevel
+			if o.firstLevel >= 0 {
+				firstLevel = o.firstLevel
+			}
+			if o.sw == "tofino" {
+				firstLevel = 0
+			}
+			runs := 1
+			if o.prob > 0 && o.typicalMs <= 0 {
+				runs = 2
+			}
+			if err := checkAggregate(cmd, o, wc, firstLevel, runs, 1); err != nil {
+				return err
+			}
 			if o.prob > 0 && o.typicalMs <= 0 {
 				// The sleeps scale with the typical iteration: a run
 				// without stragglers measures it first.
@@ -167,6 +181,15 @@ func aggregateCompare(out io.Writer, cmd *cobra.Command, o *aggregateOptions, p 
 		if pr < 0 || pr > 1 {
 			return &exitError{code: 2, msg: fmt.Sprintf("--probs %g: each must be in [0, 1]", pr)}
 		}
+	}
+	if len(o.probs) == 0 || len(o.probs) > 100 {
+		return &exitError{code: 2, msg: fmt.Sprintf("--probs: %d values, want 1..100", len(o.probs))}
+	}
+	// The sweep runs Trio-ML and SwitchML-256 at each probability (and
+	// each without stragglers), two at a time.
+	wc := p.Workers(0, 0, o.seed)
+	if err := checkAggregate(cmd, o, wc, t.FirstLevel, 2*(len(o.probs)+1), 2); err != nil {
+		return err
 	}
 	pts, err := aggregation.StragglerSweep(p, o.probs, o.seed)
 	if err != nil {

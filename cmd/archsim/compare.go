@@ -32,6 +32,9 @@ func newCompareCmd(out io.Writer) *cobra.Command {
 			if len(archs) == 0 {
 				return &exitError{code: 2, msg: "--arch: give at least one chip"}
 			}
+			if err := checkPackets(cmd, o.packets, saturatePackets, len(archs)); err != nil {
+				return err
+			}
 			params, err := parseParams(o.params)
 			if err != nil {
 				return err
@@ -50,7 +53,7 @@ func newCompareCmd(out io.Writer) *cobra.Command {
 					return &exitError{code: 2, msg: oneLine(err.Error())}
 				}
 				name = prog.Name
-				res, err := job.RunProgram(t, prog, o.seed, &harness.Sim{Packets: o.packets, Load: o.load, RateProbe: saturatePackets})
+				res, err := job.RunProgram(t, prog, o.seed, &harness.Sim{Packets: o.packets, Load: o.load, RateProbe: saturatePackets, MaxEvents: int64(limitsOf(cmd).events)})
 				if err != nil {
 					return &exitError{code: 2, msg: oneLine(err.Error())}
 				}

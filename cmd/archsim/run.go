@@ -59,8 +59,11 @@ func newRunCmd(out io.Writer) *cobra.Command {
 				}
 				opt.Shard, opt.Shards = i, n
 			}
-			if jobs < 0 {
-				return &exitError{code: 2, msg: fmt.Sprintf("--jobs %d: must be ≥ 0", jobs)}
+			if jobs < 0 || jobs > maxJobs {
+				return &exitError{code: 2, msg: fmt.Sprintf("--jobs %d: must be 0..%d", jobs, maxJobs)}
+			}
+			if err := checkScenario(cmd, sc, opt); err != nil {
+				return err
 			}
 			if !quiet {
 				opt.Progress = cmd.ErrOrStderr()
@@ -93,7 +96,7 @@ func newRunCmd(out io.Writer) *cobra.Command {
 	f.StringVar(&outDir, "out", "", "directory for CSV and PNG files (default results/<scenario>)")
 	f.BoolVar(&noFiles, "no-files", false, "do not write CSV/PNG files")
 	f.Int64Var(&seed, "seed", 0, "random seed (0: the scenario's)")
-	f.IntVar(&jobs, "jobs", 0, "simulations in parallel (0: one per core)")
+	f.IntVar(&jobs, "jobs", 0, "simulations in parallel, 0..1024 (0: one per core; more than the runs or the cores is clamped to them)")
 	f.StringVar(&shard, "shard", "", "run only shard i/n of the runs (for batch engines)")
 	f.BoolVar(&quiet, "quiet", false, "no progress lines on stderr")
 	f.StringVar(&variant, "variant", "", "run only this variant of the scenario")
