@@ -65,10 +65,11 @@ func newRunCmd(out io.Writer) *cobra.Command {
 			if err := checkScenario(cmd, sc, opt); err != nil {
 				return err
 			}
-			if !quiet {
-				opt.Progress = cmd.ErrOrStderr()
-			}
+			pg := startProgress(cmd, quiet)
+			opt.Progress = pg.Writer()
+			pg.Status("%s: running", sc.Name)
 			res, err := sc.Execute(opt)
+			pg.Stop()
 			if err != nil {
 				return &exitError{code: 1, msg: oneLine(err.Error())}
 			}
@@ -98,7 +99,7 @@ func newRunCmd(out io.Writer) *cobra.Command {
 	f.Int64Var(&seed, "seed", 0, "random seed (0: the scenario's)")
 	f.IntVar(&jobs, "jobs", 0, "simulations in parallel, 0..1024 (0: one per core; more than the runs or the cores is clamped to them)")
 	f.StringVar(&shard, "shard", "", "run only shard i/n of the runs (for batch engines)")
-	f.BoolVar(&quiet, "quiet", false, "no progress lines on stderr")
+	f.BoolVar(&quiet, "quiet", false, "no progress on stderr (there is none when stderr is not a terminal)")
 	f.StringVar(&variant, "variant", "", "run only this variant of the scenario")
 	f.StringVar(&records, "records", "", "write every packet's events (sent, dropped, header, delivered) as CSV into this directory, one file per run (the summaries never keep them)")
 	f.StringVar(&sonicCfg, "sonic-config", "", "SONiC CONFIG_DB (file or configs/sonic name) for the scenario's sonic-l3 variants")

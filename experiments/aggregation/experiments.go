@@ -232,6 +232,17 @@ func StragglerSpeedup(p *Params, prob float64, seed int64) (*Speedup, error) {
 // each straggling probability, with the typical iteration (Trio-ML without
 // stragglers) and SwitchML without stragglers measured once.
 func StragglerSweep(p *Params, probs []float64, seed int64) ([]Speedup, error) {
+	return StragglerSweepWith(p, probs, seed, nil)
+}
+
+// StragglerSweepWith is StragglerSweep calling done (if set, from the
+// sweep's goroutines) after each of its simulations, naming it.
+func StragglerSweepWith(p *Params, probs []float64, seed int64, done func(what string)) ([]Speedup, error) {
+	report := func(what string) {
+		if done != nil {
+			done(what)
+		}
+	}
 	hier := func(s Setup) Setup {
 		s.FirstLevel, s.FabricPs = p.Training.FirstLevel, int64(p.Training.FabricNs*1000)
 		return s
@@ -271,6 +282,7 @@ func StragglerSweep(p *Params, probs []float64, seed int64) ([]Speedup, error) {
 	go func() {
 		defer wg.Done()
 		typ, err = Run(hier(Setup{Switch: "trio", Workers: p.Workers(0, 0, seed), Seed: seed}))
+		report("Trio-ML without stragglers")
 		ok := err == nil && typ.healthy() == nil
 		if ok {
 			typicalPs = int64(typ.MeanIterationMs * 1e9)
@@ -282,18 +294,21 @@ func StragglerSweep(p *Params, probs []float64, seed int64) ([]Speedup, error) {
 		for i, prob := range probs {
 			if valid(prob) {
 				tr[i], trErr[i] = Run(hier(Setup{Switch: "trio", Workers: p.Workers(prob, typicalPs, seed), Seed: seed}))
+				report(fmt.Sprintf("Trio-ML at p = %g", prob))
 			}
 		}
 	}()
 	go func() {
 		defer wg.Done()
 		idle, idleErr = switchml(0, 0)
+		report("SwitchML-256 without stragglers")
 		if !<-typDone || idleErr != nil {
 			return
 		}
 		for i, prob := range probs {
 			if valid(prob) {
 				sml[i], smlErr[i] = switchml(prob, typicalPs)
+				report(fmt.Sprintf("SwitchML-256 at p = %g", prob))
 			}
 		}
 	}()
