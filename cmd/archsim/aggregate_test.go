@@ -2,7 +2,9 @@ package main
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // TestAggregateWaitNotNegative: stragglers (p = 0.5) send their window in
@@ -23,5 +25,23 @@ func TestAggregateWaitNotNegative(t *testing.T) {
 	}
 	if r.Degraded == 0 || r.MinMs <= 0 {
 		t.Errorf("%d degraded results, shortest wait %g ms: want some, all waits > 0", r.Degraded, r.MinMs)
+	}
+}
+
+// TestCompareStaysNarrow: a chip's long refusal goes under the table, and
+// long cells wrap, so no line of compare's output is wider than ~130
+// columns (it was ~750).
+func TestCompareStaysNarrow(t *testing.T) {
+	out, msg, code := run(t, "compare", "--program", "pie-rfc", "--packets", "300")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, msg)
+	}
+	for _, l := range strings.Split(out, "\n") {
+		if n := utf8.RuneCountInString(l); n > 130 {
+			t.Errorf("a line of %d columns: %.80s...", n, l)
+		}
+	}
+	if !strings.Contains(out, "no, see [1] below") || !strings.Contains(out, "[1] tofino: programs/builtin/pie-rfc.yaml:") {
+		t.Errorf("the refusal is not a note under the table:\n%s", out)
 	}
 }
