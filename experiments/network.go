@@ -26,8 +26,8 @@ import (
 type Run struct {
 	Scenario string            `json:"scenario"`
 	Variant  string            `json:"variant"`
-	Sweep    string            `json:"sweep_var,omitempty"`
-	Value    string            `json:"sweep_value,omitempty"`
+	Sweep    string            `json:"sweep_var"`
+	Value    string            `json:"sweep_value"`
 	Senders  int               `json:"senders"`
 	Params   map[string]string `json:"params,omitempty"`
 	Seed     int64             `json:"seed"`
