@@ -45,3 +45,17 @@ func TestCompareStaysNarrow(t *testing.T) {
 		t.Errorf("the refusal is not a note under the table:\n%s", out)
 	}
 }
+
+// TestNdpEgressExplained: ndp sets std.bypass_egress for all but green
+// data packets, so egress counts fewer packets than were delivered; the
+// tables say so with the count (3000 delivered, 2191 through egress).
+func TestNdpEgressExplained(t *testing.T) {
+	out, msg, code := run(t, "--program", "ndp")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, msg)
+	}
+	if !strings.Contains(out, "3000 delivered") || !strings.Contains(out, "| egress  | 2191 ") ||
+		!strings.Contains(out, "Egress pipeline: 809 of the 3000 packets the traffic manager sent out skipped it (the program set std.bypass_egress)") {
+		t.Errorf("the egress count is not explained:\n%s", out)
+	}
+}
