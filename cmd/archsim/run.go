@@ -65,6 +65,9 @@ func newRunCmd(out io.Writer) *cobra.Command {
 			if err := checkScenario(cmd, sc, opt); err != nil {
 				return err
 			}
+			if err := sc.Preflight(opt); err != nil {
+				return &exitError{code: 2, msg: oneLine(err.Error())}
+			}
 			pg := startProgress(cmd, quiet)
 			opt.Progress = pg.Writer()
 			pg.Status("%s: running", sc.Name)
