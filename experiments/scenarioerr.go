@@ -3,6 +3,7 @@ package experiments
 import (
 	"errors"
 	"fmt"
+	"io"
 	"reflect"
 	"regexp"
 	"sort"
@@ -166,6 +167,9 @@ var (
 // decodeError turns a yaml.v3 decoder error into FILE:LINE: field: what
 // (allowed: ...), without Go type names; only the first problem is kept.
 func (ix *yamlIndex) decodeError(err error, root reflect.Type) error {
+	if errors.Is(err, io.EOF) {
+		return fmt.Errorf("%s: empty (allowed: %s)", ix.file, strings.Join(yamlFields(root, ""), ", "))
+	}
 	msg := strings.TrimPrefix(err.Error(), "yaml: ")
 	msg = strings.TrimPrefix(msg, "unmarshal errors:\n")
 	msg = strings.TrimSpace(oneLineOf(msg))
