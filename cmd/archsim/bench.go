@@ -92,7 +92,7 @@ the workload scripts/htsim-vs-archsim.sh runs on htsim too.`,
 			if packets < 1 {
 				return &exitError{code: 2, msg: fmt.Sprintf("--packets %d: must be ≥ 1", packets)}
 			}
-			if err := checkPackets(cmd, packets, 0, 1); err != nil {
+			if err := checkPackets(cmd, packets, 0, 1, nil); err != nil {
 				return err
 			}
 			ws := benchWorkloads()

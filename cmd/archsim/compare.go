@@ -58,11 +58,15 @@ func newCompareCmd(out io.Writer) *cobra.Command {
 			if len(archs) == 0 {
 				return &exitError{code: 2, msg: "--arch: give at least one chip"}
 			}
-			if err := checkPackets(cmd, o.packets, saturatePackets, len(archs)); err != nil {
-				return err
-			}
 			params, err := parseParams(o.params)
 			if err != nil {
+				return err
+			}
+			prog, err := programs.Resolve(o.program, params)
+			if err != nil {
+				return &exitError{code: 2, msg: oneLine(err.Error())}
+			}
+			if err := checkPackets(cmd, o.packets, saturatePackets, len(archs), prog); err != nil {
 				return err
 			}
 			var rows []arch.Summary

@@ -12,6 +12,7 @@ import (
 	"archsim/components/workers"
 	"archsim/experiments"
 	"archsim/experiments/aggregation"
+	"archsim/programs"
 )
 
 // Up-front limits: a command whose estimated memory or event count exceeds
@@ -142,13 +143,16 @@ func checkLimits(cmd *cobra.Command, what string, memBytes, events float64) erro
 
 // checkPackets bounds --packets and checks the latency harness's estimate
 // (every packet generated up front; the rate probe's too).
-func checkPackets(cmd *cobra.Command, packets, probe, chips int) error {
+// A switch built for a run holds its program's state: its registers,
+// counters and meters, two switches at once with the rate probe.
+func checkPackets(cmd *cobra.Command, packets, probe, chips int, prog *programs.Program) error {
 	if packets > maxPackets {
 		return &exitError{code: 2, msg: fmt.Sprintf("--packets %d: must be 1..%d", packets, maxPackets)}
 	}
 	n := float64(packets + probe)
-	mem := baseBytes + n*bytesPerOfferedPacket
-	return checkLimits(cmd, fmt.Sprintf("--packets %d (%d B per packet + %s)", packets, bytesPerOfferedPacket, formatBytes(baseBytes)), mem,
+	state := 2 * prog.StateBytes()
+	mem := baseBytes + n*bytesPerOfferedPacket + state
+	return checkLimits(cmd, fmt.Sprintf("latency run of --packets %d (%d B each, + %s, + the program's registers, counters and meters %s)", packets, bytesPerOfferedPacket, formatBytes(baseBytes), formatBytes(state)), mem,
 		float64(chips)*n*eventsPerOfferedPacket)
 }
 

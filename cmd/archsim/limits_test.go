@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -29,10 +30,22 @@ variants:
 	if err := os.WriteFile(huge, []byte(scenario), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	var regs, uses strings.Builder
+	for i := 0; i < 40; i++ {
+		fmt.Fprintf(&regs, "  r%d:\n    width: 32\n    size: 16777216\n    actions:\n      inc: |\n        value = value + 1\n", i)
+		fmt.Fprintf(&uses, "  r%d.inc(0)\n", i)
+	}
+	bigState := filepath.Join(dir, "state.yaml")
+	prog := "program: big\nheaders:\n  eth: {dst: 48, src: 48, etype: 16}\nparser:\n  start: s\n  states:\n    s:\n      extract: eth\nregisters:\n" +
+		regs.String() + "ingress: |\n" + uses.String() + "  std.egress_port = 1\ntraffic:\n  - ports: [0]\n    sizes: [64]\n    headers:\n      eth: {etype: 0x0800}\n"
+	if err := os.WriteFile(bigState, []byte(prog), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	cases := []struct {
 		args []string
 		want string
 	}{
+		{[]string{"--arch", "trio", "--program", bigState}, "the program's registers, counters and meters 10GiB): estimated memory 10.1GiB exceeds --max-memory 4GiB"},
 		{[]string{"--program", "ndp", "--packets", "1000000000"}, "--packets 1000000000: must be 1..100000000"},
 		{[]string{"--program", "ndp", "--packets", "10000000"}, "estimated memory 6.03GiB exceeds --max-memory 4GiB"},
 		{[]string{"--program", "ndp", "--packets", "400", "--max-memory", "65MiB"}, "exceeds --max-memory 65MiB"},

@@ -164,7 +164,7 @@ func runMain(cmd *cobra.Command, o *options, out io.Writer) error {
 		return err
 	}
 	if !o.noSim {
-		if err := checkPackets(cmd, o.packets, saturatePackets, 1); err != nil {
+		if err := checkPackets(cmd, o.packets, saturatePackets, 1, prog); err != nil {
 			return err
 		}
 	}
