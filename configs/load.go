@@ -68,11 +68,9 @@ func Load(src Source) (*Loaded, error) {
 		if err != nil {
 			return nil, fmt.Errorf("configs/%s: %v", name, err)
 		}
-		if i > 0 {
-			keys, lines, _ := yamlKeys(data)
-			for _, k := range keys {
-				l.origin[k] = fmt.Sprintf("configs/%s:%d", name, lines[k])
-			}
+		keys, lines, _ := yamlKeys(data)
+		for _, k := range keys {
+			l.origin[k] = fmt.Sprintf("configs/%s:%d", name, lines[k])
 		}
 	}
 	known := map[string]bool{}
