@@ -95,6 +95,9 @@ func (ix *yamlIndex) at(path string) string {
 
 // has reports whether the document gives a path.
 func (ix *yamlIndex) has(path string) bool {
+	if ix == nil {
+		return false
+	}
 	_, ok := ix.lines[path]
 	return ok
 }
@@ -145,14 +148,20 @@ func fieldErr(path, format string, args ...any) error {
 
 // locate puts FILE:LINE in front of a validation error.
 func (ix *yamlIndex) locate(err error) error {
+	if ix == nil {
+		return err
+	}
 	var fe *fieldError
 	if errors.As(err, &fe) {
 		return fmt.Errorf("%s: %s: %s", ix.at(fe.path), fe.path, fe.msg)
 	}
 	// Older messages start with their path (topology.links[2]: ...).
 	msg := err.Error()
-	if i := strings.Index(msg, ":"); i > 0 && !strings.ContainsAny(msg[:i], " ") {
-		return fmt.Errorf("%s: %s", ix.at(msg[:i]), msg)
+	if i := strings.Index(msg, ":"); i > 0 {
+		path, _, _ := strings.Cut(msg[:i], " ") // topology.switches[1] (b): ...
+		if path != "" && !strings.ContainsAny(path, "\"'") && (ix.has(path) || ix.has(parentPath(path))) {
+			return fmt.Errorf("%s: %s", ix.at(path), msg)
+		}
 	}
 	return fmt.Errorf("%s: %s", ix.file, msg)
 }
