@@ -44,7 +44,7 @@ const (
 	eventsPerDataPacket    = 30
 	eventsPerTrioPacket    = 300
 	// Aggregation: events per gradient packet a worker sends (with its
-	// result and the timers: measured 419 for trio-ml on Trio 5 PFEs, 109
+	// result and the timers: measured 419 for trio-ml on Trio 5 PFEs, 27
 	// for switchml-256 on Tofino) and bytes per gradient of aggregation
 	// buffer (a slot per window entry, rounded to a power of two, per PFE:
 	// measured ~8.2 B from --window 4096 to 16384).
