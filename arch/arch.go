@@ -235,6 +235,21 @@ type Switch interface {
 	ControlPlane
 }
 
+// Faulter is a switch that can find its own run invalid, e.g. a program
+// loop cut at programs.MaxLoopIterations: whoever ran the engine fails
+// the run with Fault's error (it names the program's file:line).
+type Faulter interface {
+	Fault() error
+}
+
+// FaultOf is a switch's fault (nil when it has none or cannot have one).
+func FaultOf(sw Switch) error {
+	if f, ok := sw.(Faulter); ok {
+		return f.Fault()
+	}
+	return nil
+}
+
 // Counters are a switch's observations.
 type Counters struct {
 	Delivered int

@@ -3,6 +3,7 @@ package configs
 import (
 	"bytes"
 	"fmt"
+	"math"
 	"os"
 	"reflect"
 	"sort"
@@ -67,11 +68,9 @@ func Load(src Source) (*Loaded, error) {
 		if err != nil {
 			return nil, fmt.Errorf("configs/%s: %v", name, err)
 		}
-		if i > 0 {
-			keys, _ := yamlKeys(data)
-			for _, k := range keys {
-				l.origin[k] = "configs/" + name
-			}
+		keys, lines, _ := yamlKeys(data)
+		for _, k := range keys {
+			l.origin[k] = fmt.Sprintf("configs/%s:%d", name, lines[k])
 		}
 	}
 	known := map[string]bool{}
@@ -83,15 +82,16 @@ func Load(src Source) (*Loaded, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s: cannot read config: %v", src.UserFile, err)
 		}
-		keys, err := yamlKeys(data)
+		keys, lines, err := yamlKeys(data)
 		if err != nil {
-			return nil, fmt.Errorf("%s: not valid YAML: %v", src.UserFile, err)
+			return nil, fmt.Errorf("%s: not valid YAML: %v", src.UserFile, oneLine(err.Error()))
 		}
 		for _, k := range keys {
+			at := fmt.Sprintf("%s:%d", src.UserFile, lines[k])
 			if !known[k] {
-				return nil, fmt.Errorf("%s: unknown config key %q (see configs/%s for the keys)", src.UserFile, k, src.Base[0])
+				return nil, fmt.Errorf("%s: %s: unknown config key (see configs/%s for the keys)", at, k, src.Base[0])
 			}
-			l.origin[k] = src.UserFile
+			l.origin[k] = at
 		}
 		if err := v.MergeConfig(bytes.NewReader(data)); err != nil {
 			return nil, fmt.Errorf("%s: %v", src.UserFile, err)
@@ -115,7 +115,7 @@ func Load(src Source) (*Loaded, error) {
 			return nil, fmt.Errorf("--set %s: unknown config key (see configs/%s)", k, src.Base[0])
 		}
 		v.Set(k, parseValue(val))
-		l.origin[k] = "--set " + k
+		l.origin[k] = "--set " + k + "=" + strings.TrimSpace(val)
 	}
 	return l, nil
 }
@@ -157,10 +157,19 @@ func (l *Loaded) Decode(key string, out any) error {
 		if a := strings.Index(msg, "'"); a >= 0 {
 			if b := strings.Index(msg[a+1:], "'"); b >= 0 {
 				field = key + "." + msg[a+1:a+1+b]
+				// "'mau.stages' must be an integer, got 2.5" becomes
+				// "tofino.mau.stages: must be an integer, got 2.5".
+				if rest := strings.TrimSpace(msg[a+1+b+1:]); a == 0 || strings.HasPrefix(msg, "error decoding ") || strings.HasPrefix(msg, "decoding ") {
+					msg = field + ": " + strings.TrimSpace(strings.TrimPrefix(rest, ":"))
+				}
 			}
 		}
 		where := l.Origin(field)
-		return fmt.Errorf("%s: %s", where, msg)
+		if field != "" && strings.HasPrefix(where, "--set "+field+"=") {
+			// the flag already names the key
+			msg = strings.TrimPrefix(msg, field+": ")
+		}
+		return fmt.Errorf("%s: %s", where, plainTypes.Replace(msg))
 	}
 	return nil
 }
@@ -190,6 +199,19 @@ func intToFloat(from, to reflect.Type, data any) (any, error) {
 			return b, nil
 		}
 	}
+	if isInt(to.Kind()) {
+		// An integer setting given a decimal (stages: 2.5) is an error,
+		// not a truncation; 3.0 is the integer 3.
+		if f, ok := data.(float64); ok {
+			if f != math.Trunc(f) || math.IsInf(f, 0) || math.IsNaN(f) {
+				return nil, fmt.Errorf("must be an integer, got %v", f)
+			}
+			if f < math.MinInt64 || f >= math.MaxInt64 {
+				return nil, fmt.Errorf("%v is out of the integer range", f)
+			}
+			return int64(f), nil
+		}
+	}
 	if to.Kind() == reflect.Float64 {
 		switch v := data.(type) {
 		case int:
@@ -201,31 +223,77 @@ func intToFloat(from, to reflect.Type, data any) (any, error) {
 	return data, nil
 }
 
-// yamlKeys lists the dotted leaf keys of a YAML document (lower case, as
-// viper stores them).
-func yamlKeys(data []byte) ([]string, error) {
-	var m map[string]any
-	if err := yaml.Unmarshal(data, &m); err != nil {
-		return nil, err
+// plainTypes names Go types in decoder messages the way a YAML author
+// knows them.
+var plainTypes = strings.NewReplacer(
+	"expected type 'int'", "expected an integer",
+	"expected type 'int64'", "expected an integer",
+	"expected type 'uint'", "expected a non-negative integer",
+	"expected type 'float64'", "expected a number",
+	"expected type 'string'", "expected a string",
+	"expected type 'bool'", "expected true or false",
+	"unconvertible type '[]interface {}'", "a list",
+	"unconvertible type 'map[string]interface {}'", "a mapping",
+	"unconvertible type 'string'", "a string",
+	"unconvertible type 'bool'", "a bool",
+	"unconvertible type 'float64'", "a number",
+	"unconvertible type 'int'", "an integer",
+)
+
+// isInt reports whether a kind is a Go integer kind.
+func isInt(k reflect.Kind) bool {
+	switch k {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return true
 	}
+	return false
+}
+
+// oneLine keeps the first line of a message.
+func oneLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
+}
+
+// yamlKeys lists the dotted leaf keys of a YAML document (lower case, as
+// viper stores them) and the line each is on.
+func yamlKeys(data []byte) ([]string, map[string]int, error) {
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		return nil, nil, err
+	}
+	lines := map[string]int{}
 	var out []string
-	var walk func(prefix string, v any)
-	walk = func(prefix string, v any) {
-		if mm, ok := v.(map[string]any); ok {
-			for k, vv := range mm {
-				p := strings.ToLower(k)
+	var walk func(prefix string, n *yaml.Node, line int)
+	walk = func(prefix string, n *yaml.Node, line int) {
+		if n.Kind == yaml.DocumentNode && len(n.Content) == 1 {
+			walk(prefix, n.Content[0], line)
+			return
+		}
+		if n.Kind == yaml.MappingNode {
+			for i := 0; i+1 < len(n.Content); i += 2 {
+				p := strings.ToLower(n.Content[i].Value)
 				if prefix != "" {
 					p = prefix + "." + p
 				}
-				walk(p, vv)
+				walk(p, n.Content[i+1], n.Content[i].Line)
 			}
 			return
 		}
-		out = append(out, prefix)
+		if prefix == "" {
+			return
+		}
+		if _, seen := lines[prefix]; !seen {
+			out = append(out, prefix)
+		}
+		lines[prefix] = line
 	}
-	walk("", m)
+	walk("", &doc, 0)
 	sort.Strings(out)
-	return out, nil
+	return out, lines, nil
 }
 
 // Range is a numeric value's allowed range, for CheckRanges.

@@ -26,8 +26,8 @@ import (
 type Run struct {
 	Scenario string            `json:"scenario"`
 	Variant  string            `json:"variant"`
-	Sweep    string            `json:"sweep_var,omitempty"`
-	Value    string            `json:"sweep_value,omitempty"`
+	Sweep    string            `json:"sweep_var"`
+	Value    string            `json:"sweep_value"`
 	Senders  int               `json:"senders"`
 	Params   map[string]string `json:"params,omitempty"`
 	Seed     int64             `json:"seed"`
@@ -348,6 +348,11 @@ func (s *Scenario) runOne(spec runSpec) (*Run, error) {
 		}
 		if w := sum.Warning(); w != "" {
 			r.pcapNote = s.pcapDir(spec) + ": " + w
+		}
+	}
+	for _, sw := range net.switches {
+		if err := arch.FaultOf(sw); err != nil {
+			return nil, err
 		}
 	}
 	if err := rec.Flush(); err != nil {

@@ -144,52 +144,53 @@ func (s *Scenario) validateAQM() error {
 	a := s.AQM
 	switch {
 	case a == nil:
-		return fmt.Errorf("workload %s: missing aqm (the bottleneck switch and host)", w.Kind)
+		return fieldErr("aqm", "missing (a %s workload needs the bottleneck switch and host)", w.Kind)
 	case s.topology().index(a.Switch) < 0:
-		return fmt.Errorf("aqm.switch: no switch %q in the topology (switches: %s)", a.Switch, s.topology().names())
+		return fieldErr("aqm.switch", "no switch %q in the topology (allowed: %s)", a.Switch, s.topology().names())
 	case a.Host < 0 || a.Host >= s.Hosts:
-		return fmt.Errorf("aqm.host: host %d out of range 0..%d", a.Host, s.Hosts-1)
+		return fieldErr("aqm.host", "got %d (allowed: 0..%d)", a.Host, s.Hosts-1)
 	case a.SampleUs <= 0 || a.SampleUs > 1e4:
-		return fmt.Errorf("aqm.sample_us must be in (0, 10000], got %g", a.SampleUs)
+		return fieldErr("aqm.sample_us", "got %g (allowed: 0 < sample_us ≤ 10000)", a.SampleUs)
 	case a.PlotUs < 0 || a.PlotUs > 1e6:
-		return fmt.Errorf("aqm.plot_us must be in [0, 1e6], got %g", a.PlotUs)
+		return fieldErr("aqm.plot_us", "got %g (allowed: 0..1e6)", a.PlotUs)
 	}
 	if w.Kind == "udp-risefall" {
 		switch {
 		case w.RateGbps <= 0 || w.RateGbps > 3200:
-			return fmt.Errorf("workload: udp-risefall needs rate_gbps in (0, 3200], got %g", w.RateGbps)
+			return fieldErr("workload.rate_gbps", "got %g (allowed: 0 < rate_gbps ≤ 3200)", w.RateGbps)
 		case w.LowRateGbps <= 0 || w.LowRateGbps >= w.RateGbps:
-			return fmt.Errorf("workload: low_rate_gbps must be in (0, rate_gbps), got %g", w.LowRateGbps)
+			return fieldErr("workload.low_rate_gbps", "got %g (allowed: 0 < low_rate_gbps < rate_gbps)", w.LowRateGbps)
 		case w.FrameBytes < 64 || w.FrameBytes > 9216:
-			return fmt.Errorf("workload: frame_bytes must be 64..9216, got %d", w.FrameBytes)
+			return fieldErr("workload.frame_bytes", "got %d (allowed: 64..9216)", w.FrameBytes)
 		}
 	}
 	if w.Kind == "tcp" {
 		switch {
 		case w.MSS < 536 || w.MSS > 9000:
-			return fmt.Errorf("workload: tcp needs mss 536..9000, got %d", w.MSS)
+			return fieldErr("workload.mss", "got %d (allowed: 536..9000 for tcp)", w.MSS)
 		case w.HostDelayUs < 0 || w.HostDelayUs > 1e5:
-			return fmt.Errorf("workload: host_delay_us must be in [0, 1e5], got %g", w.HostDelayUs)
+			return fieldErr("workload.host_delay_us", "got %g (allowed: 0..1e5)", w.HostDelayUs)
 		case s.Pattern.Kind != "pairs" || len(s.Pattern.Flows) != 1:
-			return fmt.Errorf("pattern: a tcp workload needs kind pairs with one [sender, receiver] (its connections, senders of them, share it)")
+			return fieldErr("pattern", "a tcp workload needs kind pairs with one [sender, receiver] (its connections, senders of them, share it)")
 		}
 	}
-	for _, v := range s.Variants {
+	for i, v := range s.Variants {
+		at := fmt.Sprintf("variants[%d].aqm", i)
 		va := v.AQM
 		if va == nil {
-			return fmt.Errorf("variant %s: missing aqm (register or a chip with its own AQM)", v.Name)
+			return fieldErr(at, "missing (register, or {} for a chip with its own AQM)")
 		}
 		switch va.Control {
 		case "", "pie-cp", "pie-table":
 		default:
-			return fmt.Errorf("variant %s: aqm.control must be pie-cp or pie-table, got %q", v.Name, va.Control)
+			return fieldErr(at+".control", "got %q (allowed: pie-cp, pie-table)", va.Control)
 		}
 		setup := v.setupOf(a.Switch)
 		if va.Register == "" && setup.Program != "" {
-			return fmt.Errorf("variant %s: aqm.register: switch %s runs %s, name the register holding drop_prob", v.Name, a.Switch, setup.Program)
+			return fieldErr(at+".register", "missing: switch %s runs %s, name the register holding drop_prob", a.Switch, setup.Program)
 		}
 		if va.Register != "" && setup.Program == "" {
-			return fmt.Errorf("variant %s: aqm.register %s: switch %s runs no program", v.Name, va.Register, a.Switch)
+			return fieldErr(at+".register", "%s: switch %s runs no program", va.Register, a.Switch)
 		}
 	}
 	return nil

@@ -11,7 +11,7 @@ import (
 // Options control a scenario run.
 type Options struct {
 	Seed     int64     // 0: the scenario's seed
-	Jobs     int       // parallel simulations (0: GOMAXPROCS)
+	Jobs     int       // parallel simulations (0: GOMAXPROCS; clamped, see ParallelJobs)
 	Shard    int       // this shard (0-based) ...
 	Shards   int       // ... of this many (0 or 1: all runs)
 	Progress io.Writer // progress lines (nil: none)
@@ -28,6 +28,32 @@ type Options struct {
 	// capture (0: pcap.DefaultMaxBytes).
 	Pcap         string
 	PcapMaxBytes int64
+}
+
+// ParallelJobs is how many simulations run at once for runs runs: Jobs,
+// or one per core when 0, never more than the runs or the cores (a worker
+// is a goroutine with a simulation's memory; more would only wait).
+func (opt Options) ParallelJobs(runs int) int {
+	cores := runtime.GOMAXPROCS(0)
+	jobs := opt.Jobs
+	if jobs <= 0 || jobs > cores {
+		jobs = cores
+	}
+	return max(1, min(jobs, runs))
+}
+
+// shard keeps this shard's runs (every Shards-th from Shard).
+func (opt Options) shard(specs []runSpec) []runSpec {
+	if opt.Shards <= 1 {
+		return specs
+	}
+	var mine []runSpec
+	for i, sp := range specs {
+		if i%opt.Shards == opt.Shard {
+			mine = append(mine, sp)
+		}
+	}
+	return mine
 }
 
 // Result is a scenario's runs, in a fixed order (sweep value, then variant).
@@ -72,10 +98,7 @@ func (s *Scenario) Execute(opt Options) (*Result, error) {
 			sh.indices = append(sh.indices, i)
 		}
 	}
-	jobs := opt.Jobs
-	if jobs <= 0 {
-		jobs = runtime.GOMAXPROCS(0)
-	}
+	jobs := opt.ParallelJobs(len(specs))
 	runs := make([]*Run, len(specs))
 	errs := make([]error, len(specs))
 	var mu sync.Mutex

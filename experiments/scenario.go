@@ -8,6 +8,7 @@ import (
 	"bytes"
 	"fmt"
 	"os"
+	"reflect"
 	"slices"
 	"sort"
 	"strconv"
@@ -18,6 +19,7 @@ import (
 	"archsim/arch"
 	_ "archsim/arch/chips" // the chips variants name
 	"archsim/configs"
+	"archsim/programs"
 )
 
 // Scenario is one experiment, read from configs/scenarios/NAME.yaml.
@@ -42,6 +44,7 @@ type Scenario struct {
 	// udp-risefall and tcp workloads observe (pie.go).
 	AQM  *AQMSetup `yaml:"aqm"`
 	file string
+	ix   *yamlIndex // lines of the fields, for errors
 }
 
 // Link is the host links' rate and one-way propagation delay.
@@ -151,133 +154,215 @@ func Load(nameOrPath string) (*Scenario, error) {
 		}
 		file = "configs/scenarios/" + nameOrPath + ".yaml"
 	}
-	s := &Scenario{file: file}
+	ix, err := newYAMLIndex(file, data)
+	if err != nil {
+		return nil, err
+	}
+	s := &Scenario{file: file, ix: ix}
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
 	if err := dec.Decode(s); err != nil {
-		return nil, fmt.Errorf("%s: %s", file, strings.ReplaceAll(strings.TrimPrefix(err.Error(), "yaml: "), "\n", "; "))
+		return nil, ix.decodeError(err, reflect.TypeOf(s))
 	}
 	if err := s.validate(); err != nil {
-		return nil, fmt.Errorf("%s: %v", file, err)
+		return nil, ix.locate(err)
 	}
 	return s, nil
+}
+
+// Bounds on what a scenario may ask for. Each keeps one run's memory and
+// event count within what a workstation simulates in minutes; the README
+// lists them (section "Limits").
+const (
+	MaxDurationUs   = 1e6     // 1 s of simulated time (assumed: minutes of wall time at 100 Gb/s x 64 hosts)
+	MaxHosts        = 64      // one Tofino pipe group's front-panel ports in the modelled chips
+	MaxLinkGbps     = 1600    // above any Ethernet rate standardised today (IEEE 802.3dj: 1.6 Tb/s)
+	MaxPropNs       = 1e6     // 1 ms one way: 200 km of fibre, far beyond a data centre
+	MaxWindow       = 100000  // initial window in packets (assumed; htsim runs use ≤ 1000)
+	MaxFlowPackets  = 1 << 20 // a flow's packets; 0 means "longer than the run", which is this
+	MaxQueuePackets = 1 << 20 // an ideal switch queue (x MSS bytes): 1 Mi packets is GBs of buffer
+	MaxSweepValues  = 1000    // runs per variant
+	MaxVariants     = 100
+	MaxFlows        = 4096 // pairs: explicit flows
+)
+
+// given reports whether the scenario file sets a field (a missing field
+// is reported as missing, not as its zero value).
+func (s *Scenario) given(path string) bool { return s.ix == nil || s.ix.has(path) }
+
+// need is the error for a field outside its range: "missing" when the
+// file does not give it.
+func (s *Scenario) need(path, allowed string, got any) error {
+	if !s.given(path) {
+		return fieldErr(path, "missing (allowed: %s)", allowed)
+	}
+	return fieldErr(path, "got %v (allowed: %s)", got, allowed)
 }
 
 func (s *Scenario) validate() error {
 	switch {
 	case s.Name == "":
-		return fmt.Errorf("missing scenario name")
+		return s.need("scenario", "a name", `""`)
 	case s.DurationUs <= 0 || s.DurationUs > s.maxDurationUs():
-		return fmt.Errorf("duration_us must be in (0, %s], got %g", bound(s.maxDurationUs()), s.DurationUs)
-	case s.Hosts < 1 || s.Hosts > 64:
-		return fmt.Errorf("hosts must be 1..64, got %d", s.Hosts)
-	case s.Link.Gbps <= 0:
-		return fmt.Errorf("link.gbps must be positive")
-	case s.Link.PropNs < 0:
-		return fmt.Errorf("link.prop_ns must be ≥ 0")
+		return s.need("duration_us", "0 < duration_us ≤ "+bound(s.maxDurationUs()), s.DurationUs)
+	case s.Hosts < 1 || s.Hosts > MaxHosts:
+		return s.need("hosts", fmt.Sprintf("1..%d", MaxHosts), s.Hosts)
+	case s.Link.Gbps <= 0 || s.Link.Gbps > MaxLinkGbps:
+		return s.need("link.gbps", fmt.Sprintf("0 < gbps ≤ %d", MaxLinkGbps), s.Link.Gbps)
+	case s.Link.PropNs < 0 || s.Link.PropNs > MaxPropNs:
+		return s.need("link.prop_ns", "0..1e6", s.Link.PropNs)
 	case len(s.Variants) == 0:
-		return fmt.Errorf("no variants")
+		return fieldErr("variants", "missing (allowed: a list of 1..%d switch setups)", MaxVariants)
+	case len(s.Variants) > MaxVariants:
+		return fieldErr("variants", "%d variants (allowed: 1..%d)", len(s.Variants), MaxVariants)
 	}
 	topo := s.topology()
 	if err := topo.validate(s.Hosts); err != nil {
 		return err
 	}
 	w := s.Workload
+	mss := func() error {
+		if w.MSS < 64 || w.MSS > 9216 {
+			return s.need("workload.mss", "64..9216 bytes", w.MSS)
+		}
+		if w.FlowPackets < 0 || w.FlowPackets > MaxFlowPackets {
+			return s.need("workload.flow_packets", fmt.Sprintf("0..%d (0: longer than the run)", MaxFlowPackets), w.FlowPackets)
+		}
+		return nil
+	}
 	switch w.Kind {
 	case "ndp":
-		if w.MSS < 64 || w.MSS > 9216 || w.Ctrl < 64 || w.Window < 1 || w.PullRate <= 0 || w.PullRate > 10 {
-			return fmt.Errorf("workload: need mss 64..9216, ctrl ≥ 64, window ≥ 1, 0 < pull_rate ≤ 10")
+		if err := mss(); err != nil {
+			return err
 		}
-		if w.CtrlDSCP < 0 || w.CtrlDSCP > 63 {
-			return fmt.Errorf("workload: ctrl_dscp must be 0..63, got %d", w.CtrlDSCP)
+		switch {
+		case w.Ctrl < 64 || w.Ctrl > 9216:
+			return s.need("workload.ctrl", "64..9216 bytes", w.Ctrl)
+		case w.Window < 1 || w.Window > MaxWindow:
+			return s.need("workload.window", fmt.Sprintf("1..%d packets", MaxWindow), w.Window)
+		case w.PullRate <= 0 || w.PullRate > 10:
+			return s.need("workload.pull_rate", "0 < pull_rate ≤ 10", w.PullRate)
+		case w.CtrlDSCP < 0 || w.CtrlDSCP > 63:
+			return s.need("workload.ctrl_dscp", "0..63", w.CtrlDSCP)
 		}
 	case "cbr":
-		if w.MSS < 64 || w.MSS > 9216 || w.RateGbps <= 0 {
-			return fmt.Errorf("workload: cbr needs mss 64..9216 and rate_gbps > 0")
+		if err := mss(); err != nil {
+			return err
+		}
+		if w.RateGbps <= 0 || w.RateGbps > MaxLinkGbps {
+			return s.need("workload.rate_gbps", fmt.Sprintf("0 < rate_gbps ≤ %d", MaxLinkGbps), w.RateGbps)
 		}
 	case "udp-risefall", "tcp":
 		if err := s.validateAQM(); err != nil {
 			return err
 		}
 	default:
-		return fmt.Errorf("workload.kind must be ndp, cbr, udp-risefall or tcp, got %q", w.Kind)
+		return s.need("workload.kind", "ndp, cbr, udp-risefall, tcp", strconv.Quote(w.Kind))
 	}
-	switch s.Pattern.Kind {
+	p := s.Pattern
+	switch p.Kind {
 	case "incast", "mod16", "shifted", "pairs", "fanin":
 	default:
-		return fmt.Errorf("pattern.kind must be incast, mod16, shifted, fanin or pairs, got %q", s.Pattern.Kind)
+		return s.need("pattern.kind", "incast, mod16, shifted, fanin, pairs", strconv.Quote(p.Kind))
+	}
+	if p.Senders < 0 || p.Senders > s.Hosts {
+		return s.need("pattern.senders", fmt.Sprintf("0..%d (0: every host)", s.Hosts), p.Senders)
+	}
+	if p.Receivers < 0 || p.Receivers > s.Hosts {
+		return s.need("pattern.receivers", fmt.Sprintf("0..%d", s.Hosts), p.Receivers)
+	}
+	if len(p.Flows) > MaxFlows {
+		return fieldErr("pattern.flows", "%d flows (allowed: ≤ %d)", len(p.Flows), MaxFlows)
+	}
+	for i, st := range p.StartsUs {
+		if st < 0 || st > s.DurationUs {
+			return fieldErr(fmt.Sprintf("pattern.starts_us[%d]", i), "got %g (allowed: 0..duration_us = %g)", st, s.DurationUs)
+		}
+	}
+	for i, n := range p.Packets {
+		if n < 0 || n > MaxFlowPackets {
+			return fieldErr(fmt.Sprintf("pattern.packets[%d]", i), "got %d (allowed: 0..%d; 0: the workload's)", n, MaxFlowPackets)
+		}
 	}
 	names := map[string]bool{}
 	for i, v := range s.Variants {
+		at := fmt.Sprintf("variants[%d]", i)
 		if v.Name == "" || names[v.Name] {
-			return fmt.Errorf("variants[%d]: missing or duplicate name %q", i, v.Name)
+			return fieldErr(at+".name", "missing or duplicate name %q", v.Name)
 		}
 		names[v.Name] = true
 		switch {
 		case v.Chip != "" && (v.Switch != "" || v.Arch != ""):
-			return fmt.Errorf("variant %s: give chip, or the older switch/arch, not both", v.Name)
+			return fieldErr(at+".chip", "give chip, or the older switch/arch, not both")
 		case v.Chip != "":
 		case v.Switch == "tofino":
 			if v.Program == "" {
-				return fmt.Errorf("variant %s: a tofino variant needs a program", v.Name)
+				return fieldErr(at+".program", "missing (a tofino variant needs a program)")
 			}
 		case v.Switch == "ideal":
 			if v.QueuePackets < 1 {
-				return fmt.Errorf("variant %s: queue_packets must be ≥ 1", v.Name)
+				return s.need(at+".queue_packets", fmt.Sprintf("1..%d", MaxQueuePackets), v.QueuePackets)
 			}
 		default:
-			return fmt.Errorf("variant %s: switch must be tofino or ideal, got %q (or give chip: one of %s)", v.Name, v.Switch, arch.Names())
+			return s.need(at+".switch", "tofino, ideal; or give chip: one of "+arch.Names(), strconv.Quote(v.Switch))
 		}
 		if _, err := arch.Lookup(v.chipOf()); err != nil {
-			return fmt.Errorf("variant %s: %v", v.Name, err)
+			return fieldErr(at+".chip", "%v", err)
 		}
-		if v.QueuePackets < 0 {
-			return fmt.Errorf("variant %s: queue_packets must be ≥ 1", v.Name)
+		if v.QueuePackets < 0 || v.QueuePackets > MaxQueuePackets {
+			return s.need(at+".queue_packets", fmt.Sprintf("1..%d", MaxQueuePackets), v.QueuePackets)
 		}
 		if (v.Program == "sonic-l3") != (v.SonicConfig != "") {
-			return fmt.Errorf("variant %s: the sonic-l3 program and sonic_config go together", v.Name)
+			return fieldErr(at+".sonic_config", "the sonic-l3 program and sonic_config go together")
+		}
+		if err := checkProgramName(at+".program", v.Program); err != nil {
+			return err
 		}
 		for _, name := range sortedKeys(v.Switches) {
 			o := v.Switches[name]
+			sat := at + ".switches." + name
 			if topo.index(name) < 0 {
-				return fmt.Errorf("variant %s: switches: no switch %q in the topology (switches: %s)", v.Name, name, topo.names())
+				return fieldErr(sat, "no switch %q in the topology (allowed: %s)", name, topo.names())
 			}
 			if o.Chip == "" {
-				return fmt.Errorf("variant %s: switches.%s: missing chip", v.Name, name)
+				return fieldErr(sat+".chip", "missing")
 			}
 			if _, err := arch.Lookup(o.Chip); err != nil {
-				return fmt.Errorf("variant %s: switches.%s: %v", v.Name, name, err)
+				return fieldErr(sat+".chip", "%v", err)
 			}
-			if o.QueuePackets < 0 {
-				return fmt.Errorf("variant %s: switches.%s: queue_packets must be ≥ 1", v.Name, name)
+			if o.QueuePackets < 0 || o.QueuePackets > MaxQueuePackets {
+				return fieldErr(sat+".queue_packets", "got %d (allowed: 1..%d)", o.QueuePackets, MaxQueuePackets)
+			}
+			if err := checkProgramName(sat+".program", o.Program); err != nil {
+				return err
 			}
 		}
 	}
 	if s.Sweep != nil {
-		if len(s.Sweep.Values) == 0 {
-			return fmt.Errorf("sweep: no values")
+		if len(s.Sweep.Values) == 0 || len(s.Sweep.Values) > MaxSweepValues {
+			return fieldErr("sweep.values", "%d values (allowed: 1..%d)", len(s.Sweep.Values), MaxSweepValues)
 		}
 		if s.Sweep.Var == "senders" {
 			most := s.Hosts
 			if s.Workload.Kind == "tcp" {
 				most = maxConnections // senders are connections
 			}
-			for _, v := range s.Sweep.Values {
+			for i, v := range s.Sweep.Values {
 				n, err := strconv.Atoi(v)
 				if err != nil || n < 1 || n > most {
-					return fmt.Errorf("sweep: senders value %q must be 1..%d", v, most)
+					return fieldErr(fmt.Sprintf("sweep.values[%d]", i), "senders value %q must be 1..%d", v, most)
 				}
 			}
 		}
 	}
 	if s.TraceQueue != nil && (*s.TraceQueue < 0 || *s.TraceQueue >= s.Hosts) {
-		return fmt.Errorf("trace_queue: host %d out of range 0..%d", *s.TraceQueue, s.Hosts-1)
+		return fieldErr("trace_queue", "host %d out of range (allowed: 0..%d)", *s.TraceQueue, s.Hosts-1)
 	}
 	if s.TraceDoD != nil && (*s.TraceDoD < 0 || *s.TraceDoD > 3) {
-		return fmt.Errorf("trace_dod_pipe: pipe %d out of range 0..3", *s.TraceDoD)
+		return fieldErr("trace_dod_pipe", "pipe %d out of range (allowed: 0..3)", *s.TraceDoD)
 	}
 	if s.TraceQueue != nil && s.TraceDoD != nil {
-		return fmt.Errorf("trace_queue and trace_dod_pipe: only one queue can be traced")
+		return fieldErr("trace_dod_pipe", "only one queue can be traced (trace_queue is given too)")
 	}
 	counts := []int{s.Pattern.Senders}
 	if s.Pattern.Senders == 0 {
@@ -295,15 +380,16 @@ func (s *Scenario) validate() error {
 			return err
 		}
 	}
-	for _, p := range s.Plots {
+	for i, p := range s.Plots {
+		at := fmt.Sprintf("plots[%d]", i)
 		if p.Value != "" && (s.Sweep == nil || !slices.Contains(s.Sweep.Values, p.Value)) {
-			return fmt.Errorf("plots: value %q is not a sweep value", p.Value)
+			return fieldErr(at+".value", "%q is not a sweep value", p.Value)
 		}
-		if p.WindowUs < 0 {
-			return fmt.Errorf("plots: window_us must be ≥ 0")
+		if p.WindowUs < 0 || p.WindowUs > s.DurationUs {
+			return fieldErr(at+".window_us", "got %g (allowed: 0..duration_us)", p.WindowUs)
 		}
 		if p.Kind == "sweep" && !metricNames()[p.Y] {
-			return fmt.Errorf("plots: y %q is not a numeric run key (e.g. mean_goodput_gbps, trims, max_dod_queue_pkts, sonic_trim_drop)", p.Y)
+			return fieldErr(at+".y", "%q is not a numeric run key (allowed: e.g. mean_goodput_gbps, trims, max_dod_queue_pkts, sonic_trim_drop)", p.Y)
 		}
 		switch p.Kind {
 		case "header_cdf", "sweep", "modes", "arrivals", "queue":
@@ -312,8 +398,26 @@ func (s *Scenario) validate() error {
 				return fmt.Errorf("plots: an aqm plot's y is drop_prob or queue_delay_us, got %q", p.Y)
 			}
 		default:
-			return fmt.Errorf("plots: kind must be header_cdf, sweep, modes, arrivals, queue or aqm, got %q", p.Kind)
+			return s.need(at+".kind", "header_cdf, sweep, modes, arrivals, queue, aqm", strconv.Quote(p.Kind))
 		}
+	}
+	return nil
+}
+
+// checkProgramName checks that a variant's program exists: a built-in name
+// or a readable file (what it says is checked when the run loads it).
+func checkProgramName(path, name string) error {
+	if name == "" {
+		return nil
+	}
+	if strings.HasSuffix(name, ".yaml") || strings.HasSuffix(name, ".yml") || strings.ContainsRune(name, '/') {
+		if _, err := os.Stat(name); err != nil {
+			return fieldErr(path, "cannot read program file %s", name)
+		}
+		return nil
+	}
+	if _, ok := programs.BuiltinSource(name); !ok {
+		return fieldErr(path, "unknown program %q (allowed: %s, or a .yaml file)", name, strings.Join(programs.Builtins(), ", "))
 	}
 	return nil
 }

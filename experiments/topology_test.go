@@ -149,7 +149,7 @@ variants:
 		{"between: [a, b]", "between: [a, c]", "two different switch names"},
 		{"between: [a, b]", "between: [a, a]", "two different switch names"},
 		{"switches: {b:", "switches: {c:", `no switch "c" in the topology`},
-		{"{chip: ideal, queue_packets: 5}", "{queue_packets: 5}", "switches.b: missing chip"},
+		{"{chip: ideal, queue_packets: 5}", "{queue_packets: 5}", "switches.b.chip: missing"},
 		{"{chip: ideal, queue_packets: 5}", "{chip: nope}", `unknown architecture "nope"`},
 		{"name: I, chip: ideal", "name: I, chip: nope", `unknown architecture "nope"`},
 		{"name: I, chip: ideal", "name: I, chip: ideal, switch: ideal", "give chip, or the older switch/arch, not both"},

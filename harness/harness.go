@@ -6,10 +6,13 @@
 package harness
 
 import (
+	"fmt"
+
 	"archsim/engine"
 
 	"archsim/arch"
 	"archsim/components/packet"
+	"archsim/programs"
 )
 
 // Sim is what the latency harness simulates.
@@ -23,6 +26,31 @@ type Sim struct {
 	// Setup, if set, programs the switch (a control plane) before any
 	// packet arrives.
 	Setup func(sw arch.Switch) error
+	// MaxEvents, if > 0, refuses a latency run whose estimated events
+	// (EstimateEvents) exceed it, before the engine runs.
+	MaxEvents int64
+}
+
+// Coarse per-item event costs for EstimateEvents: a packet costs at most
+// ~300 events over the built-in programs on every chip (measured: 4 on
+// Tofino ndp to 276 for switchml on Trio); a timer thread start ~6
+// (measured with trio-ml's scan timer on Trio 5), 8 charged.
+const (
+	eventsPerPacket      = 300
+	eventsPerTimerThread = 8
+)
+
+// EstimateEvents bounds a latency run's engine events from the offered
+// packets and, on a chip that runs timers, the timer threads started
+// until the last arrival.
+func EstimateEvents(prog *programs.Program, timers bool, packets int, lastArrivalPs int64) float64 {
+	ev := float64(packets) * eventsPerPacket
+	if timers {
+		for _, t := range prog.Timers {
+			ev += float64(t.Threads) * (float64(lastArrivalPs)/1000/float64(t.PeriodNs) + 1) * eventsPerTimerThread
+		}
+	}
+	return ev
 }
 
 // drainPs is how long a latency run continues after the last offered
@@ -86,6 +114,13 @@ func latencyRun(t arch.Target, c *arch.Compiled, seed int64, s Sim) (*arch.Run, 
 			}
 		}
 	}
+	if s.MaxEvents > 0 {
+		_, timers := sw.(arch.TimerSwitch)
+		if ev := EstimateEvents(c.Program, timers && len(c.Program.Timers) > 0, len(off.Arrivals), off.LastArrivalPs); ev > float64(s.MaxEvents) {
+			return nil, fmt.Errorf("--packets %d at --load %g: estimated %.3g events (%d per packet, %d per timer thread over %.3g µs of arrivals) exceed --max-events %d",
+				s.Packets, s.Load, ev, eventsPerPacket, eventsPerTimerThread, float64(off.LastArrivalPs)/1e6, s.MaxEvents)
+		}
+	}
 	if o, ok := sw.(arch.Offerer); ok {
 		o.Offer(off.Arrivals)
 	} else {
@@ -98,6 +133,9 @@ func latencyRun(t arch.Target, c *arch.Compiled, seed int64, s Sim) (*arch.Run, 
 		ts.StartTimers(off.LastArrivalPs)
 	}
 	if err := engine.Run(); err != nil {
+		return nil, err
+	}
+	if err := arch.FaultOf(sw); err != nil {
 		return nil, err
 	}
 	offered := len(off.Arrivals)
@@ -126,6 +164,9 @@ func RateProbe(t arch.Target, c *arch.Compiled, seed int64, n int) (*arch.Run, e
 		packet.Schedule(engine, sw.IngressHandler(a.Port), 0, packet.KindArrive, a.Pkt, a.Port)
 	}
 	if err := engine.Run(); err != nil {
+		return nil, err
+	}
+	if err := arch.FaultOf(sw); err != nil {
 		return nil, err
 	}
 	return &arch.Run{Switch: sw, Offered: len(off.Arrivals), MeanFrameBytes: off.MeanFrameBytes,

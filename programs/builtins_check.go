@@ -229,6 +229,10 @@ func mirrorStmt(c *codeCtx, _ *BuiltinSpec, s callSite) ([]Stmt, error) {
 	if err != nil {
 		return nil, err
 	}
+	if k, ok := arg.(*ConstExpr); ok {
+		// Checked against mirror_sessions once the whole program is read.
+		c.l.mirrorUses = append(c.l.mirrorUses, mirrorUse{id: k.Val, pos: s.pos})
+	}
 	a, err := c.makeAssign(LValue{Field: c.l.prog.Std[StdMirrorSession]}, c.fit(arg, 10), s.at)
 	if err != nil {
 		return nil, err

@@ -178,6 +178,10 @@ func (c *codeCtx) makeAssign(dst LValue, src Expr, p token.Pos) ([]Stmt, error) 
 		if ok && !fits(ce.Val, dt) {
 			return nil, c.errf(p, "constant %d does not fit %s (%s)", ce.Val, c.lvalueName(dst), dt)
 		}
+		if ok && ce.Val < 0 && !dt.Signed && dt.Bits < 64 {
+			return nil, c.errf(p, "%s is unsigned (%s): the negative constant %d would be stored as %d; give a value ≥ 0 (a negative --param?) or write %#x",
+				c.lvalueName(dst), dt, ce.Val, dt.Norm(ce.Val), dt.Norm(ce.Val))
+		}
 	} else if st.Bits != dt.Bits {
 		if rc, ok := src.(*RegisterCall); ok {
 			return nil, c.errf(p, "register %s holds %d-bit values but %s is %d bits: a register is accessed with its own width (cast with bit%d(...) if you mean it)",
@@ -758,9 +762,40 @@ func (c *codeCtx) binary(op Op, a, b Expr, at token.Pos) (Expr, error) {
 		return nil, c.errf(at, "%s", err)
 	}
 	if op.IsCompare() {
+		if err := negativeVsUnsigned(op, a, b); err != nil {
+			return nil, c.errf(at, "%s", err)
+		}
 		return &BinaryExpr{Op: op, X: a, Y: b, T: Type{Bits: 1}, Pos: p}, nil
 	}
 	return &BinaryExpr{Op: op, X: a, Y: b, T: t, Pos: p}, nil
+}
+
+// negativeVsUnsigned refuses a comparison of an unsigned field with a
+// negative constant (often a --param): the field is never negative, so the
+// comparison is constant, surely not what was meant.
+func negativeVsUnsigned(op Op, a, b Expr) error {
+	for _, side := range []struct{ k, other Expr }{{a, b}, {b, a}} {
+		ce, ok := side.k.(*ConstExpr)
+		if !ok || ce.T.Bits != 0 || ce.Val >= 0 {
+			continue
+		}
+		if t := side.other.Type(); t.Bits != 0 && !t.Signed {
+			return fmt.Errorf("%s is unsigned (%s) and compared (%s) with the negative constant %d: the comparison never depends on the field (a negative --param?)",
+				exprName(side.other), t, op, ce.Val)
+		}
+	}
+	return nil
+}
+
+// exprName names an operand in messages: a field by name, else its type.
+func exprName(e Expr) string {
+	switch x := e.(type) {
+	case *FieldExpr:
+		return x.F.Name
+	case *SliceExpr:
+		return fmt.Sprintf("%s[%d:%d]", exprName(x.X), x.Hi, x.Lo)
+	}
+	return "the operand"
 }
 
 // operandType is the type of an arithmetic, bitwise or comparison operand

@@ -378,6 +378,9 @@ func (k *compiled) stmtBody(s Stmt) stmtFn {
 			runList(x, init)
 			for i := 0; cond(x); i++ {
 				if i >= maxLoopIterations {
+					if x.LoopCut == nil {
+						x.LoopCut = s
+					}
 					break
 				}
 				runList(x, body)

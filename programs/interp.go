@@ -283,6 +283,10 @@ type Exec struct {
 	// regAdds holds a run of register adds for the tracer (regAddRun).
 	regAdds []RegAdd
 	hashB   []byte
+	// LoopCut is the first loop this Exec cut after MaxLoopIterations
+	// (nil: none was); the caller decides what a cut loop means (the
+	// chips fail the run, naming the loop's file:line).
+	LoopCut *ForStmt
 	// Steps counts executed table applications and inline statements,
 	// useful to check that a program did work on a packet.
 	Steps int
@@ -393,8 +397,13 @@ func (x *Exec) RunTimer(t *Timer, index int) {
 	k.timer(t).exec(x)
 }
 
-// maxLoopIterations bounds loops so a buggy program cannot hang a run.
-const maxLoopIterations = 1 << 16
+// MaxLoopIterations bounds loops so a buggy program cannot hang a run: a
+// loop still running after this many iterations is cut, and Exec.LoopCut
+// names it (a chip reports the run as failed).
+const MaxLoopIterations = 1 << 16
+
+// maxLoopIterations is MaxLoopIterations (the name the interpreter uses).
+const maxLoopIterations = MaxLoopIterations
 
 // Eval evaluates an expression (for the semantics of a built-in defined
 // outside this package).

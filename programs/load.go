@@ -101,6 +101,37 @@ type loader struct {
 	fnBodies  []pair // function bodies, parsed after every other declaration
 	timers    map[string]*Timer
 	tmBodies  []pair // timer definitions, read after the functions
+	// mirrorUses are the mirror(N) calls with a constant session, checked
+	// against mirror_sessions at the end (a session the program never
+	// declares would silently mirror nothing).
+	mirrorUses []mirrorUse
+}
+
+// mirrorUse is a mirror(N) call with a constant session N.
+type mirrorUse struct {
+	id  int64
+	pos Pos
+}
+
+// checkMirrorUses refuses mirror(N) to a session the program never
+// declares.
+func (l *loader) checkMirrorUses() error {
+	for _, u := range l.mirrorUses {
+		var ids []string
+		found := false
+		for _, m := range l.prog.Mirrors {
+			found = found || int64(m.ID) == u.id
+			ids = append(ids, fmt.Sprint(m.ID))
+		}
+		if !found {
+			declared := "none"
+			if len(ids) > 0 {
+				declared = strings.Join(ids, ", ")
+			}
+			return errorf(u.pos, "", "mirror(%d): no mirror session %d (declared: %s; add it under mirror_sessions)", u.id, u.id, declared)
+		}
+	}
+	return nil
 }
 
 var topKeys = []string{"program", "doc", "source", "constants", "headers", "metadata", "parser", "egress_parser",
@@ -187,7 +218,7 @@ func (l *loader) load(root node, overrides map[string]string) error {
 	if l.prog.Ingress == nil && l.prog.Egress == nil {
 		return root.errf("the program has neither ingress nor egress control flow")
 	}
-	return nil
+	return l.checkMirrorUses()
 }
 
 func (l *loader) declare(n node, name, kind string) error {

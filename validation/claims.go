@@ -170,6 +170,8 @@ func (c *Context) scenario(name string, values ...string) (*experiments.Result, 
 // Claims returns every claim, in a fixed order.
 func Claims() []Claim {
 	out := pieClaims()
+	out = append(out, pieRiseFallClaims()...)
+	out = append(out, pieTCPClaims()...)
 	out = append(out, protegoClaims()...)
 	out = append(out, trimClaims()...)
 	out = append(out, sonicClaims()...)

@@ -44,7 +44,7 @@ func pieRiseFallClaims() []Claim {
 			Expected:  "the rise times of PIE_CP, PIE_DP and PIE_TABLE \"compare reasonably well to the simulation results of roughly 2 s to 3 s\"",
 			Tolerance: "each in 1.5..3.5 s (\"roughly\")",
 			Note:      "pie-risefall: simulated time from the start of the 100 Gb/s overload until drop_prob first reaches 100 %",
-			scenario:  "pie-risefall",
+			long:      true, scenario: "pie-risefall",
 			measure: func(r *experiments.Result) reading {
 				xs, text, err := times(r, rise, "PIE_CP", "PIE_DP", "PIE_TABLE")
 				if err != nil {
@@ -59,7 +59,7 @@ func pieRiseFallClaims() []Claim {
 			Expected:  "PIE_CP takes the longest to reach 100 % (it scales its update); it is slower than both ns-3 flavours",
 			Tolerance: "rise(PIE_CP) > rise of every other variant",
 			Note:      "pie-risefall rise_s of every variant",
-			scenario:  "pie-risefall",
+			long:      true, scenario: "pie-risefall",
 			measure: func(r *experiments.Result) reading {
 				xs, text, err := times(r, rise, "PIE_CP", "PIE_DP", "PIE_TABLE", "ns3-rfc", "ns3-default")
 				if err != nil {
@@ -78,7 +78,7 @@ func pieRiseFallClaims() []Claim {
 			Expected:  "PIE_TABLE has a faster increase than PIE_DP (exact multiplicands instead of power-of-two shifts)",
 			Tolerance: "rise(PIE_TABLE) < rise(PIE_DP)",
 			Note:      "pie-risefall rise_s",
-			scenario:  "pie-risefall",
+			long:      true, scenario: "pie-risefall",
 			measure: func(r *experiments.Result) reading {
 				xs, text, err := times(r, rise, "PIE_TABLE", "PIE_DP")
 				if err != nil {
@@ -93,7 +93,7 @@ func pieRiseFallClaims() []Claim {
 			Expected:  "PIE_TABLE decreases the drop probability slightly faster than PIE_DP",
 			Tolerance: "fall(PIE_TABLE) < fall(PIE_DP)",
 			Note:      "pie-risefall fall_s: from the first 100 % (the source drops to 5 Gb/s) until drop_prob is 0",
-			scenario:  "pie-risefall",
+			long:      true, scenario: "pie-risefall",
 			measure: func(r *experiments.Result) reading {
 				xs, text, err := times(r, fall, "PIE_TABLE", "PIE_DP")
 				if err != nil {
@@ -108,7 +108,7 @@ func pieRiseFallClaims() []Claim {
 			Expected:  "the variants with exponential decay (PIE_CP, both ns-3 flavours) fall \"much quicker\" than PIE_DP and PIE_TABLE",
 			Tolerance: "the slowest decaying variant falls in under half the time of the faster of PIE_DP and PIE_TABLE",
 			Note:      "pie-risefall fall_s",
-			scenario:  "pie-risefall",
+			long:      true, scenario: "pie-risefall",
 			measure: func(r *experiments.Result) reading {
 				xs, text, err := times(r, fall, "PIE_CP", "ns3-rfc", "ns3-default", "PIE_DP", "PIE_TABLE")
 				if err != nil {
@@ -125,7 +125,7 @@ func pieRiseFallClaims() []Claim {
 			Expected:  "involving the control plane causes drop_prob update delays of around 125 us (the loop targets 117 us)",
 			Tolerance: "120..130 us",
 			Note:      "pie-risefall PIE_CP: the control-plane loop's measured period (117 us sleep plus the PCIe register read and two writes, costs from configs/controlplane.yaml)",
-			scenario:  "pie-risefall",
+			long:      true, scenario: "pie-risefall",
 			measure: func(r *experiments.Result) reading {
 				run := r.Find("PIE_CP", "")
 				if run == nil || run.PIERun == nil || run.CPPeriodUs == nil {

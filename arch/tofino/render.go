@@ -80,6 +80,9 @@ func (r *Report) WriteTables(w io.Writer) {
 	row("egress", s.Egress.Packets, "ns", r.Latency.EgressNs)
 	row("egress", s.Egress.Packets, "cycles", r.Latency.EgressCycles)
 	t.Render()
+	if b := s.TM.BypassedEgress; b > 0 {
+		fmt.Fprintf(w, "Egress pipeline: %d of the %d packets the traffic manager sent out skipped it (the program set std.bypass_egress), so egress counts fewer packets than were delivered\n", b, s.TM.Dequeued)
+	}
 	if len(s.Drops) > 0 {
 		var parts []string
 		for _, d := range s.Drops {

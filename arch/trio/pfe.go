@@ -1,6 +1,7 @@
 package trio
 
 import (
+	"fmt"
 	"math/bits"
 	"math/rand"
 
@@ -448,6 +449,16 @@ func (p *PFE) dispatch(th *thread, now int64) {
 	}
 	p.run(th)
 	p.resume(th, th.startPs)
+}
+
+// Fault fails the run when a thread's loop was cut at
+// programs.MaxLoopIterations: a PPE would have run it on, so the results
+// would not be the program's.
+func (p *PFE) Fault() error {
+	if f := p.exec.LoopCut; f != nil {
+		return fmt.Errorf("%s: for loop: still running after %d iterations, cut (allowed: at most %d per thread); the run is not valid", f.Pos, programs.MaxLoopIterations, programs.MaxLoopIterations)
+	}
+	return nil
 }
 
 // run executes the program on the packet (or the timer's code) and

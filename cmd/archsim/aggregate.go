@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"sync"
 
 	"github.com/spf13/cobra"
 
@@ -29,6 +30,7 @@ type aggregateOptions struct {
 	sets       []string
 	seed       int64
 	json       bool
+	quiet      bool
 	compare    bool
 	probs      []float64
 }
@@ -73,9 +75,27 @@ training and straggler parameters come from configs/aggregation.yaml
 			if cmd.Flags().Changed("compute-ms") {
 				wc.ComputePs = int64(o.computeMs * 1e9)
 			}
+			firstLevel := p.Training.FirstLevel
+			if o.firstLevel >= 0 {
+				firstLevel = o.firstLevel
+			}
+			if o.sw == "tofino" {
+				firstLevel = 0
+			}
+			runs := 1
+			if o.prob > 0 && o.typicalMs <= 0 {
+				runs = 2
+			}
+			if err := checkAggregate(cmd, o, wc, firstLevel, runs, 1); err != nil {
+				return err
+			}
+			pg := startProgress(cmd, o.quiet)
+			defer pg.Stop()
+			what := fmt.Sprintf("aggregate: %d workers x %d iterations on %s", wc.Workers, wc.Iterations, o.sw)
 			if o.prob > 0 && o.typicalMs <= 0 {
 				// The sleeps scale with the typical iteration: a run
 				// without stragglers measures it first.
+				pg.Status("%s [1/2]: the typical iteration, without stragglers", what)
 				base := wc
 				base.StraggleProb = 0
 				r, err := aggregation.Run(setupFor(o, p, base))
@@ -83,8 +103,13 @@ training and straggler parameters come from configs/aggregation.yaml
 					return &exitError{code: 2, msg: oneLine(err.Error())}
 				}
 				wc.TypicalIterPs = int64(r.MeanIterationMs * 1e9)
+				pg.Line("%s [1/2]: typical iteration %.1f ms", what, r.MeanIterationMs)
+				pg.Status("%s [2/2]: with stragglers (p = %g)", what, o.prob)
+			} else {
+				pg.Status("%s", what)
 			}
 			r, err := aggregation.Run(setupFor(o, p, wc))
+			pg.Stop()
 			if err != nil {
 				return &exitError{code: 2, msg: oneLine(err.Error())}
 			}
@@ -138,6 +163,7 @@ training and straggler parameters come from configs/aggregation.yaml
 	f.StringArrayVar(&o.sets, "set", nil, "override an aggregation.yaml key, e.g. aggregation.host.core_ns_per_packet=500 (repeatable)")
 	f.Int64Var(&o.seed, "seed", 1, "random seed (straggler pattern)")
 	f.BoolVar(&o.json, "json", false, "print JSON")
+	f.BoolVar(&o.quiet, "quiet", false, "no progress on stderr (there is none when stderr is not a terminal)")
 	f.BoolVar(&o.compare, "compare", false, "Fig. 13: Trio-ML (hierarchical) and SwitchML-256 with the same stragglers, at each --probs value")
 	f.Float64SliceVar(&o.probs, "probs", []float64{0, 0.04, 0.08, 0.16}, "with --compare: straggling probabilities")
 	return cmd
@@ -168,7 +194,26 @@ func aggregateCompare(out io.Writer, cmd *cobra.Command, o *aggregateOptions, p 
 			return &exitError{code: 2, msg: fmt.Sprintf("--probs %g: each must be in [0, 1]", pr)}
 		}
 	}
-	pts, err := aggregation.StragglerSweep(p, o.probs, o.seed)
+	if len(o.probs) == 0 || len(o.probs) > 100 {
+		return &exitError{code: 2, msg: fmt.Sprintf("--probs: %d values, want 1..100", len(o.probs))}
+	}
+	// The sweep runs Trio-ML and SwitchML-256 at each probability (and
+	// each without stragglers), two at a time.
+	wc := p.Workers(0, 0, o.seed)
+	if err := checkAggregate(cmd, o, wc, t.FirstLevel, 2*(len(o.probs)+1), 2); err != nil {
+		return err
+	}
+	pg := startProgress(cmd, o.quiet)
+	total, n := 2*(len(o.probs)+1), 0
+	var mu sync.Mutex // the sweep reports from two goroutines
+	pg.Status("aggregate --compare: %d simulations, two at a time", total)
+	pts, err := aggregation.StragglerSweepWith(p, o.probs, o.seed, func(what string) {
+		mu.Lock()
+		defer mu.Unlock()
+		n++
+		pg.Line("[%d/%d] %s", n, total, what)
+	})
+	pg.Stop()
 	if err != nil {
 		return &exitError{code: 2, msg: oneLine(err.Error())}
 	}

@@ -77,7 +77,7 @@ func benchWorkloads() []benchWorkload {
 }
 
 func newBenchCmd(out io.Writer) *cobra.Command {
-	var asJSON, inProcess bool
+	var asJSON, inProcess, quiet bool
 	var packets int
 	var only string
 	cmd := &cobra.Command{
@@ -91,6 +91,9 @@ the workload scripts/htsim-vs-archsim.sh runs on htsim too.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if packets < 1 {
 				return &exitError{code: 2, msg: fmt.Sprintf("--packets %d: must be ≥ 1", packets)}
+			}
+			if err := checkPackets(cmd, packets, 0, 1, nil); err != nil {
+				return err
 			}
 			ws := benchWorkloads()
 			if only != "" {
@@ -108,9 +111,12 @@ the workload scripts/htsim-vs-archsim.sh runs on htsim too.`,
 				ws = keep
 			}
 			var rows []benchRow
-			for _, w := range ws {
+			pg := startProgress(cmd, quiet)
+			defer pg.Stop()
+			for i, w := range ws {
 				var row benchRow
 				var err error
+				pg.Status("bench [%d/%d] %s", i+1, len(ws), w.name)
 				if inProcess {
 					row, err = benchOne(w, packets)
 				} else {
@@ -120,7 +126,9 @@ the workload scripts/htsim-vs-archsim.sh runs on htsim too.`,
 					return &exitError{code: 1, msg: oneLine(fmt.Sprintf("%s: %v", w.id, err))}
 				}
 				rows = append(rows, row)
+				pg.Line("bench [%d/%d] %s: %.2f s", i+1, len(ws), w.name, row.WallS)
 			}
+			pg.Stop()
 			if asJSON {
 				return writeJSON(out, rows)
 			}
@@ -140,6 +148,7 @@ the workload scripts/htsim-vs-archsim.sh runs on htsim too.`,
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the rows as JSON")
 	cmd.Flags().IntVar(&packets, "packets", 20000, "packets for the pipeline-latency workloads")
 	cmd.Flags().StringVar(&only, "only", "", "run one workload (e.g. htsim-incast-2m/Ideal, trim-fig6/Tofino, pipeline/trio, trio-ml)")
+	cmd.Flags().BoolVar(&quiet, "quiet", false, "no progress on stderr (there is none when stderr is not a terminal)")
 	cmd.Flags().BoolVar(&inProcess, "in-process", false, "run every workload in this process (peak memory is then the process's peak so far)")
 	return cmd
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 
@@ -14,6 +15,31 @@ import (
 	"archsim/job"
 	"archsim/programs"
 )
+
+// wrap breaks text into lines of at most width columns at spaces (a word
+// longer than a line stays whole); the first line starts with first, the
+// others with rest.
+func wrap(text string, width int, first, rest string) string {
+	var b strings.Builder
+	prefix, col := first, 0
+	for _, w := range strings.Fields(text) {
+		n := utf8.RuneCountInString(w)
+		if col > 0 && col+1+n > width {
+			b.WriteString("\n")
+			prefix, col = rest, 0
+		}
+		if col == 0 {
+			b.WriteString(prefix)
+			col = utf8.RuneCountInString(prefix)
+		} else {
+			b.WriteString(" ")
+			col++
+		}
+		b.WriteString(w)
+		col += n
+	}
+	return b.String()
+}
 
 func newCompareCmd(out io.Writer) *cobra.Command {
 	o := &options{}
@@ -36,6 +62,13 @@ func newCompareCmd(out io.Writer) *cobra.Command {
 			if err != nil {
 				return err
 			}
+			prog, err := programs.Resolve(o.program, params)
+			if err != nil {
+				return &exitError{code: 2, msg: oneLine(err.Error())}
+			}
+			if err := checkPackets(cmd, o.packets, saturatePackets, len(archs), prog); err != nil {
+				return err
+			}
 			var rows []arch.Summary
 			var name string
 			for _, a := range archs {
@@ -50,7 +83,7 @@ func newCompareCmd(out io.Writer) *cobra.Command {
 					return &exitError{code: 2, msg: oneLine(err.Error())}
 				}
 				name = prog.Name
-				res, err := job.RunProgram(t, prog, o.seed, &harness.Sim{Packets: o.packets, Load: o.load, RateProbe: saturatePackets})
+				res, err := job.RunProgram(t, prog, o.seed, &harness.Sim{Packets: o.packets, Load: o.load, RateProbe: saturatePackets, MaxEvents: int64(limitsOf(cmd).events)})
 				if err != nil {
 					return &exitError{code: 2, msg: oneLine(err.Error())}
 				}
@@ -69,16 +102,21 @@ func newCompareCmd(out io.Writer) *cobra.Command {
 			line := func(label string, f func(arch.Summary) string) {
 				cells := []string{label}
 				for _, r := range rows {
-					cells = append(cells, f(r))
+					cells = append(cells, wrap(f(r), 48, "", ""))
 				}
 				t.Row(cells...)
 			}
 			line("Chip", func(r arch.Summary) string { return r.Chip })
+			// Why a chip cannot run the program is long (a rule, the file
+			// and line, the objects): a note under the table, so that the
+			// table stays narrow.
+			var notes []string
 			line("Runs the program", func(r arch.Summary) string {
 				if r.Fits {
 					return "yes"
 				}
-				return "no: " + r.Why
+				notes = append(notes, fmt.Sprintf("[%d] %s: %s", len(notes)+1, r.Arch, r.Why))
+				return fmt.Sprintf("no, see [%d] below", len(notes))
 			})
 			line("Structure", func(r arch.Summary) string { return r.Structure })
 			line("Latency mean / p99 (ns)", func(r arch.Summary) string {
@@ -96,6 +134,12 @@ func newCompareCmd(out io.Writer) *cobra.Command {
 			line("State", func(r arch.Summary) string { return r.StatefulNote })
 			line("Timers", func(r arch.Summary) string { return r.Timers })
 			t.Render()
+			if len(notes) > 0 {
+				fmt.Fprintln(&buf, "\nWhy a chip does not run the program:")
+				for _, n := range notes {
+					fmt.Fprintln(&buf, wrap(n, 100, "  ", "      "))
+				}
+			}
 			_, err = out.Write(buf.Bytes())
 			return err
 		},

@@ -70,7 +70,7 @@ measures per-packet pipeline latency by simulating packets on the Akita engine.
 	f.Int("stages", 0, "MAU stages (same as --set tofino.mau.stages=N)")
 	f.Int("salus-per-stage", 0, "stateful ALUs per stage (same as --set tofino.mau.meter_alus=N)")
 	f.Float64("clock-mhz", 0, "MAU clock in MHz (same as --set tofino.clock_mhz=X)")
-	f.IntVar(&o.packets, "packets", 3000, "packets simulated to measure latency")
+	f.IntVar(&o.packets, "packets", 3000, "packets simulated to measure latency (1..100000000; see --max-memory)")
 	f.Float64Var(&o.load, "load", 0.5, "offered load per ingress port, fraction of line rate (0,1]")
 	f.Int64Var(&o.seed, "seed", 1, "random seed (same seed, same output)")
 	f.BoolVar(&o.noSim, "no-sim", false, "place only; skip the latency simulation")
@@ -78,7 +78,13 @@ measures per-packet pipeline latency by simulating packets on the Akita engine.
 	f.StringVar(&o.sonic, "sonic-config", "", "SONiC CONFIG_DB JSON (file or configs/sonic name) programming the sonic-l3 program and the traffic manager")
 	root.PersistentFlags().StringVar(&prof.cpuFile, "cpuprofile", "", "write a Go CPU profile of the command to this file (go tool pprof)")
 	root.PersistentFlags().StringVar(&prof.memFile, "memprofile", "", "write a Go allocation profile of the command to this file (go tool pprof)")
-	root.PersistentPreRunE = func(*cobra.Command, []string) error { return prof.start() }
+	addLimitFlags(root)
+	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error {
+		if limits := limitsOf(cmd); limits.events < 1 || limits.events > 1e15 {
+			return &exitError{code: 2, msg: fmt.Sprintf("--max-events %g: must be 1..1e15", limits.events)}
+		}
+		return prof.start()
+	}
 	root.AddCommand(newListCmd(out), newValidateCmd(out), newShowCmd(out), newRunCmd(out), newBenchCmd(out), newCompareCmd(out), newAggregateCmd(out))
 	root.AddCommand(newMergeCmd(out))
 	return root
@@ -161,9 +167,14 @@ func runMain(cmd *cobra.Command, o *options, out io.Writer) error {
 	if err := checkSim(o.packets, o.load); err != nil {
 		return err
 	}
+	if !o.noSim {
+		if err := checkPackets(cmd, o.packets, saturatePackets, 1, prog); err != nil {
+			return err
+		}
+	}
 	var sonicCfg *sonic.Config
 	var agent *orch.Agent
-	sim := &harness.Sim{Packets: o.packets, Load: o.load, RateProbe: saturatePackets}
+	sim := &harness.Sim{Packets: o.packets, Load: o.load, RateProbe: saturatePackets, MaxEvents: int64(limitsOf(cmd).events)}
 	if o.sonic != "" {
 		chip, ok := orch.ChipOf(target)
 		if !ok {

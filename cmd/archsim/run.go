@@ -64,13 +64,20 @@ func newRunCmd(out io.Writer) *cobra.Command {
 				}
 				opt.Shard, opt.Shards = i, n
 			}
-			if jobs < 0 {
-				return &exitError{code: 2, msg: fmt.Sprintf("--jobs %d: must be ≥ 0", jobs)}
+			if jobs < 0 || jobs > maxJobs {
+				return &exitError{code: 2, msg: fmt.Sprintf("--jobs %d: must be 0..%d", jobs, maxJobs)}
 			}
-			if !quiet {
-				opt.Progress = cmd.ErrOrStderr()
+			if err := checkScenario(cmd, sc, opt); err != nil {
+				return err
 			}
+			if err := sc.Preflight(opt); err != nil {
+				return &exitError{code: 2, msg: oneLine(err.Error())}
+			}
+			pg := startProgress(cmd, quiet)
+			opt.Progress = pg.Writer()
+			pg.Status("%s: running", sc.Name)
 			res, err := sc.Execute(opt)
+			pg.Stop()
 			if err != nil {
 				return &exitError{code: 1, msg: oneLine(err.Error())}
 			}
@@ -112,9 +119,9 @@ func newRunCmd(out io.Writer) *cobra.Command {
 	f.StringVar(&outDir, "out", "", "directory for CSV and PNG files (default results/<scenario>)")
 	f.BoolVar(&noFiles, "no-files", false, "do not write CSV/PNG files")
 	f.Int64Var(&seed, "seed", 0, "random seed (0: the scenario's)")
-	f.IntVar(&jobs, "jobs", 0, "simulations in parallel (0: one per core)")
+	f.IntVar(&jobs, "jobs", 0, "simulations in parallel, 0..1024 (0: one per core; more than the runs or the cores is clamped to them)")
 	f.StringVar(&shard, "shard", "", "run only shard i/n of the runs (for batch engines); also writes shard-i-of-n.json for archsim merge")
-	f.BoolVar(&quiet, "quiet", false, "no progress lines on stderr")
+	f.BoolVar(&quiet, "quiet", false, "no progress on stderr (there is none when stderr is not a terminal)")
 	f.StringVar(&variant, "variant", "", "run only this variant of the scenario")
 	f.StringVar(&records, "records", "", "write every packet's events (sent, dropped, header, delivered) as CSV into this directory, one file per run (the summaries never keep them)")
 	pf.add(f, "one directory per run, <variant>[-<var>=<value>]; limit per run")

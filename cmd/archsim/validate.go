@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -21,10 +22,10 @@ func newValidateCmd(out io.Writer) *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := validation.NewContext()
 			ctx.Long = true
-			if !quiet {
-				ctx.Progress = cmd.ErrOrStderr()
-			}
-			results, err := validation.RunWith(ctx, only)
+			pg := startProgress(cmd, quiet)
+			ctx.Progress = pg.Writer()
+			results, err := runClaims(ctx, only, pg)
+			pg.Stop()
 			if err != nil {
 				return &exitError{code: 2, msg: err.Error()}
 			}
@@ -82,6 +83,37 @@ func newValidateCmd(out io.Writer) *cobra.Command {
 	}
 	cmd.Flags().StringVar(&only, "only", "", "run one claim (or every claim under a prefix, e.g. pie.table3)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print a JSON list of results")
-	cmd.Flags().BoolVar(&quiet, "quiet", false, "no progress lines on stderr")
+	cmd.Flags().BoolVar(&quiet, "quiet", false, "no progress on stderr (there is none when stderr is not a terminal)")
 	return cmd
+}
+
+// runClaims runs the claims --only selects one at a time, showing each
+// on the progress display (with one, the results are RunWith's).
+func runClaims(ctx *validation.Context, only string, pg *progress) ([]validation.Result, error) {
+	if pg == nil {
+		return validation.RunWith(ctx, only)
+	}
+	var ids []string
+	for _, cl := range validation.Claims() {
+		if only == "" || cl.ID == only || strings.HasPrefix(cl.ID, only+".") {
+			ids = append(ids, cl.ID)
+		}
+	}
+	if len(ids) == 0 {
+		return validation.RunWith(ctx, only) // its error lists the claims
+	}
+	var out []validation.Result
+	for i, id := range ids {
+		pg.Status("validate [%d/%d] %s", i+1, len(ids), id)
+		rs, err := validation.RunWith(ctx, id)
+		if err != nil {
+			return nil, err
+		}
+		for _, r := range rs {
+			if r.ID == id { // a claim whose ID prefixes others runs them too: keep its own
+				out = append(out, r)
+			}
+		}
+	}
+	return out, nil
 }

@@ -149,7 +149,10 @@ type Stats struct {
 	// result only (a streaming summary: no per-packet list).
 	BlockLatency stats.Samples
 	// Partial: for degraded results, the time from the worker's send to
-	// its receipt, ps (non-stragglers waiting for the timeout).
+	// its receipt, ps (non-stragglers waiting for the timeout). A degraded
+	// result that arrives while the worker's own packet for the block is
+	// still queued at its core (a straggler's burst after a sleep: the
+	// block timed out without it) is no wait and is not counted here.
 	Partial stats.Samples
 	// Slept: sleeps injected (worker, iteration, duration ps).
 	Slept []Sleep
@@ -483,7 +486,7 @@ func (w *Worker) result(pkt *packet.Packet, now int64) {
 			j.Stats.DegradedSources = map[int]int{}
 		}
 		j.Stats.DegradedSources[r.Sources]++
-		if at := w.sentAt[r.Block]; at >= 0 {
+		if at := w.sentAt[r.Block]; at >= 0 && now >= at {
 			j.Stats.Partial.Add(now - at)
 		}
 	} else {

@@ -61,7 +61,46 @@ func LoadParams(sets []string) (*Params, error) {
 	if err := l.Decode("aggregation", p); err != nil {
 		return nil, err
 	}
+	if err := l.CheckRanges("aggregation", p.ranges()); err != nil {
+		return nil, err
+	}
 	return p, nil
+}
+
+// Bounds on the aggregation parameters: sizes bound a job's memory (the
+// Trio-ML aggregation buffer is window x gradients per packet per PFE)
+// and its events (workers x blocks x iterations packets); the README lists
+// them (section "Limits").
+const (
+	MaxWindow     = 1 << 16 // blocks in flight per worker (the paper's 4096 x 16)
+	MaxGradients  = 1 << 28 // gradients per worker per iteration (1 GiB of fp32)
+	MaxIterations = 100000
+	MaxPool       = 1 << 16 // SwitchML slots per worker
+)
+
+// ranges are the parameters' allowed ranges (configs.CheckRanges).
+func (p *Params) ranges() []configs.Range {
+	h, t, s := p.Host, p.Training, p.Straggler
+	return []configs.Range{
+		configs.In("host.nic_gbps", h.NICGbps, 0.001, 1600),
+		configs.In("host.prop_ns", h.PropNs, 0, 1e9),
+		configs.In("host.stack_ns", h.StackNs, 0, 1e9),
+		configs.In("host.stack_ns_per_gradient", h.StackNsPerGrad, 0, 1e6),
+		configs.In("host.core_ns_per_packet", h.CoreNsPerPacket, 0, 1e9),
+		configs.In("training.workers", float64(t.Workers), 1, 32),
+		configs.In("training.gradients_per_packet", float64(t.PerPacket), 1, 4095),
+		configs.In("training.window", float64(t.Window), 1, MaxWindow),
+		configs.In("training.gradients", float64(t.Gradients), 1, MaxGradients),
+		configs.In("training.compute_ms", t.ComputeMs, 0, 1e6),
+		configs.In("training.iterations", float64(t.Iterations), 1, MaxIterations),
+		configs.In("training.first_level_pfes", float64(t.FirstLevel), 0, 32),
+		configs.In("training.fabric_ns", t.FabricNs, 0, 1e9),
+		configs.In("straggler.delay_points", float64(s.DelayPoints), 0, 1000),
+		configs.In("straggler.slow_min", s.SlowMin, 0, 1000),
+		configs.In("straggler.slow_max", s.SlowMax, 0, 1000),
+		configs.In("straggler.probability", s.Probability, 0, 1),
+		configs.In("switchml.pool", float64(p.SwitchML.Pool), 1, MaxPool),
+	}
 }
 
 // Setup is one run.
@@ -155,6 +194,7 @@ type fabric struct {
 	attach     func(w int, h sim.Handler, propPs int64) // connects worker w
 	collect    func(r *Result)
 	stopTimers func(ps int64)
+	switches   []arch.Switch // checked for a fault after the run (arch.FaultOf)
 }
 
 // systems are the two systems [TRIO] §6 compares (Setup.Switch).
@@ -199,6 +239,11 @@ func Run(s Setup) (*Result, error) {
 	job.Start(s.StartPs)
 	if err := engine.Run(); err != nil {
 		return nil, err
+	}
+	for _, sw := range f.switches {
+		if err := arch.FaultOf(sw); err != nil {
+			return nil, err
+		}
 	}
 	st := job.Stats
 	r.Done = job.Done()
@@ -247,6 +292,7 @@ func trioML(s Setup, engine sim.Engine, params map[string]string, wcp *workers.C
 		return nil, err
 	}
 	f.proto = workers.TrioML{Port: 12000, ResultPort: 12001, Job: 1}
+	f.switches = h.all
 	f.uplink = func(w int) sim.Handler { return h.edge(w).IngressHandler(0) }
 	f.attach = func(w int, wk sim.Handler, prop int64) { h.edge(w).Attach(h.port(w), link.To(wk, h.port(w), prop)) }
 	f.port = h.port

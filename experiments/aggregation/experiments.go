@@ -135,6 +135,9 @@ func SaturateEngines(sources, blocks, g int, seed int64) (*EngineSaturation, err
 	if err := engine.Run(); err != nil {
 		return nil, err
 	}
+	if err := pfe.Fault(); err != nil {
+		return nil, err
+	}
 	st := pfe.Stats
 	dur := st.LastThreadEndPs
 	total, hottest := pfe.EngineBusy()
@@ -229,6 +232,17 @@ func StragglerSpeedup(p *Params, prob float64, seed int64) (*Speedup, error) {
 // each straggling probability, with the typical iteration (Trio-ML without
 // stragglers) and SwitchML without stragglers measured once.
 func StragglerSweep(p *Params, probs []float64, seed int64) ([]Speedup, error) {
+	return StragglerSweepWith(p, probs, seed, nil)
+}
+
+// StragglerSweepWith is StragglerSweep calling done (if set, from the
+// sweep's goroutines) after each of its simulations, naming it.
+func StragglerSweepWith(p *Params, probs []float64, seed int64, done func(what string)) ([]Speedup, error) {
+	report := func(what string) {
+		if done != nil {
+			done(what)
+		}
+	}
 	hier := func(s Setup) Setup {
 		s.FirstLevel, s.FabricPs = p.Training.FirstLevel, int64(p.Training.FabricNs*1000)
 		return s
@@ -268,6 +282,7 @@ func StragglerSweep(p *Params, probs []float64, seed int64) ([]Speedup, error) {
 	go func() {
 		defer wg.Done()
 		typ, err = Run(hier(Setup{Switch: "trio", Workers: p.Workers(0, 0, seed), Seed: seed}))
+		report("Trio-ML without stragglers")
 		ok := err == nil && typ.healthy() == nil
 		if ok {
 			typicalPs = int64(typ.MeanIterationMs * 1e9)
@@ -279,18 +294,21 @@ func StragglerSweep(p *Params, probs []float64, seed int64) ([]Speedup, error) {
 		for i, prob := range probs {
 			if valid(prob) {
 				tr[i], trErr[i] = Run(hier(Setup{Switch: "trio", Workers: p.Workers(prob, typicalPs, seed), Seed: seed}))
+				report(fmt.Sprintf("Trio-ML at p = %g", prob))
 			}
 		}
 	}()
 	go func() {
 		defer wg.Done()
 		idle, idleErr = switchml(0, 0)
+		report("SwitchML-256 without stragglers")
 		if !<-typDone || idleErr != nil {
 			return
 		}
 		for i, prob := range probs {
 			if valid(prob) {
 				sml[i], smlErr[i] = switchml(prob, typicalPs)
+				report(fmt.Sprintf("SwitchML-256 at p = %g", prob))
 			}
 		}
 	}()

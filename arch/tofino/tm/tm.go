@@ -87,6 +87,12 @@ type Stats struct {
 	Trims           int `json:"trims"`
 	TrimDrops       int `json:"trim_drops"`
 	TrimDisabled    int `json:"trim_disabled_drops"`
+	// BypassedEgress counts packets sent straight to their port, skipping
+	// the egress pipeline (the program set std.bypass_egress). Not in the
+	// JSON report (its keys are a contract); the tables explain with it
+	// why egress saw fewer packets than were delivered.
+	BypassedEgress int `json:"-"`
+	Dequeued       int `json:"-"` // packets the ports sent on (to egress or past it)
 }
 
 // port is a port's queues and transmitter.
@@ -586,7 +592,9 @@ func (t *TrafficManager) dequeue(p *port, now int64) {
 	pkt.DeqDepthCells = int(q.cells)
 	pkt.DeqDeltaPs = now - pkt.EnqPs
 	p.busyUntil = now + p.ser.Ps(pkt.Len, p.gbps)
+	t.Stats.Dequeued++
 	if pkt.BypassEgress {
+		t.Stats.BypassedEgress++
 		// The egress parser would have consumed the bridged metadata the
 		// ingress deparser prepended; without egress, strip it here.
 		if n := (t.prog.BridgeBits + 7) / 8; n > 0 && len(pkt.Head) >= n {

@@ -174,6 +174,9 @@ func Lower(cfg *spec.Config, prog *programs.Program) (*Microcode, error) {
 	if len(prog.Timers) > m.cfg.Timers {
 		return nil, &LoweringError{Rule: RuleTimers, Msg: fmt.Sprintf("%d timers; the PFE has %d", len(prog.Timers), m.cfg.Timers)}
 	}
+	if err := m.timerRate(); err != nil {
+		return nil, err
+	}
 	for _, b := range m.Blocks {
 		m.StaticInstr += b.Instr
 	}
@@ -191,6 +194,28 @@ func Lower(cfg *spec.Config, prog *programs.Program) (*Microcode, error) {
 	}
 	m.indexStmts()
 	return m, nil
+}
+
+// timerRate bounds how many timer threads start per second: no more than
+// the PFE's dispatcher hands out (dispatch_per_cycle x clock_mhz), since
+// each start is a thread dispatch. It also bounds a run's timer events
+// (one per start) by the simulated time.
+func (m *Microcode) timerRate() error {
+	perUs, top := 0.0, 0.0 // thread starts per microsecond: all timers, the busiest
+	var pos programs.Pos
+	for _, t := range m.Prog.Timers {
+		r := float64(t.Threads) * 1000 / float64(t.PeriodNs)
+		perUs += r
+		if r > top {
+			top, pos = r, t.Pos
+		}
+	}
+	limit := float64(m.cfg.DispatchPerCycle) * m.cfg.ClockMHz // dispatches per microsecond
+	if perUs > limit {
+		return &LoweringError{Pos: pos, Rule: RuleTimers, Msg: fmt.Sprintf("the timers start %.4g threads per µs; the PFE dispatches at most %.4g per µs (dispatch_per_cycle %d x clock_mhz %g)",
+			perUs, limit, m.cfg.DispatchPerCycle, m.cfg.ClockMHz)}
+	}
+	return nil
 }
 
 // indexStmts builds the pointer-keyed instruction counts of expression

@@ -137,3 +137,24 @@ ingress: "meta.w0 = 1"
 		t.Errorf("with depth 9 allowed: %v", err)
 	}
 }
+
+// TestTimerRate: timers that start more threads per µs than the PFE
+// dispatches are refused, naming the rate and the bound; the busiest
+// timer's line is given.
+func TestTimerRate(t *testing.T) {
+	p := prog(t, "timers:\n  tick: {period_ns: 1, threads: 65536, do: \"meta.m0 = 1\"}\n", "meta.m1 = 1")
+	_, err := lower.Lower(chipT(t), p)
+	var le *lower.LoweringError
+	if !errors.As(err, &le) || le.Rule != lower.RuleTimers || le.Pos.Line == 0 ||
+		!strings.Contains(err.Error(), "the timers start 6.554e+07 threads per µs; the PFE dispatches at most 1000 per µs") {
+		t.Fatalf("65536 threads every 1 ns: got %v, want rule %s with the rate and the bound", err, lower.RuleTimers)
+	}
+	// 1000 threads every µs is the dispatcher's whole rate: allowed.
+	p = prog(t, "timers:\n  tick: {period_ns: 1000, threads: 1000, do: \"meta.m0 = 1\"}\n", "meta.m1 = 1")
+	if _, err := lower.Lower(chipT(t), p); err != nil {
+		t.Errorf("1000 threads every 1000 ns: %v", err)
+	}
+	if _, err := lower.Lower(chipT(t, "trio.clock_mhz=500"), p); err == nil {
+		t.Errorf("1000 threads every 1000 ns on a 500 MHz PFE: accepted")
+	}
+}

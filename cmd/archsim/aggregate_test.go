@@ -1,0 +1,61 @@
+package main
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+// TestAggregateWaitNotNegative: stragglers (p = 0.5) send their window in
+// a burst after a sleep; a degraded result that arrives while a
+// straggler's own packet is still queued at its core is not a wait, so
+// the shortest wait is positive (it was -0.004 ms when counted).
+func TestAggregateWaitNotNegative(t *testing.T) {
+	out, msg, code := run(t, "aggregate", "--straggle-prob", "0.5", "--iterations", "2", "--workers", "4", "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, msg)
+	}
+	var r struct {
+		Degraded int     `json:"degraded_results"`
+		MinMs    float64 `json:"partial_result_min_ms"`
+	}
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatal(err)
+	}
+	if r.Degraded == 0 || r.MinMs <= 0 {
+		t.Errorf("%d degraded results, shortest wait %g ms: want some, all waits > 0", r.Degraded, r.MinMs)
+	}
+}
+
+// TestCompareStaysNarrow: a chip's long refusal goes under the table, and
+// long cells wrap, so no line of compare's output is wider than ~130
+// columns (it was ~750).
+func TestCompareStaysNarrow(t *testing.T) {
+	out, msg, code := run(t, "compare", "--program", "pie-rfc", "--packets", "300")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, msg)
+	}
+	for _, l := range strings.Split(out, "\n") {
+		if n := utf8.RuneCountInString(l); n > 130 {
+			t.Errorf("a line of %d columns: %.80s...", n, l)
+		}
+	}
+	if !strings.Contains(out, "no, see [1] below") || !strings.Contains(out, "[1] tofino: programs/builtin/pie-rfc.yaml:") {
+		t.Errorf("the refusal is not a note under the table:\n%s", out)
+	}
+}
+
+// TestNdpEgressExplained: ndp sets std.bypass_egress for all but green
+// data packets, so egress counts fewer packets than were delivered; the
+// tables say so with the count (3000 delivered, 2191 through egress).
+func TestNdpEgressExplained(t *testing.T) {
+	out, msg, code := run(t, "--program", "ndp")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, msg)
+	}
+	if !strings.Contains(out, "3000 delivered") || !strings.Contains(out, "| egress  | 2191 ") ||
+		!strings.Contains(out, "Egress pipeline: 809 of the 3000 packets the traffic manager sent out skipped it (the program set std.bypass_egress)") {
+		t.Errorf("the egress count is not explained:\n%s", out)
+	}
+}

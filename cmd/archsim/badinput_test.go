@@ -1,0 +1,65 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestBadInputStyle: bad scenarios, programs, chip configs, aggregation
+// settings and SONiC configs all fail the same way: exit 2, one line,
+// FILE:LINE (or the flag that set the value), the field, what is wrong.
+func TestBadInputStyle(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, body string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	scenario := `scenario: t
+doc: d
+source: s
+seed: 1
+duration_us: 50
+hosts: 4
+link: {gbps: 100, prop_ns: 500}
+workload: {kind: ndp, mss: 1564, ctrl: 64, window: 10, pull_rate: 0.99}
+pattern: {kind: incast, senders: 2}
+variants:
+  - {name: T, chip: tofino, program: ndp}
+`
+	sc := func(name, from, to string) string { return write(name, strings.Replace(scenario, from, to, 1)) }
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"run", "--no-files", "--scenario", sc("field.yaml", "seed: 1", "seed: 1\ncolour: red")}, "field.yaml:5: colour: unknown field (allowed: doc, duration_us, hosts,"},
+		{[]string{"run", "--no-files", "--scenario", sc("missing.yaml", "duration_us: 50\n", "")}, "missing.yaml:1: duration_us: missing (allowed: 0 < duration_us ≤ 1e6)"},
+		{[]string{"run", "--no-files", "--scenario", sc("prog.yaml", "program: ndp", "program: nope")}, `prog.yaml:11: variants[0].program: unknown program "nope" (allowed: `},
+		{[]string{"run", "--no-files", "--scenario", sc("set.yaml", "program: ndp}", "program: ndp, set: [tofino.mau.stages=2.5]}")}, "set.yaml:11: variants[0].set: --set tofino.mau.stages=2.5: must be an integer, got 2.5"},
+		{[]string{"run", "--no-files", "--scenario", sc("param.yaml", "program: ndp}", "program: ndp, params: {NOPE: 3}}")}, "param.yaml:11: variants[0].program: "},
+		{[]string{"run", "--no-files", "--scenario", sc("type.yaml", "hosts: 4", "hosts: four")}, `type.yaml:6: hosts: expected an integer, got the text "four"`},
+		{[]string{"run", "--no-files", "--scenario", sc("range.yaml", "gbps: 100", "gbps: 100000")}, "range.yaml:7: link.gbps: got 100000 (allowed: 0 < gbps ≤ 1600)"},
+		{[]string{"--program", write("p.yaml", "program: x\nheaders:\n  h: {a: 8}\nparser:\n  states:\n    start:\n      extract: h\ningress: |\n  meta.nope = 1\n")}, "p.yaml:9: ingress: undefined field meta.nope"},
+		{[]string{"--program", "ndp", "--config", write("dec.yaml", "tofino:\n  mau:\n    stages: 2.9\n")}, "dec.yaml:3: tofino.mau.stages: must be an integer, got 2.9"},
+		{[]string{"--program", "ndp", "--config", write("key.yaml", "tofino:\n  mau:\n\n    stagez: 3\n")}, "key.yaml:4: tofino.mau.stagez: unknown config key"},
+		{[]string{"--program", "ndp", "--set", "tofino.mau.stages=2.5"}, "--set tofino.mau.stages=2.5: must be an integer, got 2.5"},
+		{[]string{"aggregate", "--set", "aggregation.training.window=2.5"}, "--set aggregation.training.window=2.5: must be an integer, got 2.5"},
+		{[]string{"aggregate", "--set", "aggregation.host.nic_gbps=-1"}, "--set aggregation.host.nic_gbps=-1: aggregation.host.nic_gbps = -1 is out of range"},
+		{[]string{"--sonic-config", write("db.json", "{\n  \"PORT\": {\"Ethernet0\": {\"speed\": \"100000\"}},\n  \"BUFFER_POOL\": {\n    \"p\": {\"sizze\": 1}\n  }\n}\n")}, "db.json:4: BUFFER_POOL|p: sizze: unknown field"},
+	}
+	for _, c := range cases {
+		out, msg, code := run(t, c.args...)
+		if code != 2 || !strings.Contains(msg, c.want) || strings.Contains(msg, "\n") || out != "" {
+			t.Errorf("%v: exit %d, %q; want exit 2, nothing on stdout and one line containing %q", c.args, code, msg, c.want)
+		}
+		for _, leak := range []string{"experiments.", "interface {}", "not found in type", "unmarshal"} {
+			if strings.Contains(msg, leak) {
+				t.Errorf("%v: %q shows Go internals (%q)", c.args, msg, leak)
+			}
+		}
+	}
+}

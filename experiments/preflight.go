@@ -1,0 +1,84 @@
+package experiments
+
+import (
+	"fmt"
+	"sort"
+
+	"archsim/arch"
+	"archsim/job"
+	"archsim/programs"
+)
+
+// Preflight loads, before any run, what the runs will load: every
+// switch's chip with its overrides and its program with the variant's and
+// the sweep's constants. An error here is bad input (a --set the chip does
+// not know, a constant the program refuses), reported as FILE:LINE: field:
+// what; Execute would find it only when the run starts.
+func (s *Scenario) Preflight(opt Options) error {
+	seed := opt.Seed
+	if seed == 0 {
+		seed = s.Seed
+	}
+	specs, err := s.specs(seed)
+	if err != nil {
+		return err
+	}
+	specs = opt.shard(specs)
+	index := map[string]int{}
+	for i, v := range s.Variants {
+		index[v.Name] = i
+	}
+	seen := map[string]bool{}
+	for _, spec := range specs {
+		for _, ts := range s.topology().Switches {
+			setup := spec.variant.setupOf(ts.Name)
+			path := fmt.Sprintf("variants[%d]", index[spec.variant.Name])
+			if _, ok := spec.variant.Switches[ts.Name]; ok {
+				path += ".switches." + ts.Name
+			}
+			params := map[string]string{}
+			for k, v := range setup.Params {
+				params[k] = v
+			}
+			if setup.Program != "" {
+				for k, v := range spec.sweepParams {
+					params[k] = v
+				}
+			}
+			key := fmt.Sprint(setup.Chip, setup.Set, setup.QueuePackets, setup.Program, sortedParams(params))
+			if seen[key] {
+				continue
+			}
+			seen[key] = true
+			o := arch.Overrides{Sets: setup.Set}
+			if _, err := job.Load(setup.Chip, o); err != nil {
+				return s.ix.locate(fieldErr(path+".set", "%v", err))
+			}
+			if setup.Program == "" {
+				continue
+			}
+			if _, err := programs.Resolve(setup.Program, params); err != nil {
+				at := path + ".program"
+				if spec.value != "" && s.Sweep != nil {
+					return s.ix.locate(fieldErr(at, "with %s = %s: %v", s.Sweep.Var, spec.value, err))
+				}
+				return s.ix.locate(fieldErr(at, "%v", err))
+			}
+		}
+	}
+	return nil
+}
+
+// sortedParams prints constants in a fixed order.
+func sortedParams(m map[string]string) string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	out := ""
+	for _, k := range keys {
+		out += k + "=" + m[k] + ";"
+	}
+	return out
+}

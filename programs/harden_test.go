@@ -1,0 +1,60 @@
+package programs
+
+import (
+	"strings"
+	"testing"
+)
+
+// hardenProgram mirrors to session S (declared: 5) and compares and
+// assigns the constant LIMIT to unsigned fields.
+const hardenProgram = `program: h
+constants:
+  S: 5
+  LIMIT: 5
+headers:
+  eth: {dst: 48, src: 48, etype: 16}
+metadata: {x: 16, s: i16}
+parser:
+  start: s
+  states:
+    s:
+      extract: eth
+mirror_sessions:
+  - {id: 5, port: 1}
+ingress: |
+  meta.x = LIMIT
+  if eth.etype < LIMIT {
+    mirror(S)
+  }
+  meta.s = -1
+  std.egress_port = 1
+`
+
+// TestLoaderRefusesNonsense: mirror(N) to an undeclared session and a
+// negative constant (a --param) compared with or assigned to an unsigned
+// field are load errors naming file:line and the field; a negative value
+// for a signed field is fine.
+func TestLoaderRefusesNonsense(t *testing.T) {
+	if _, err := Load([]byte(hardenProgram), "h.yaml", nil); err != nil {
+		t.Fatalf("the good program: %v", err)
+	}
+	for _, c := range []struct {
+		params map[string]string
+		edit   [2]string
+		want   string
+	}{
+		{map[string]string{"S": "7"}, [2]string{}, "h.yaml:18: mirror(7): no mirror session 7 (declared: 5; add it under mirror_sessions)"},
+		{nil, [2]string{"mirror_sessions:\n  - {id: 5, port: 1}\n", ""}, "h.yaml:16: mirror(5): no mirror session 5 (declared: none;"},
+		{map[string]string{"LIMIT": "-1"}, [2]string{"  meta.x = LIMIT\n", ""}, "h.yaml:16: ingress: eth.etype is unsigned (bit<16>) and compared (<) with the negative constant -1"},
+		{map[string]string{"LIMIT": "-1"}, [2]string{}, "h.yaml:16: ingress: meta.x is unsigned (bit<16>): the negative constant -1 would be stored as 65535"},
+	} {
+		src := hardenProgram
+		if c.edit[0] != "" {
+			src = strings.Replace(src, c.edit[0], c.edit[1], 1)
+		}
+		_, err := Load([]byte(src), "h.yaml", c.params)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%v: error %v, want %q", c.params, err, c.want)
+		}
+	}
+}
