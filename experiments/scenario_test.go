@@ -207,7 +207,7 @@ variants:
 `
 	cases := []loadCase{
 		{"", "", ""},
-		{"seed: 1", "seed: 1\nbogus: 3", "s.yaml:5: bogus: unknown field (allowed: doc, duration_us,"},
+		{"seed: 1", "seed: 1\nbogus: 3", "s.yaml:5: bogus: unknown field (allowed: aqm, doc, duration_us,"},
 		{"duration_us: 50", "duration_us: -1", "s.yaml:5: duration_us: got -1 (allowed: 0 < duration_us ≤ 1e6)"},
 		{"hosts: 4", "hosts: 65", "s.yaml:6: hosts: got 65 (allowed: 1..64)"},
 		{"kind: ndp", "kind: rdma", "s.yaml:8: workload.kind: got \"rdma\" (allowed: ndp, cbr, udp-risefall, tcp)"},
@@ -225,7 +225,7 @@ variants:
 		{"hosts: 4", "hosts: 8", ""},
 		{"duration_us: 50\n", "", "s.yaml:1: duration_us: missing (allowed: 0 < duration_us ≤ 1e6)"},
 		{"{name: Ideal, switch: ideal, queue_packets: 10}", "{name: T, switch: tofino, program: nope}", "s.yaml:11: variants[0].program: unknown program \"nope\" (allowed: "},
-		{"{name: Ideal, switch: ideal, queue_packets: 10}", "{name: T, switch: ideal, queue_packets: 10, colour: red}", "s.yaml:11: variants[0].colour: unknown field (allowed: arch, chip, name, params, program, queue_packets, set, sonic_config, switch, switches)"},
+		{"{name: Ideal, switch: ideal, queue_packets: 10}", "{name: T, switch: ideal, queue_packets: 10, colour: red}", "s.yaml:11: variants[0].colour: unknown field (allowed: aqm, arch, chip, name, params, program, queue_packets, set, sonic_config, switch, switches)"},
 		{"link: {gbps: 100, prop_ns: 500}", "link: {gbps: 100, prop_ns: [500]}", "s.yaml:7: link.prop_ns: expected a number, got a list"},
 		{"seed: 1", "seed: 1\nseed: 2", "s.yaml:5: seed: given twice (first at line 4)"},
 		{"hosts: 4", "hosts: 4\n  x: [", "s.yaml:7: not valid YAML"},
