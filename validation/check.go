@@ -116,6 +116,9 @@ func (c check) expecting(target float64) check { c.target = target; return c }
 
 // run measures the claim in a context.
 func (cl Claim) run(c *Context) Result {
+	if cl.full && !c.Full {
+		return skipFull()
+	}
 	if cl.long && !c.Long {
 		return skipLong()
 	}
@@ -140,6 +143,10 @@ func (cl Claim) run(c *Context) Result {
 
 func skipLong() Result {
 	return Result{Measured: "not run (set ARCHSIM_LONG=1 to run this sweep under go test)", Pass: true, Skipped: true}
+}
+
+func skipFull() Result {
+	return Result{Measured: "not run (tens of minutes: archsim validate --full, or ARCHSIM_FULL=1 under go test)", Pass: true, Skipped: true}
 }
 
 func failed(err error) Result {

@@ -36,6 +36,10 @@ type Claim struct {
 	// long marks a claim that needs whole sweeps (minutes): it is skipped
 	// unless Context.Long.
 	long bool
+	// full marks a claim whose scenario takes tens of minutes (the PIE
+	// paper's 10 s TCP runs): it runs only with Context.Full (`archsim
+	// validate --full`, ARCHSIM_FULL=1 under go test).
+	full bool
 	// scenario is run (through the context's cache) and handed to measure;
 	// values are the sweep values the claim needs when sweeps are cut
 	// (short runs; none: the whole sweep).
@@ -88,6 +92,8 @@ type Context struct {
 	results map[string]*experiments.Result
 	// Long runs the claims that need whole sweeps (minutes).
 	Long bool
+	// Full also runs the claims that take tens of minutes.
+	Full bool
 	// Progress receives the scenarios' progress lines (nil: none).
 	Progress io.Writer
 	memos    map[string]memoResult
@@ -141,6 +147,9 @@ func (c *Context) place(program string, params map[string]string, sets ...string
 // Long claims need whole sweeps (Figs. 6, 8, 9: minutes of simulation);
 // `go test` runs them only with ARCHSIM_LONG=1, `archsim validate` always.
 func longClaimsEnabled() bool { return os.Getenv("ARCHSIM_LONG") == "1" }
+
+// fullClaimsEnabled: ARCHSIM_FULL=1 also runs the claims of tens of minutes.
+func fullClaimsEnabled() bool { return os.Getenv("ARCHSIM_FULL") == "1" }
 
 // scenario runs (and caches) a scenario, optionally on a subset of its
 // sweep values.

@@ -18,6 +18,7 @@ var update = flag.Bool("update", false, "rewrite the claims goldens under testda
 func TestClaims(t *testing.T) {
 	ctx := NewContext()
 	ctx.Long = longClaimsEnabled()
+	ctx.Full = fullClaimsEnabled()
 	results, err := RunWith(ctx, "")
 	if err != nil {
 		t.Fatal(err)

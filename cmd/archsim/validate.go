@@ -14,7 +14,7 @@ import (
 
 func newValidateCmd(out io.Writer) *cobra.Command {
 	var only string
-	var asJSON, quiet bool
+	var asJSON, quiet, full bool
 	cmd := &cobra.Command{
 		Use:   "validate",
 		Short: "Run every validation claim against the papers' numbers (exit 1 if any fails)",
@@ -22,6 +22,7 @@ func newValidateCmd(out io.Writer) *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := validation.NewContext()
 			ctx.Long = true
+			ctx.Full = full
 			pg := startProgress(cmd, quiet)
 			ctx.Progress = pg.Writer()
 			results, err := runClaims(ctx, only, pg)
@@ -84,6 +85,7 @@ func newValidateCmd(out io.Writer) *cobra.Command {
 	cmd.Flags().StringVar(&only, "only", "", "run one claim (or every claim under a prefix, e.g. pie.table3)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print a JSON list of results")
 	cmd.Flags().BoolVar(&quiet, "quiet", false, "no progress on stderr (there is none when stderr is not a terminal)")
+	cmd.Flags().BoolVar(&full, "full", false, "also run the claims that take tens of minutes (pie.tcp.*: the PIE paper's 10 s TCP runs)")
 	return cmd
 }
 
