@@ -72,6 +72,9 @@ type PIERun struct {
 	// TailDrops those the full queue refused.
 	AQMDrops  int `json:"aqm_drops"`
 	TailDrops int `json:"tail_drops"`
+	// PacketsSent counts the data packets the hosts sent (UDP frames, TCP
+	// segments with retransmissions).
+	PacketsSent int `json:"packets_sent"`
 	// TotalGoodputGbps is the bytes delivered in order to the receiving
 	// applications over the run.
 	TotalGoodputGbps float64 `json:"total_goodput_gbps"`
@@ -490,6 +493,7 @@ func (s *Scenario) runAQM(spec runSpec) (*Run, error) {
 	if end > startPs {
 		r.TotalGoodputGbps = float64(hs.goodputBytes()) * 8 / (float64(min(end, deadline)-startPs) / 1e12) / 1e9
 	}
+	r.PacketsSent = hs.sent()
 	for _, sw := range net.switches {
 		r.SwitchHops += sw.Counters().Delivered
 	}

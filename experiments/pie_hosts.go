@@ -15,6 +15,7 @@ import (
 type aqmHostSet struct {
 	sources      []rateSetter
 	goodputBytes func() int64
+	sent         func() int
 }
 
 // udpBatch is the packets a UDP source sends per event: a rate change
@@ -60,6 +61,13 @@ func (s *Scenario) aqmHosts(spec runSpec, hb hosts.Builder, eng sim.Engine, net 
 			var n int64
 			for _, k := range sinks {
 				n += k.Bytes
+			}
+			return n
+		}
+		set.sent = func() int {
+			n := 0
+			for _, s := range set.sources {
+				n += int(s.(udpRate).src.Sent)
 			}
 			return n
 		}
@@ -110,6 +118,13 @@ func (s *Scenario) aqmHosts(spec runSpec, hb hosts.Builder, eng sim.Engine, net 
 			var n int64
 			for _, f := range flows {
 				n += f.Stats.Delivered
+			}
+			return n
+		}
+		set.sent = func() int {
+			n := 0
+			for _, f := range flows {
+				n += f.Stats.SegmentsSent
 			}
 			return n
 		}

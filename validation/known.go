@@ -16,6 +16,8 @@ var KnownDeviations = map[string]string{
 	"pie.table3.table.hash":  "see dp.hash and cp.hash",
 	"pie.table3.table.xbar":  "see dp.xbar",
 	"pie.table3.table.salu":  "the model divides by 48 meter ALUs; the paper's column matches a denominator of 96",
+	"pie.risefall.table-rises-faster": "PIE_DP's shift for alpha (2^9 = 512) is larger than the exact 503.3 in PIE_TABLE's entries, so PIE_DP moves drop_prob ~2 % faster (measured 2.83 s vs 2.88 s); the paper attributes its opposite order to the shifts' imprecision",
+	"pie.risefall.table-falls-faster": "as table-rises-faster: with the queue empty the alpha term drives the fall (7.85 s vs 8.02 s)",
 	"protego.footprint.sram": "the model's Protego programs hold only the state the paper describes, on a minimal router",
 	// Trimming paper (see each claim's note for the measured detail).
 	"trim.fig5.tofino-close":          "ndp.p4's feedback (UPDATE, then NOTIFY multicast: two recirculations) is slower than the paper's 1 us model",

@@ -72,9 +72,14 @@ func (p *PFE) output(pkt *packet.Packet, now int64) {
 		q = &outQueue{}
 		p.out[pkt.OutPort] = q
 	}
+	if lim := p.cfg.QueueLimitBytes; lim > 0 && q.bytes+int64(p.wireLen(pkt)) > lim {
+		p.dropped(pkt, "output queue full")
+		return
+	}
 	pkt.EnqPs = now
 	pkt.EnqDepthCells = len(q.pkts)
 	q.pkts = append(q.pkts, pkt)
+	q.bytes += int64(p.wireLen(pkt))
 	q.maxLen = max(q.maxLen, len(q.pkts))
 	if !q.pending {
 		q.pending = true
@@ -92,9 +97,10 @@ func (p *PFE) dequeue(port int, now int64) {
 	pkt := q.pkts[0]
 	q.pkts[0] = nil
 	q.pkts = q.pkts[1:]
+	q.bytes -= int64(p.wireLen(pkt))
 	pkt.DeqDeltaPs = now - pkt.EnqPs
 	pkt.DeqDepthCells = len(q.pkts)
-	q.busyUntil = now + packet.SerializationPs(pkt.Len, p.portGbps(port))
+	q.busyUntil = now + packet.SerializationPs(p.wireLen(pkt), p.portGbps(port))
 	if p.prog.Egress != nil && len(p.prog.Egress.Body) > 0 {
 		p.arrive(pkt, 1, now)
 	} else {
@@ -119,4 +125,14 @@ func (p *PFE) delivered(pkt *packet.Packet, now int64) {
 		p.Stats.FirstDonePs = now
 	}
 	p.Stats.LastDonePs = now
+}
+
+// wireLen is a queued packet's length on the wire: without the bridged
+// metadata the ingress thread put in front of it for the egress thread
+// (internal to the PFE, like a Trio notification's fields).
+func (p *PFE) wireLen(pkt *packet.Packet) int {
+	if !pkt.NoBridge && p.bridges() {
+		return pkt.Len - p.bridgeBytes
+	}
+	return pkt.Len
 }

@@ -106,6 +106,7 @@ type flowOrder struct {
 
 type outQueue struct {
 	pkts      []*packet.Packet
+	bytes     int64 // frame bytes queued
 	busyUntil int64
 	pending   bool
 	maxLen    int
@@ -114,15 +115,20 @@ type outQueue struct {
 // PFE is one packet forwarding engine.
 type PFE struct {
 	*sim.ComponentBase
-	cfg    *spec.Config
-	mc     *lower.Microcode
-	prog   *programs.Program
-	codec  *programs.Codec // the program's parser and deparser, flattened
-	engine sim.Engine
-	state  *programs.State
-	exec   *programs.Exec
-	phv    []int64
-	tr     tracer
+	gen []*genApp // the program's generator applications, as timer threads (pktgen.go)
+	// bridgeBytes is the bridged metadata's length in front of a head
+	// between the ingress and egress threads.
+	bridgeBytes int
+	genMade     int
+	cfg         *spec.Config
+	mc          *lower.Microcode
+	prog        *programs.Program
+	codec       *programs.Codec // the program's parser and deparser, flattened
+	engine      sim.Engine
+	state       *programs.State
+	exec        *programs.Exec
+	phv         []int64
+	tr          tracer
 	// hdrs is the deparser's scratch: a packet's new header bytes (see
 	// deparse).
 	hdrs []byte
@@ -245,6 +251,7 @@ func newPFE(name string, engine sim.Engine, cfg *spec.Config, mc *lower.Microcod
 	p := &PFE{ComponentBase: sim.NewComponentBase(name), cfg: cfg, mc: mc, prog: mc.Prog, engine: engine,
 		order: map[int64]*flowOrder{}, out: map[int]*outQueue{}, drops: map[string]int{}}
 	p.codec = p.prog.Codec()
+	p.bridgeBytes = (p.prog.BridgeBits + 7) / 8
 	p.hdrs = make([]byte, 0, 256)
 	p.state = programs.NewState(p.prog)
 	p.StateControl = &arch.StateControl{Prog: p.prog, States: []*programs.State{p.state}}
@@ -360,6 +367,8 @@ func (p *PFE) Handle(e sim.Event) error {
 		p.dequeue(port, now)
 	case evReleased:
 		p.released(pkt, port, now)
+	case evPktGen:
+		p.pktGen(port, now)
 	}
 	return nil
 }
@@ -499,7 +508,10 @@ func (p *PFE) runScript(th *thread) {
 		phv[prog.Std[programs.StdIngressPort].Slot] = int64(pkt.InPort)
 		phv[prog.Std[programs.StdEgressPort].Slot] = NoPort
 	}
-	res := p.codec.Parse(pkt.Head, pkt.Len, phv, egress, false)
+	// The ingress thread bridges the program's bridged metadata to the
+	// egress thread in front of the head (a PPE writes what it likes into
+	// the head), as a Tofino ingress deparser does.
+	res := p.codec.Parse(pkt.Head, pkt.Len, phv, egress, egress && p.bridges() && !pkt.NoBridge)
 	th.addInstr(res.States)
 	if res.Rejected {
 		th.drop = true
@@ -530,7 +542,10 @@ func (p *PFE) runScript(th *thread) {
 	p.exec.RunControl(ctl)
 	// One instruction hands the head to the reorder engine (assumed).
 	th.addInstr(1)
-	pkt.Head, pkt.Len = p.deparse(phv, pkt.Head, pkt.Len, res.Offset)
+	pkt.Head, pkt.Len = p.deparse(phv, pkt.Head, pkt.Len, res.Offset, !egress && p.bridges())
+	if !egress {
+		pkt.NoBridge = !p.bridges()
+	}
 	if phv[prog.Std[programs.StdDrop].Slot] != 0 {
 		th.drop = true
 		reason := "ingress program drop"
@@ -554,15 +569,21 @@ func (p *PFE) runScript(th *thread) {
 // after them, Deparse's result would be a copy of head — head is returned.
 // (Trio-ML consumes its contributions and forwards results with their
 // headers as they came.)
-func (p *PFE) deparse(phv []int64, head []byte, length, payloadOff int) ([]byte, int) {
-	hdrs, n := p.codec.DeparseInPlace(phv, p.hdrs[:0], length, payloadOff, false)
+func (p *PFE) deparse(phv []int64, head []byte, length, payloadOff int, withBridge bool) ([]byte, int) {
+	hdrs, n := p.codec.DeparseInPlace(phv, p.hdrs[:0], length, payloadOff, withBridge)
 	if cap(hdrs) > cap(p.hdrs) {
 		p.hdrs = hdrs[:0] // grown: keep the larger scratch
 	}
 	if len(hdrs) == payloadOff && payloadOff <= len(head) && string(hdrs) == string(head[:payloadOff]) {
 		return head, n
 	}
-	return p.prog.Deparse(phv, head, length, payloadOff, false)
+	return p.prog.Deparse(phv, head, length, payloadOff, withBridge)
+}
+
+// bridges reports whether ingress threads bridge metadata to egress
+// threads: the program has bridged metadata and an egress control.
+func (p *PFE) bridges() bool {
+	return p.prog.BridgeBits > 0 && p.prog.Egress != nil && len(p.prog.Egress.Body) > 0
 }
 
 // emit builds the packet a thread creates (emit()) from its current
@@ -574,7 +595,7 @@ func (p *PFE) emit(payload []byte) {
 	prog := p.prog
 	head, length := prog.BuildEmitted(phv, payload)
 	p.emitID++
-	pkt := &packet.Packet{ID: 1<<62 | p.emitID, Flow: -1, Head: head, Len: length, Passes: 1,
+	pkt := &packet.Packet{ID: 1<<62 | p.emitID, Flow: -1, Head: head, Len: length, Passes: 1, NoBridge: true,
 		OutPort: int(phv[prog.Std[programs.StdEgressPort].Slot]), Qid: int(phv[prog.Std[programs.StdQid].Slot]),
 		McastGrp: int(phv[prog.Std[programs.StdMcastGrp].Slot])}
 	th.emitted = append(th.emitted, pkt)

@@ -299,7 +299,7 @@ func TestBenchJSON(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &rows); err != nil {
 		t.Fatal(err)
 	}
-	if len(rows) != 9 {
+	if len(rows) != 11 {
 		t.Fatalf("%d rows", len(rows))
 	}
 	for _, r := range rows {

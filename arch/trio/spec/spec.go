@@ -30,6 +30,7 @@ type Config struct {
 	ClockMHz         float64     `mapstructure:"clock_mhz"`
 	Ports            int         `mapstructure:"ports"`
 	PortGbps         float64     `mapstructure:"port_gbps"`
+	QueueLimitBytes  int64       `mapstructure:"queue_limit_bytes"`
 	PPEs             int         `mapstructure:"ppes"`
 	ThreadsPerPPE    int         `mapstructure:"threads_per_ppe"`
 	HeadBytes        int         `mapstructure:"head_bytes"`
@@ -83,6 +84,7 @@ func LoadConfig(l *configs.Loaded) (*Config, error) {
 		configs.In("clock_mhz", c.ClockMHz, 1, 10000),
 		configs.In("ports", float64(c.Ports), 1, 256),
 		configs.In("port_gbps", c.PortGbps, 0.001, 3200),
+		configs.In("queue_limit_bytes", float64(c.QueueLimitBytes), 0, 1<<40),
 		configs.In("ppes", float64(c.PPEs), 1, 4096),
 		configs.In("threads_per_ppe", float64(c.ThreadsPerPPE), 1, 1024),
 		configs.In("head_bytes", float64(c.HeadBytes), 64, 4096),
