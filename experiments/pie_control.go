@@ -3,12 +3,15 @@ package experiments
 import (
 	"fmt"
 	"math"
+	"slices"
+	"strings"
 
 	"github.com/sarchlab/akita/v3/sim"
 
 	"archsim/arch"
 	"archsim/components/aqm/pie"
 	"archsim/components/controlplane"
+	"archsim/programs"
 )
 
 // controlLoop is a control-plane program running on the CPU beside the
@@ -99,4 +102,39 @@ func startControl(name string, sw arch.Switch, eng sim.Engine, deadline int64, r
 		return nil, nil
 	}
 	return nil, fmt.Errorf("unknown control-plane program %q", name)
+}
+
+// controlNeeds is what each control-plane program reads and writes in the
+// switch's program.
+var controlNeeds = map[string]struct{ registers, tables []string }{
+	"pie-cp":    {registers: []string{"delay_reg", "drop_prob_reg", "drop_prob_reg_duplicate"}},
+	"pie-table": {tables: []string{"alpha_range", "beta_range", "compute_drop_probability_update"}},
+}
+
+// aqmFits checks a variant's aqm section against the bottleneck switch's
+// program before any run: the drop-probability register, the update
+// actions, and what its control-plane program touches.
+func aqmFits(a *VariantAQM, prog *programs.Program) error {
+	if a.Register != "" && prog.Register(a.Register) == nil {
+		return fmt.Errorf("register: program %s has no register %q", prog.Name, a.Register)
+	}
+	for _, u := range a.Updates {
+		reg, act, ok := cutDot(u)
+		r := prog.Register(reg)
+		if !ok || r == nil || !slices.ContainsFunc(r.Actions, func(x *programs.RegisterAction) bool { return x.Name == act }) {
+			return fmt.Errorf("updates: %q is not a register action of program %s", u, prog.Name)
+		}
+	}
+	need := controlNeeds[a.Control]
+	for _, r := range need.registers {
+		if prog.Register(r) == nil {
+			return fmt.Errorf("control %s: program %s has no register %s (it reads or writes %s)", a.Control, prog.Name, r, strings.Join(need.registers, ", "))
+		}
+	}
+	for _, t := range need.tables {
+		if prog.Table(t) == nil {
+			return fmt.Errorf("control %s: program %s has no table %s (it reads or writes %s)", a.Control, prog.Name, t, strings.Join(need.tables, ", "))
+		}
+	}
+	return nil
 }

@@ -57,12 +57,19 @@ func (s *Scenario) Preflight(opt Options) error {
 			if setup.Program == "" {
 				continue
 			}
-			if _, err := programs.Resolve(setup.Program, params); err != nil {
+			prog, err := programs.Resolve(setup.Program, params)
+			if err != nil {
 				at := path + ".program"
 				if spec.value != "" && s.Sweep != nil {
 					return s.ix.locate(fieldErr(at, "with %s = %s: %v", s.Sweep.Var, spec.value, err))
 				}
 				return s.ix.locate(fieldErr(at, "%v", err))
+			}
+			if a := spec.variant.AQM; a != nil && s.AQM != nil && ts.Name == s.AQM.Switch {
+				at := fmt.Sprintf("variants[%d].aqm", index[spec.variant.Name])
+				if err := aqmFits(a, prog); err != nil {
+					return s.ix.locate(fieldErr(at, "%v", err))
+				}
 			}
 		}
 	}
