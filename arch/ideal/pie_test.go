@@ -320,11 +320,11 @@ func TestPIEChipConfig(t *testing.T) {
 		{[]string{"ideal.queue.discipline=pie", "ideal.pie.params=x"}, "ideal.pie.params"},
 		{[]string{"ideal.queue.discipline=pie", "ideal.queue.limit_us=100"}, "delay_ref 125 us is above the queue limit 100 us"},
 		{[]string{"ideal.queue.discipline=pie", "ideal.queue.limit_us=0"}, "ideal.queue.limit_us"},
-		{[]string{"ideal.queue.discipline=pie", "ideal.pie.t_update_us=0"}, "--set ideal.pie.t_update_us: ideal.pie.t_update_us = 0: pie: t_update must be > 0"},
+		{[]string{"ideal.queue.discipline=pie", "ideal.pie.t_update_us=0"}, "--set ideal.pie.t_update_us=0: ideal.pie.t_update_us = 0: pie: t_update must be > 0"},
 		{[]string{"ideal.queue.discipline=pie", "ideal.pie.alpha=-0.5"}, "ideal.pie.alpha = -0.5: pie: alpha must be"},
 		{[]string{"ideal.queue.discipline=pie", "ideal.pie.beta=-2"}, "ideal.pie.beta = -2: pie: beta must be"},
 		{[]string{"ideal.queue.discipline=pie", "ideal.pie.beta=x"}, "ideal.pie.beta: want auto or a number"},
-		{[]string{"ideal.queue.discipline=pie", "ideal.pie.delay_ref_us=600"}, "--set ideal.pie.delay_ref_us: ideal.queue.limit_us 500 with ideal.pie: pie: delay_ref 600 us is above the queue limit 500 us"},
+		{[]string{"ideal.queue.discipline=pie", "ideal.pie.delay_ref_us=600"}, "--set ideal.pie.delay_ref_us=600: ideal.queue.limit_us 500 with ideal.pie: pie: delay_ref 600 us is above the queue limit 500 us"},
 	} {
 		_, err := TheChip.Load(arch.Overrides{Sets: k.sets})
 		if err == nil || !strings.Contains(err.Error(), k.want) {
