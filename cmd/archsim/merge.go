@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"io"
 	"path/filepath"
 
@@ -47,13 +46,7 @@ func newMergeCmd(out io.Writer) *cobra.Command {
 					return &exitError{code: 1, msg: oneLine(err.Error())}
 				}
 			}
-			if asJSON {
-				return writeJSON(out, res)
-			}
-			var buf bytes.Buffer
-			renderScenario(&buf, res, files)
-			_, err = out.Write(buf.Bytes())
-			return err
+			return printScenario(out, res, files, asJSON)
 		},
 	}
 	f := cmd.Flags()

@@ -104,13 +104,7 @@ func newRunCmd(out io.Writer) *cobra.Command {
 				}
 				files = append(files, path)
 			}
-			if asJSON {
-				return writeJSON(out, res)
-			}
-			var buf bytes.Buffer
-			renderScenario(&buf, res, files)
-			_, err = out.Write(buf.Bytes())
-			return err
+			return printScenario(out, res, files, asJSON)
 		},
 	}
 	f := cmd.Flags()
@@ -140,6 +134,18 @@ func parseShard(s string) (int, int, bool) {
 		return 0, 0, false
 	}
 	return i, n, true
+}
+
+// printScenario prints a scenario's result: JSON, or the summary table
+// and the files written.
+func printScenario(out io.Writer, res *experiments.Result, files []string, asJSON bool) error {
+	if asJSON {
+		return writeJSON(out, res)
+	}
+	var buf bytes.Buffer
+	renderScenario(&buf, res, files)
+	_, err := out.Write(buf.Bytes())
+	return err
 }
 
 func renderScenario(w io.Writer, res *experiments.Result, files []string) {
