@@ -10,8 +10,9 @@
 // runs its body, so its period is the sleep plus what the body's
 // operations cost, as measured (LoopStats).
 //
-// It works on any arch.Switch through its control API (arch.ControlPlane;
-// table entry adds and deletes need arch.EntryWriter). Events: two per
+// It works on any arch.Switch through its control API (Chip below, which
+// Chip satisfies; table entry adds and deletes need
+// EntryWriter, which EntryWriter satisfies). Events: two per
 // register read (the sample at the chip, the value back at the CPU), one
 // or two per write (it takes effect; done), one per table batch, one per
 // loop iteration.
@@ -22,10 +23,25 @@ import (
 
 	"github.com/sarchlab/akita/v3/sim"
 
-	"archsim/arch"
 	"archsim/components/packet"
 	"archsim/programs"
 )
+
+// Chip is the control API of the switch the CPU drives (arch.ControlPlane
+// has it; declared here so the component does not depend on arch).
+type Chip interface {
+	Program() *programs.Program
+	WriteTable(name string, entries []*programs.Entry) error
+	ReadRegister(name string, index int) (int64, error)
+	WriteRegister(name string, index int, v int64) error
+}
+
+// EntryWriter is a switch that adds and deletes single table entries (a
+// driver's entry operations; arch.EntryWriter).
+type EntryWriter interface {
+	AddEntries(table string, entries []*programs.Entry) error
+	DeleteEntries(table string, entries []*programs.Entry) error
+}
 
 // kindRun is the CPU's only event kind: run a pending step (Port: its id).
 const kindRun = packet.KindLocal
@@ -35,7 +51,7 @@ type CPU struct {
 	*sim.ComponentBase
 	engine sim.Engine
 	cfg    *Config
-	sw     arch.ControlPlane
+	sw     Chip
 	// freePs is when the CPU has finished every operation issued so far.
 	freePs  int64
 	pending map[int]func()
@@ -92,7 +108,7 @@ func (l *LoopStats) MeanPeriodPs() float64 {
 type Builder struct {
 	engine sim.Engine
 	cfg    *Config
-	sw     arch.ControlPlane
+	sw     Chip
 }
 
 // MakeBuilder returns a builder; the config defaults to
@@ -106,7 +122,7 @@ func (b Builder) WithEngine(e sim.Engine) Builder { b.engine = e; return b }
 func (b Builder) WithConfig(c *Config) Builder { b.cfg = c; return b }
 
 // WithSwitch sets the switch whose control API the CPU drives.
-func (b Builder) WithSwitch(sw arch.ControlPlane) Builder { b.sw = sw; return b }
+func (b Builder) WithSwitch(sw Chip) Builder { b.sw = sw; return b }
 
 // Build constructs the CPU.
 func (b Builder) Build(name string) (*CPU, error) {
@@ -251,7 +267,7 @@ const (
 	opDelete
 )
 
-func (c *CPU) entryWriter(table string, es []*programs.Entry) (arch.EntryWriter, error) {
+func (c *CPU) entryWriter(table string, es []*programs.Entry) (EntryWriter, error) {
 	p := c.sw.Program()
 	t := p.Table(table)
 	if t == nil {
@@ -263,7 +279,7 @@ func (c *CPU) entryWriter(table string, es []*programs.Entry) (arch.EntryWriter,
 	if len(es) > t.Size {
 		return nil, fmt.Errorf("%s: %d entries for table %s of size %d", c.Name(), len(es), table, t.Size)
 	}
-	ew, ok := c.sw.(arch.EntryWriter)
+	ew, ok := c.sw.(EntryWriter)
 	if !ok {
 		return nil, fmt.Errorf("%s: the switch cannot add or delete single table entries", c.Name())
 	}
