@@ -10,7 +10,7 @@ import (
 
 	"archsim/arch"
 	"archsim/components/aqm/pie"
-	"archsim/components/controlplane"
+	"archsim/arch/controlplane"
 	"archsim/programs"
 )
 
