@@ -9,8 +9,8 @@ import (
 	"github.com/sarchlab/akita/v3/sim"
 
 	"archsim/arch"
-	"archsim/components/aqm/pie"
 	"archsim/arch/controlplane"
+	"archsim/components/aqm/pie"
 	"archsim/programs"
 )
 
