@@ -22,9 +22,12 @@ type controlLoop interface {
 	failed() error
 }
 
-// delayRegUnitPs is the unit of the PIE programs' 16-bit delay registers:
-// bits [25:10] of a nanosecond difference, 1024 ns.
-const delayRegUnitPs = 1024 * 1000
+// delayRegUnitPs is what the controller takes one unit of the PIE
+// programs' 16-bit delay register to be. The register holds bits [25:10]
+// of a nanosecond difference (1.024 us units); pie-for-tofino's
+// controller, like the paper's §VI.A ("microsecond resolution"), reads them
+// as microseconds, and so does this one.
+const delayRegUnitPs = 1000 * 1000
 
 // pieCP is PIE_CP's controller (PIE paper §VI.B; pie-for-tofino
 // run_controlplane_pie.cpp): a loop on the switch CPU that sleeps t_update,
