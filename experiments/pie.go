@@ -42,8 +42,9 @@ type VariantAQM struct {
 	// each run of one is one drop_prob update.
 	Updates []string `yaml:"updates"`
 	// Control is the control-plane program that runs on the switch CPU:
-	// pie-cp (the PIE_CP loop) or pie-table (fills PIE_TABLE's update
-	// table at start-up).
+	// pie-cp (the PIE_CP loop), pie-table (fills PIE_TABLE's update table
+	// at start-up, each range standing for its midpoint) or pie-table-p4t
+	// (the same fill as pie-for-tofino's script computes it).
 	Control string `yaml:"control"`
 }
 
@@ -184,9 +185,9 @@ func (s *Scenario) validateAQM() error {
 			return fieldErr(at, "missing (register, or {} for a chip with its own AQM)")
 		}
 		switch va.Control {
-		case "", "pie-cp", "pie-table":
+		case "", "pie-cp", "pie-table", "pie-table-p4t":
 		default:
-			return fieldErr(at+".control", "got %q (allowed: pie-cp, pie-table)", va.Control)
+			return fieldErr(at+".control", "got %q (allowed: pie-cp, pie-table, pie-table-p4t)", va.Control)
 		}
 		setup := v.setupOf(a.Switch)
 		if va.Register == "" && setup.Program != "" {

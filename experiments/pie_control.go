@@ -97,8 +97,16 @@ func startControl(name string, sw arch.Switch, eng sim.Engine, deadline int64, r
 		}
 		ready()
 		return c, nil
-	case "pie-table":
-		_, err := controlplane.FillPieTable(cpu, controlplane.PieTable{Alpha: tuning.AlphaScaled, Beta: tuning.BetaScaled}, ready)
+	case "pie-table", "pie-table-p4t":
+		// pie-table-p4t fills the table as pie-for-tofino's
+		// pie_table_fill.py does: each range stands for hi + lo/2 (an
+		// operator-precedence slip for the midpoint), which makes most
+		// updates about 1.5 times larger.
+		rep := controlplane.Midpoint
+		if name == "pie-table-p4t" {
+			rep = controlplane.PieForTofino
+		}
+		_, err := controlplane.FillPieTable(cpu, controlplane.PieTable{Alpha: tuning.AlphaScaled, Beta: tuning.BetaScaled, Representative: rep}, ready)
 		if err != nil {
 			return nil, err
 		}
@@ -110,8 +118,9 @@ func startControl(name string, sw arch.Switch, eng sim.Engine, deadline int64, r
 // controlNeeds is what each control-plane program reads and writes in the
 // switch's program.
 var controlNeeds = map[string]struct{ registers, tables []string }{
-	"pie-cp":    {registers: []string{"delay_reg", "drop_prob_reg", "drop_prob_reg_duplicate"}},
-	"pie-table": {tables: []string{"alpha_range", "beta_range", "compute_drop_probability_update"}},
+	"pie-cp":        {registers: []string{"delay_reg", "drop_prob_reg", "drop_prob_reg_duplicate"}},
+	"pie-table":     {tables: []string{"alpha_range", "beta_range", "compute_drop_probability_update"}},
+	"pie-table-p4t": {tables: []string{"alpha_range", "beta_range", "compute_drop_probability_update"}},
 }
 
 // aqmFits checks a variant's aqm section against the bottleneck switch's
