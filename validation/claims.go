@@ -179,7 +179,7 @@ func (c *Context) scenario(name string, values ...string) (*experiments.Result, 
 // Claims returns every claim, in a fixed order.
 func Claims() []Claim {
 	out := pieClaims()
-	out = append(out, pieParamsClaim())
+	out = append(out, pieParamsClaim(), pieIngressClaim())
 	out = append(out, pieRiseFallClaims()...)
 	out = append(out, pieTCPClaims()...)
 	out = append(out, protegoClaims()...)

@@ -1,10 +1,12 @@
 package validation
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"strings"
 
+	"archsim/arch/tofino/compiler"
 	"archsim/components/aqm/pie"
 	"archsim/experiments"
 	"archsim/programs"
@@ -349,6 +351,36 @@ func pieParamsClaim() Claim {
 				text += " — " + strings.Join(bad, "; ")
 			}
 			return decided(text, len(bad) == 0)
+		},
+		check: holds(1),
+	}
+}
+
+// pieIngressClaim places pie-rfc-ingress (PIE_RFC computed and enforced in
+// ingress, as RFC 8033 has it) with and without each of §VIII's two wishes.
+func pieIngressClaim() Claim {
+	return Claim{
+		ID: "pie.placement.ingress-whatif", Source: "PIE paper §VIII (implications for ASIC design)",
+		Expected:  "queue state at the ingress before enqueue enables a native ingress PIE; with one early read and one later write it can compute the RFC's control law",
+		Tolerance: "exact: pie-rfc-ingress fits Tofino 1 with both knobs; without ingress queue visibility it is refused by rule intrinsic-metadata, without the memory knob by stage-local-memory",
+		Note:      "pie-rfc-ingress: the sampling packet reads its port's queue depth in ingress (std.enq_qdepth) as the delay, the drop happens at enqueue; placed with tofino.features.ingress_queue_visibility and tofino.features.early_read_late_write; pie-risefall and pie-tcp run it (PIE_RFC-ingress)",
+		probe: func(ctx *Context) reading {
+			rule := func(sets ...string) string {
+				_, err := ctx.place("pie-rfc-ingress", nil, sets...)
+				var pe *compiler.PlacementError
+				switch {
+				case err == nil:
+					return "fits"
+				case errors.As(err, &pe):
+					return string(pe.Rule)
+				}
+				return err.Error()
+			}
+			both := rule("tofino.features.ingress_queue_visibility=true", "tofino.features.early_read_late_write=true")
+			noVis := rule("tofino.features.early_read_late_write=true")
+			noMem := rule("tofino.features.ingress_queue_visibility=true")
+			ok := both == "fits" && noVis == string(compiler.RuleIntrinsic) && noMem == string(compiler.RuleStageLocal)
+			return decided(fmt.Sprintf("both knobs: %s; without queue visibility: %s; without the memory knob: %s", both, noVis, noMem), ok)
 		},
 		check: holds(1),
 	}

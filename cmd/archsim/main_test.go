@@ -200,7 +200,7 @@ func TestValidateJSON(t *testing.T) {
 		t.Fatalf("pie.placement claims: exit %d\n%s", code, out)
 	}
 	var rs []map[string]any
-	if err := json.Unmarshal([]byte(out), &rs); err != nil || len(rs) != 3 {
+	if err := json.Unmarshal([]byte(out), &rs); err != nil || len(rs) != 4 {
 		t.Fatalf("%v, %d results", err, len(rs))
 	}
 	for _, k := range []string{"id", "source", "expected", "measured", "pass"} {
