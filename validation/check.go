@@ -124,7 +124,7 @@ func (cl Claim) run(c *Context) Result {
 	}
 	var rd reading
 	if cl.scenario != "" {
-		r, err := c.scenario(cl.scenario, cl.values...)
+		r, err := c.scenarioOf(cl.scenario, cl.variants, cl.values...)
 		if err != nil {
 			return failed(err)
 		}

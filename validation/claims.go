@@ -6,6 +6,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"slices"
 	"strings"
 
 	"archsim/arch"
@@ -45,6 +46,9 @@ type Claim struct {
 	// (short runs; none: the whole sweep).
 	scenario string
 	values   []string
+	// variants, when set, are the only variants of the scenario the claim
+	// needs (the others are not run for it).
+	variants []string
 	measure  func(*experiments.Result) reading
 	// probe measures a claim without a scenario of its own (placements,
 	// Trio runs, several scenarios); used when scenario is empty.
@@ -154,10 +158,15 @@ func fullClaimsEnabled() bool { return os.Getenv("ARCHSIM_FULL") == "1" }
 // scenario runs (and caches) a scenario, optionally on a subset of its
 // sweep values.
 func (c *Context) scenario(name string, values ...string) (*experiments.Result, error) {
+	return c.scenarioOf(name, nil, values...)
+}
+
+// scenarioOf is scenario with only some of its variants (nil: all).
+func (c *Context) scenarioOf(name string, variants []string, values ...string) (*experiments.Result, error) {
 	if c.Long {
 		values = nil // the whole sweep serves every claim
 	}
-	key := name + "|" + strings.Join(values, ",")
+	key := name + "|" + strings.Join(variants, ",") + "|" + strings.Join(values, ",")
 	if r, ok := c.results[key]; ok {
 		return r, nil
 	}
@@ -167,6 +176,18 @@ func (c *Context) scenario(name string, values ...string) (*experiments.Result, 
 	}
 	if len(values) > 0 && s.Sweep != nil {
 		s.Sweep.Values = values
+	}
+	if len(variants) > 0 {
+		keep := s.Variants[:0:0]
+		for _, v := range s.Variants {
+			if slices.Contains(variants, v.Name) {
+				keep = append(keep, v)
+			}
+		}
+		if len(keep) != len(variants) {
+			return nil, fmt.Errorf("%s: claims ask for variants %v, the scenario has others", name, variants)
+		}
+		s.Variants = keep
 	}
 	r, err := s.Execute(experiments.Options{Progress: c.Progress})
 	if err != nil {

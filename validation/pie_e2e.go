@@ -16,6 +16,10 @@ import (
 // (Fig. 5) and the PIE_CP update delay (§VI.B), measured in the
 // pie-risefall scenario: the three Tofino flavours and the two reference
 // (ns-3) flavours on the ideal switch.
+// riseFallVariants are the pie-risefall variants the claims read (the
+// isolating PIE_TABLE-p4t and PIE_RFC-ingress are not run for them).
+var riseFallVariants = []string{"PIE_RFC-trio", "PIE_CP", "PIE_DP", "PIE_TABLE", "PIE_RFC-whatif", "ns3-rfc", "ns3-default"}
+
 func pieRiseFallClaims() []Claim {
 	rise := func(r *experiments.Run) (float64, bool) {
 		if r == nil || r.PIERun == nil || r.RiseS == nil {
@@ -49,7 +53,7 @@ func pieRiseFallClaims() []Claim {
 			Expected:  "the rise times of PIE_CP, PIE_DP and PIE_TABLE \"compare reasonably well to the simulation results of roughly 2 s to 3 s\"",
 			Tolerance: "each in 1.5..3.75 s: 2..3 s ± 25 % (the suite's rule for \"≈\" and \"roughly\")",
 			Note:      "pie-risefall: simulated time from the start of the 100 Gb/s overload until drop_prob first reaches 100 %",
-			long:      true, scenario: "pie-risefall",
+			long:      true, scenario: "pie-risefall", variants: riseFallVariants,
 			measure: func(r *experiments.Result) reading {
 				xs, text, err := times(r, rise, "PIE_CP", "PIE_DP", "PIE_TABLE")
 				if err != nil {
@@ -64,7 +68,7 @@ func pieRiseFallClaims() []Claim {
 			Expected:  "PIE_CP takes the longest to reach 100 % (it scales its update); it is slower than both ns-3 flavours",
 			Tolerance: "rise(PIE_CP) > rise of every other variant",
 			Note:      "pie-risefall rise_s of every variant",
-			long:      true, scenario: "pie-risefall",
+			long:      true, scenario: "pie-risefall", variants: riseFallVariants,
 			measure: func(r *experiments.Result) reading {
 				xs, text, err := times(r, rise, "PIE_CP", "PIE_DP", "PIE_TABLE", "ns3-rfc", "ns3-default")
 				if err != nil {
@@ -83,7 +87,7 @@ func pieRiseFallClaims() []Claim {
 			Expected:  "PIE_TABLE has a faster increase than PIE_DP (exact multiplicands instead of power-of-two shifts)",
 			Tolerance: "rise(PIE_TABLE) < rise(PIE_DP)",
 			Note:      "pie-risefall rise_s",
-			long:      true, scenario: "pie-risefall",
+			long:      true, scenario: "pie-risefall", variants: riseFallVariants,
 			measure: func(r *experiments.Result) reading {
 				xs, text, err := times(r, rise, "PIE_TABLE", "PIE_DP")
 				if err != nil {
@@ -98,7 +102,7 @@ func pieRiseFallClaims() []Claim {
 			Expected:  "PIE_TABLE decreases the drop probability slightly faster than PIE_DP",
 			Tolerance: "fall(PIE_TABLE) < fall(PIE_DP)",
 			Note:      "pie-risefall fall_s: from the first 100 % (the source drops to 5 Gb/s) until drop_prob is 0",
-			long:      true, scenario: "pie-risefall",
+			long:      true, scenario: "pie-risefall", variants: riseFallVariants,
 			measure: func(r *experiments.Result) reading {
 				xs, text, err := times(r, fall, "PIE_TABLE", "PIE_DP")
 				if err != nil {
@@ -113,7 +117,7 @@ func pieRiseFallClaims() []Claim {
 			Expected:  "the variants with exponential decay (PIE_CP, both ns-3 flavours) fall \"much quicker\" than PIE_DP and PIE_TABLE",
 			Tolerance: "the slowest decaying variant falls in under half the time of the faster of PIE_DP and PIE_TABLE",
 			Note:      "pie-risefall fall_s",
-			long:      true, scenario: "pie-risefall",
+			long:      true, scenario: "pie-risefall", variants: riseFallVariants,
 			measure: func(r *experiments.Result) reading {
 				xs, text, err := times(r, fall, "PIE_CP", "ns3-rfc", "ns3-default", "PIE_DP", "PIE_TABLE")
 				if err != nil {
@@ -130,7 +134,7 @@ func pieRiseFallClaims() []Claim {
 			Expected:  "memory allowing one early read and one later write would let Tofino compute RFC PIE's control law: it then rises and falls like the RFC reference",
 			Tolerance: "rise within ±25 % of ns3-rfc's; fall under half the faster of PIE_DP's and PIE_TABLE's",
 			Note:      "pie-risefall PIE_RFC-whatif: pie-rfc (scaling, decay) placed with tofino.features.early_read_late_write on Tofino 1 and run; the paper asks the question, the model answers it",
-			long:      true, scenario: "pie-risefall",
+			long:      true, scenario: "pie-risefall", variants: riseFallVariants,
 			measure: func(r *experiments.Result) reading {
 				rs, t1, err := times(r, rise, "PIE_RFC-whatif", "ns3-rfc")
 				if err != nil {
@@ -146,11 +150,31 @@ func pieRiseFallClaims() []Claim {
 			check: holds(1),
 		},
 		{
+			ID: "pie.risefall.trio-rfc", Source: "PIE paper §IV, §VIII; Trio paper §1, §3 (run to completion)",
+			Expected:  "the RFC version, refused on Tofino, runs on a run-to-completion chip in one pass and behaves like the RFC reference",
+			Tolerance: "rise within ± 25 % of ns3-rfc's; fall under half the faster of PIE_DP's and PIE_TABLE's",
+			Note:      "pie-risefall PIE_RFC-trio: pie-rfc (scaling, decay, burst allowance) on a Trio 5 PFE, sampling packets from a timer thread every 117 us, the 500 us limit on its output queue",
+			long:      true, scenario: "pie-risefall", variants: riseFallVariants,
+			measure: func(r *experiments.Result) reading {
+				rs, t1, err := times(r, rise, "PIE_RFC-trio", "ns3-rfc")
+				if err != nil {
+					return broken(err)
+				}
+				fs, t2, err := times(r, fall, "PIE_RFC-trio", "PIE_DP", "PIE_TABLE")
+				if err != nil {
+					return broken(err)
+				}
+				ok := rs[0] >= 0.75*rs[1] && rs[0] <= 1.25*rs[1] && fs[0] < 0.5*min(fs[1], fs[2])
+				return decided("rise "+t1+"; fall "+t2, ok)
+			},
+			check: holds(1),
+		},
+		{
 			ID: "pie.cp-delay", Source: "PIE paper §VI.B",
 			Expected:  "involving the control plane causes drop_prob update delays of around 125 us (the loop targets 117 us)",
 			Tolerance: "120..130 us",
 			Note:      "pie-risefall PIE_CP: the control-plane loop's measured period (117 us sleep plus the wake-up, the PCIe register read and two writes). The per-operation costs in configs/controlplane.yaml are assumed (no public BfRt measurements) and were chosen with this calibration point in view, so the claim checks that the simulated loop reproduces it, not an independent prediction",
-			long:      true, scenario: "pie-risefall",
+			long:      true, scenario: "pie-risefall", variants: riseFallVariants,
 			measure: func(r *experiments.Result) reading {
 				run := r.Find("PIE_CP", "")
 				if run == nil || run.PIERun == nil || run.CPPeriodUs == nil {
