@@ -42,6 +42,8 @@ type ShardRun struct {
 	FlowSrc        []int         `json:"flow_src,omitempty"`
 	FlowDst        []int         `json:"flow_dst,omitempty"`
 	SwitchHops     int           `json:"switch_hops,omitempty"`
+	// AQMTrace is a PIE run's drop_prob and queueing-delay series.
+	AQMTrace []AQMSample `json:"aqm_trace,omitempty"`
 }
 
 // shardResult is how a Result came to be: which runs of the whole
@@ -70,7 +72,7 @@ func (r *Result) WriteShard(dir string) (string, error) {
 	for i, run := range r.Runs {
 		sh.Runs = append(sh.Runs, &ShardRun{Index: m.indices[i], Run: run, HeadersUs: run.HeadersUs, Modes: run.Modes,
 			Arrivals: run.Arrivals, Queue: run.Queue, FirstDeflectUs: run.FirstDeflectUs, FlowSrc: run.FlowSrc,
-			FlowDst: run.FlowDst, SwitchHops: run.SwitchHops})
+			FlowDst: run.FlowDst, SwitchHops: run.SwitchHops, AQMTrace: run.aqmTrace()})
 	}
 	b, err := json.Marshal(sh)
 	if err != nil {
@@ -123,6 +125,9 @@ func ReadShard(path string) (*Shard, error) {
 		}
 		run := sr.Run
 		run.HeadersUs, run.Modes, run.Arrivals, run.Queue = sr.HeadersUs, sr.Modes, sr.Arrivals, sr.Queue
+		if run.PIERun != nil {
+			run.Trace = sr.AQMTrace
+		}
 		run.FirstDeflectUs, run.FlowSrc, run.FlowDst, run.SwitchHops = sr.FirstDeflectUs, sr.FlowSrc, sr.FlowDst, sr.SwitchHops
 	}
 	return sh, nil
@@ -195,4 +200,12 @@ func MergeShards(shards []*Shard) (*Result, error) {
 	}
 	s := first.Scenario
 	return &Result{Scenario: s, Name: s.Name, Source: s.Source, Runs: runs}, nil
+}
+
+// aqmTrace is a PIE run's time series (nil for other runs).
+func (r *Run) aqmTrace() []AQMSample {
+	if r.PIERun == nil {
+		return nil
+	}
+	return r.Trace
 }
