@@ -1,6 +1,8 @@
 package experiments
 
 import (
+	"strconv"
+
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/plotutil"
@@ -58,4 +60,30 @@ func (r *Result) plotAQM(pl *plot.Plot, y string) error {
 		pl.Legend.Add(label, line)
 	}
 	return nil
+}
+
+// aqmRunRows is runs.csv of a PIE scenario: what the bottleneck's AQM did
+// (the keys of the runs' JSON; rise_s and fall_s empty when never reached).
+func (r *Result) aqmRunRows() [][]string {
+	rows := [][]string{{"variant", "sweep_value", "senders", "rise_s", "fall_s", "updates", "final_drop_prob", "max_drop_prob",
+		"queue_delay_us_p50", "queue_delay_us_p90", "queue_delay_us_p99", "aqm_drops", "tail_drops", "packets_sent",
+		"total_goodput_gbps", "cp_update_period_us", "simulated_s", "startup_s", "events"}}
+	opt := func(x *float64) string {
+		if x == nil {
+			return ""
+		}
+		return f2s(*x)
+	}
+	for _, run := range r.Runs {
+		p := run.PIERun
+		if p == nil {
+			continue
+		}
+		q := p.QueueDelayUs
+		rows = append(rows, []string{run.Variant, run.Value, strconv.Itoa(run.Senders), opt(p.RiseS), opt(p.FallS),
+			strconv.Itoa(p.Updates), f2s(p.FinalDropProb), f2s(p.MaxDropProb), f2s(q.P50), f2s(q.P90), f2s(q.P99),
+			strconv.Itoa(p.AQMDrops), strconv.Itoa(p.TailDrops), strconv.Itoa(p.PacketsSent), f2s(p.TotalGoodputGbps),
+			opt(p.CPPeriodUs), f2s(p.SimulatedS), f2s(p.StartupS), strconv.FormatInt(run.Events, 10)})
+	}
+	return rows
 }
