@@ -63,6 +63,8 @@ func (r *Result) WriteFiles(dir string) ([]string, error) {
 			rows = r.arrivalRows()
 		case "aqm":
 			rows = r.aqmRows()
+		case "delay_cdf":
+			rows = r.delayCDFRows(p.Variant)
 		case "queue":
 			rows = [][]string{{"variant", "time_us", "packets"}}
 			for _, run := range r.Runs {
@@ -390,6 +392,10 @@ func (r *Result) plot(p Plot, path string) error {
 		}
 	case "aqm":
 		if err := r.plotAQM(pl, p.Y); err != nil {
+			return err
+		}
+	case "delay_cdf":
+		if err := r.plotDelayCDF(pl, p.Variant); err != nil {
 			return err
 		}
 	case "arrivals":

@@ -87,6 +87,9 @@ type PIERun struct {
 	SimulatedS float64     `json:"simulated_s"`
 	StartupS   float64     `json:"startup_s"`
 	Trace      []AQMSample `json:"-"`
+	// DelayCDF is the queueing delay (us) at the quantiles 0, 0.01, ...,
+	// 1: the delay_cdf plot's line.
+	DelayCDF []float64 `json:"-"`
 }
 
 // Quantiles summarises a distribution.
@@ -490,6 +493,11 @@ func (s *Scenario) runAQM(spec runSpec) (*Run, error) {
 	}
 	r.FinalDropProb = probe.prob()
 	r.QueueDelayUs = quantilesOf(delays, 1e6)
+	if delays.N() > 0 {
+		for k := 0; k <= 100; k++ {
+			r.DelayCDF = append(r.DelayCDF, delays.Quantile(float64(k)/100)/1e6)
+		}
+	}
 	r.SimulatedS = float64(end-startPs) / 1e12
 	if end > startPs {
 		r.TotalGoodputGbps = float64(hs.goodputBytes()) * 8 / (float64(min(end, deadline)-startPs) / 1e12) / 1e9

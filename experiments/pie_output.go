@@ -87,3 +87,49 @@ func (r *Result) aqmRunRows() [][]string {
 	}
 	return rows
 }
+
+// delayCDFRows is one variant's queueing-delay CDF per sweep value.
+func (r *Result) delayCDFRows(variant string) [][]string {
+	rows := [][]string{{"variant", "sweep_value", "fraction", "queue_delay_us"}}
+	for _, run := range r.Runs {
+		if run.Variant != variant || run.PIERun == nil {
+			continue
+		}
+		for k, d := range run.DelayCDF {
+			rows = append(rows, []string{run.Variant, run.Value, f2s(float64(k) / 100), f2s(d)})
+		}
+	}
+	return rows
+}
+
+// plotDelayCDF draws one variant's queueing-delay CDF, a line per sweep
+// value (the PIE paper's Fig. 6, right).
+func (r *Result) plotDelayCDF(pl *plot.Plot, variant string) error {
+	pl.X.Label.Text = "Queueing delay at the bottleneck (us)"
+	pl.Y.Label.Text = "CDF"
+	pl.Y.Min, pl.Y.Max = 0, 1
+	i := 0
+	for _, run := range r.Runs {
+		if run.Variant != variant || run.PIERun == nil || len(run.DelayCDF) == 0 {
+			continue
+		}
+		pts := make(plotter.XYs, len(run.DelayCDF))
+		for k, d := range run.DelayCDF {
+			pts[k].X, pts[k].Y = d, float64(k)/100
+		}
+		line, err := plotter.NewLine(pts)
+		if err != nil {
+			return err
+		}
+		line.Color = plotutil.Color(i)
+		line.Dashes = plotutil.Dashes(i)
+		label := variant
+		if run.Value != "" {
+			label = run.Sweep + " " + run.Value
+		}
+		pl.Add(line)
+		pl.Legend.Add(label, line)
+		i++
+	}
+	return nil
+}

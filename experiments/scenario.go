@@ -135,6 +135,9 @@ type Plot struct {
 	// WindowUs (modes): draw each arm as the window it opens, merged per
 	// port, instead of a dot per arm.
 	WindowUs float64 `yaml:"window_us"`
+	// Variant restricts a delay_cdf plot to one variant's runs (a line per
+	// sweep value).
+	Variant string `yaml:"variant"`
 }
 
 // Load reads a scenario by name (configs/scenarios) or path.
@@ -393,12 +396,16 @@ func (s *Scenario) validate() error {
 		}
 		switch p.Kind {
 		case "header_cdf", "sweep", "modes", "arrivals", "queue":
+		case "delay_cdf":
+			if !slices.ContainsFunc(s.Variants, func(v Variant) bool { return v.Name == p.Variant }) {
+				return fieldErr(at+".variant", "got %q (a delay_cdf plot draws one variant of the scenario)", p.Variant)
+			}
 		case "aqm":
 			if p.Y != "drop_prob" && p.Y != "queue_delay_us" {
-				return fmt.Errorf("plots: an aqm plot's y is drop_prob or queue_delay_us, got %q", p.Y)
+				return fieldErr(at+".y", "got %q (allowed: drop_prob, queue_delay_us)", p.Y)
 			}
 		default:
-			return s.need(at+".kind", "header_cdf, sweep, modes, arrivals, queue, aqm", strconv.Quote(p.Kind))
+			return s.need(at+".kind", "header_cdf, sweep, modes, arrivals, queue, aqm, delay_cdf", strconv.Quote(p.Kind))
 		}
 	}
 	return nil

@@ -44,6 +44,7 @@ type ShardRun struct {
 	SwitchHops     int           `json:"switch_hops,omitempty"`
 	// AQMTrace is a PIE run's drop_prob and queueing-delay series.
 	AQMTrace []AQMSample `json:"aqm_trace,omitempty"`
+	DelayCDF []float64   `json:"delay_cdf,omitempty"`
 }
 
 // shardResult is how a Result came to be: which runs of the whole
@@ -72,7 +73,7 @@ func (r *Result) WriteShard(dir string) (string, error) {
 	for i, run := range r.Runs {
 		sh.Runs = append(sh.Runs, &ShardRun{Index: m.indices[i], Run: run, HeadersUs: run.HeadersUs, Modes: run.Modes,
 			Arrivals: run.Arrivals, Queue: run.Queue, FirstDeflectUs: run.FirstDeflectUs, FlowSrc: run.FlowSrc,
-			FlowDst: run.FlowDst, SwitchHops: run.SwitchHops, AQMTrace: run.aqmTrace()})
+			FlowDst: run.FlowDst, SwitchHops: run.SwitchHops, AQMTrace: run.aqmTrace(), DelayCDF: run.delayCDF()})
 	}
 	b, err := json.Marshal(sh)
 	if err != nil {
@@ -126,7 +127,7 @@ func ReadShard(path string) (*Shard, error) {
 		run := sr.Run
 		run.HeadersUs, run.Modes, run.Arrivals, run.Queue = sr.HeadersUs, sr.Modes, sr.Arrivals, sr.Queue
 		if run.PIERun != nil {
-			run.Trace = sr.AQMTrace
+			run.Trace, run.DelayCDF = sr.AQMTrace, sr.DelayCDF
 		}
 		run.FirstDeflectUs, run.FlowSrc, run.FlowDst, run.SwitchHops = sr.FirstDeflectUs, sr.FlowSrc, sr.FlowDst, sr.SwitchHops
 	}
@@ -208,4 +209,12 @@ func (r *Run) aqmTrace() []AQMSample {
 		return nil
 	}
 	return r.Trace
+}
+
+// delayCDF is a PIE run's queueing-delay quantiles (nil for other runs).
+func (r *Run) delayCDF() []float64 {
+	if r.PIERun == nil {
+		return nil
+	}
+	return r.DelayCDF
 }
