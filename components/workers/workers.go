@@ -55,6 +55,10 @@ type Config struct {
 	SlowMin       float64 // sleep = U(SlowMin, SlowMax) × TypicalIterPs
 	SlowMax       float64
 	Seed          int64
+	// Injected sleeps are added to the pattern's (Sleep.Worker sleeps
+	// Sleep.Ps in iteration Sleep.Iteration): one chosen straggle, for the
+	// experiments that isolate what a single sleep costs.
+	Injected []Sleep
 	// Stalled workers never send (a straggler that outlasts the run, for
 	// measuring how long the others wait for partial results); the job
 	// is done when the other workers are.
@@ -82,6 +86,11 @@ func (c *Config) Validate() error {
 		return fmt.Errorf("straggle probability: %g, want 0..1", c.StraggleProb)
 	case c.StraggleProb > 0 && (c.SlowMin < 0 || c.SlowMax < c.SlowMin || c.TypicalIterPs <= 0):
 		return fmt.Errorf("slow worker pattern: need 0 <= slow_min <= slow_max and a typical iteration time > 0")
+	}
+	for _, s := range c.Injected {
+		if s.Worker < 0 || s.Worker >= c.Workers || s.Iteration < 0 || s.Iteration >= c.Iterations || s.Ps < 0 {
+			return fmt.Errorf("injected sleep (worker %d, iteration %d, %d ps): want a worker, an iteration of the job and a duration >= 0", s.Worker, s.Iteration, s.Ps)
+		}
 	}
 	for _, w := range c.Stalled {
 		if w < 0 || w >= c.Workers {
@@ -260,6 +269,10 @@ func (j *Job) drawSleeps() {
 				j.Stats.Slept = append(j.Stats.Slept, Sleep{Worker: w, Iteration: k, Ps: ps})
 			}
 		}
+	}
+	for _, s := range c.Injected {
+		j.sleeps[s.Iteration][s.Worker] += s.Ps
+		j.Stats.Slept = append(j.Stats.Slept, s)
 	}
 }
 

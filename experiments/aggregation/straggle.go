@@ -1,0 +1,83 @@
+package aggregation
+
+import (
+	"fmt"
+
+	"archsim/components/workers"
+)
+
+// StraggleCost is what one sleep costs the job: the single-straggle
+// experiment that isolates the mechanism behind trio.straggler.speedup.
+// One worker sleeps once, for Fraction × the typical iteration (Trio-ML's
+// without stragglers), at the start of iteration Iteration; nothing else
+// straggles. Each system's extra time is its makespan with the sleep minus
+// its makespan without it.
+type StraggleCost struct {
+	Fraction        float64 `json:"sleep_fraction"` // sleep / typical iteration
+	SleepMs         float64 `json:"sleep_ms"`
+	TrioExtraMs     float64 `json:"trio_ml_extra_ms"`
+	SwitchMLExtraMs float64 `json:"switchml_extra_ms"`
+	TrioDegraded    int     `json:"trio_degraded_results"`
+}
+
+// SingleStraggle runs, for each fraction f, Trio-ML (hierarchical, as in
+// StragglerSweep) and SwitchML-256 with worker 0 sleeping f × the typical
+// iteration at the start of iteration 1, and reports each system's extra
+// time. SwitchML waits for every worker, so its extra time is the sleep;
+// Trio-ML's is what the other workers lose to scan timeouts while the
+// straggler is absent and, after it wakes behind them, until it has caught
+// up. p.Training.Iterations must leave room for that (at least 2 + f + the
+// lag divided by a scan timeout); the caller checks the extra times
+// against that bound.
+func SingleStraggle(p *Params, fractions []float64, seed int64) (typicalMs float64, out []StraggleCost, err error) {
+	if p.Training.Iterations < 3 {
+		return 0, nil, fmt.Errorf("single straggle: %d iterations, want at least 3", p.Training.Iterations)
+	}
+	trio := func(inj []workers.Sleep) (*Result, error) {
+		wc := p.Workers(0, 0, seed)
+		wc.Injected = inj
+		r, err := Run(Setup{Switch: "trio", Workers: wc, Seed: seed, FirstLevel: p.Training.FirstLevel, FabricPs: int64(p.Training.FabricNs * 1000)})
+		if err == nil && (!r.Done || r.Wrong > 0) {
+			err = fmt.Errorf("trio-ml: done %v, %d wrong results", r.Done, r.Wrong)
+		}
+		return r, err
+	}
+	switchml := func(inj []workers.Sleep) (*Result, error) {
+		wc := p.Workers(0, 0, seed)
+		wc.PerPacket = 256
+		wc.Injected = inj
+		r, err := Run(Setup{Switch: "tofino", Workers: wc, Pool: p.SwitchML.Pool, Seed: seed})
+		if err == nil {
+			err = r.healthy()
+		}
+		return r, err
+	}
+	makespan := func(r *Result) float64 { return r.MeanIterationMs * float64(r.Iterations) }
+	typ, err := trio(nil)
+	if err != nil {
+		return 0, nil, err
+	}
+	idle, err := switchml(nil)
+	if err != nil {
+		return 0, nil, err
+	}
+	typicalMs = typ.MeanIterationMs
+	for _, f := range fractions {
+		if f < 0 {
+			return 0, nil, fmt.Errorf("single straggle: sleep fraction %g, want >= 0", f)
+		}
+		ps := int64(f * typicalMs * 1e9)
+		inj := []workers.Sleep{{Worker: 0, Iteration: 1, Ps: ps}}
+		tr, err := trio(inj)
+		if err != nil {
+			return 0, nil, fmt.Errorf("trio-ml, sleep %g x typical: %v", f, err)
+		}
+		sm, err := switchml(inj)
+		if err != nil {
+			return 0, nil, fmt.Errorf("switchml, sleep %g x typical: %v", f, err)
+		}
+		out = append(out, StraggleCost{Fraction: f, SleepMs: float64(ps) / 1e9,
+			TrioExtraMs: makespan(tr) - makespan(typ), SwitchMLExtraMs: makespan(sm) - makespan(idle), TrioDegraded: tr.Degraded})
+	}
+	return typicalMs, out, nil
+}

@@ -1,0 +1,55 @@
+package aggregation
+
+import (
+	"math"
+	"os"
+	"testing"
+)
+
+// One sleep on a short job (60 ms of compute, 16 blocks per worker, the
+// config's 10 ms scan timeout). SwitchML waits for the sleeper: its extra
+// time is the sleep. Trio-ML gives up on the sleeper after a scan timeout,
+// but the sleeper wakes behind the others and computes its next iteration
+// in full, and the others lose a scan timeout per iteration until it has
+// caught up: they pay the whole lag. Only a sleep longer than an iteration
+// plus two partial waits lets the sleeper skip a whole iteration (it
+// already holds that iteration's partial result): Trio-ML saves one
+// typical iteration, no more.
+func TestSingleStraggleCost(t *testing.T) {
+	p := params(t)
+	p.Training.Gradients, p.Training.ComputeMs, p.Training.Iterations = 16*1024, 60, 14
+	typ, pts, err := SingleStraggle(p, []float64{0.75, 1.75}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, pt := range pts {
+		t.Logf("sleep %.2f x %.2f ms = %.2f ms: SwitchML +%.2f ms, Trio-ML +%.2f ms (%d degraded results)", pt.Fraction, typ, pt.SleepMs, pt.SwitchMLExtraMs, pt.TrioExtraMs, pt.TrioDegraded)
+		if math.Abs(pt.SwitchMLExtraMs-pt.SleepMs) > 0.05*pt.SleepMs {
+			t.Errorf("sleep %.2f ms: SwitchML extra %.2f ms, want the sleep (within 5 %%)", pt.SleepMs, pt.SwitchMLExtraMs)
+		}
+		want := pt.SleepMs // the lag, paid in scan timeouts
+		if pt.Fraction > 1.5 {
+			want -= typ // one iteration skipped
+		}
+		if pt.TrioDegraded == 0 || math.Abs(pt.TrioExtraMs-want) > 0.1*want {
+			t.Errorf("sleep %.2f ms: Trio-ML extra %.2f ms with %d degraded results, want partial results and %.2f ms (within 10 %%)", pt.SleepMs, pt.TrioExtraMs, pt.TrioDegraded, want)
+		}
+	}
+}
+
+// The full-size single-straggle experiment (the claim's setup: 120 ms of
+// compute, a 1 MB slice, 20 iterations), for the README's numbers:
+// ARCHSIM_LONG=1 go test ./experiments/aggregation -run TestSingleStraggleFull -v
+func TestSingleStraggleFull(t *testing.T) {
+	if os.Getenv("ARCHSIM_LONG") == "" {
+		t.Skip("ARCHSIM_LONG not set")
+	}
+	p := params(t)
+	typ, pts, err := SingleStraggle(p, []float64{0.5, 0.75, 1, 1.25, 1.5, 2}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, pt := range pts {
+		t.Logf("sleep %.2f x %.2f ms = %.2f ms: SwitchML +%.2f ms, Trio-ML +%.2f ms (%d degraded results)", pt.Fraction, typ, pt.SleepMs, pt.SwitchMLExtraMs, pt.TrioExtraMs, pt.TrioDegraded)
+	}
+}
