@@ -59,6 +59,13 @@ type Config struct {
 	// Sleep.Ps in iteration Sleep.Iteration): one chosen straggle, for the
 	// experiments that isolate what a single sleep costs.
 	Injected []Sleep
+	// Resync is a what-if, not the paper's (it does not say what a
+	// straggler does once it wakes): a worker whose iteration's results
+	// all came while it was still computing (the switch gave up on it)
+	// skips the next iteration too, sending nothing and waiting for that
+	// iteration's results, so that it starts the one after in step with
+	// the others instead of keeping its lag.
+	Resync bool
 	// Stalled workers never send (a straggler that outlasts the run, for
 	// measuring how long the others wait for partial results); the job
 	// is done when the other workers are.
@@ -338,7 +345,8 @@ type Worker struct {
 	uplink sim.Handler
 
 	stalled  bool
-	iter     int // current iteration (== Iterations: finished)
+	behind   bool // Resync: the last iteration's results came before its compute ended
+	iter     int  // current iteration (== Iterations: finished)
 	startPs  int64
 	sending  bool // computing is over: blocks are being streamed
 	next     int  // next block to consider sending
@@ -392,6 +400,13 @@ func (w *Worker) startIteration(k int, now int64) {
 	if w.stalled {
 		return
 	}
+	if w.behind {
+		// Resync: skip this iteration (send nothing, wait for its results).
+		w.behind = false
+		w.sending, w.next = true, n
+		w.maybeDone(now)
+		return
+	}
 	if w.haveN == n {
 		// A straggler that fell behind already holds this iteration's
 		// aggregated result (the switch gave up on it and sent the
@@ -412,6 +427,7 @@ func (w *Worker) Handle(e sim.Event) error {
 	case ev.Kind == packet.KindArrive:
 		w.arrive(ev.Pkt, now)
 	case ev.Kind == evComputeDone:
+		w.behind = w.job.cfg.Resync && w.haveN == w.job.cfg.Blocks()
 		w.sending = true
 		w.fill(now)
 		w.maybeDone(now)

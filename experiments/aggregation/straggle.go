@@ -18,6 +18,10 @@ type StraggleCost struct {
 	TrioExtraMs     float64 `json:"trio_ml_extra_ms"`
 	SwitchMLExtraMs float64 `json:"switchml_extra_ms"`
 	TrioDegraded    int     `json:"trio_degraded_results"`
+	// The same sleep on Trio-ML with workers.Config.Resync (a what-if:
+	// the sleeper skips the iteration after the one it slept in, instead
+	// of keeping its lag).
+	TrioResyncExtraMs float64 `json:"trio_ml_resync_extra_ms"`
 }
 
 // SingleStraggle runs, for each fraction f, Trio-ML (hierarchical, as in
@@ -33,9 +37,9 @@ func SingleStraggle(p *Params, fractions []float64, seed int64) (typicalMs float
 	if p.Training.Iterations < 3 {
 		return 0, nil, fmt.Errorf("single straggle: %d iterations, want at least 3", p.Training.Iterations)
 	}
-	trio := func(inj []workers.Sleep) (*Result, error) {
+	trio := func(inj []workers.Sleep, resync bool) (*Result, error) {
 		wc := p.Workers(0, 0, seed)
-		wc.Injected = inj
+		wc.Injected, wc.Resync = inj, resync
 		r, err := Run(Setup{Switch: "trio", Workers: wc, Seed: seed, FirstLevel: p.Training.FirstLevel, FabricPs: int64(p.Training.FabricNs * 1000)})
 		if err == nil && (!r.Done || r.Wrong > 0) {
 			err = fmt.Errorf("trio-ml: done %v, %d wrong results", r.Done, r.Wrong)
@@ -53,7 +57,7 @@ func SingleStraggle(p *Params, fractions []float64, seed int64) (typicalMs float
 		return r, err
 	}
 	makespan := func(r *Result) float64 { return r.MeanIterationMs * float64(r.Iterations) }
-	typ, err := trio(nil)
+	typ, err := trio(nil, false)
 	if err != nil {
 		return 0, nil, err
 	}
@@ -68,16 +72,61 @@ func SingleStraggle(p *Params, fractions []float64, seed int64) (typicalMs float
 		}
 		ps := int64(f * typicalMs * 1e9)
 		inj := []workers.Sleep{{Worker: 0, Iteration: 1, Ps: ps}}
-		tr, err := trio(inj)
+		tr, err := trio(inj, false)
 		if err != nil {
 			return 0, nil, fmt.Errorf("trio-ml, sleep %g x typical: %v", f, err)
+		}
+		rs, err := trio(inj, true)
+		if err != nil {
+			return 0, nil, fmt.Errorf("trio-ml with resync, sleep %g x typical: %v", f, err)
 		}
 		sm, err := switchml(inj)
 		if err != nil {
 			return 0, nil, fmt.Errorf("switchml, sleep %g x typical: %v", f, err)
 		}
 		out = append(out, StraggleCost{Fraction: f, SleepMs: float64(ps) / 1e9,
-			TrioExtraMs: makespan(tr) - makespan(typ), SwitchMLExtraMs: makespan(sm) - makespan(idle), TrioDegraded: tr.Degraded})
+			TrioExtraMs: makespan(tr) - makespan(typ), SwitchMLExtraMs: makespan(sm) - makespan(idle), TrioDegraded: tr.Degraded,
+			TrioResyncExtraMs: makespan(rs) - makespan(typ)})
 	}
 	return typicalMs, out, nil
+}
+
+// ResyncPoint compares Trio-ML under the Slow Worker Pattern with and
+// without workers.Config.Resync (the what-if in which a straggler that
+// wakes behind skips an iteration instead of keeping its lag).
+type ResyncPoint struct {
+	Probability  float64 `json:"probability"`
+	TypicalMs    float64 `json:"typical_iteration_ms"` // Trio-ML without stragglers
+	TrioMs       float64 `json:"trio_ml_iteration_ms"`
+	TrioResyncMs float64 `json:"trio_ml_resync_iteration_ms"`
+	Sleeps       int     `json:"sleeps"`
+}
+
+// StragglerResync runs Trio-ML (hierarchical, as StragglerSweep) without
+// stragglers, with the Slow Worker Pattern at prob, and with the same
+// pattern and Resync.
+func StragglerResync(p *Params, prob float64, seed int64) (*ResyncPoint, error) {
+	run := func(prob float64, typicalPs int64, resync bool) (*Result, error) {
+		wc := p.Workers(prob, typicalPs, seed)
+		wc.Resync = resync
+		r, err := Run(Setup{Switch: "trio", Workers: wc, Seed: seed, FirstLevel: p.Training.FirstLevel, FabricPs: int64(p.Training.FabricNs * 1000)})
+		if err == nil && (!r.Done || r.Wrong > 0) {
+			err = fmt.Errorf("trio-ml at p = %g (resync %v): done %v, %d wrong results", prob, resync, r.Done, r.Wrong)
+		}
+		return r, err
+	}
+	typ, err := run(0, 0, false)
+	if err != nil {
+		return nil, err
+	}
+	typicalPs := int64(typ.MeanIterationMs * 1e9)
+	tr, err := run(prob, typicalPs, false)
+	if err != nil {
+		return nil, err
+	}
+	rs, err := run(prob, typicalPs, true)
+	if err != nil {
+		return nil, err
+	}
+	return &ResyncPoint{Probability: prob, TypicalMs: typ.MeanIterationMs, TrioMs: tr.MeanIterationMs, TrioResyncMs: rs.MeanIterationMs, Sleeps: tr.Sleeps}, nil
 }
