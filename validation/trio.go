@@ -261,7 +261,9 @@ func trioClaims() []Claim {
 				if err != nil {
 					return broken(err)
 				}
-				bound := 1 + float64(p.Straggler.DelayPoints)*p.Straggler.Probability*(p.Straggler.SlowMin+p.Straggler.SlowMax)/2
+				// The pattern's own expectation of SwitchML/typical (no
+				// network, many iterations).
+				bound := aggregation.PatternSlowdown(p, p.Straggler.Probability, false, 100000, 1)
 				// SwitchML/typical is the speed-up a Trio-ML at the
 				// typical iteration (no cost at all for the sleeps) would
 				// reach with these sleeps.

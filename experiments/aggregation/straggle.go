@@ -2,6 +2,7 @@ package aggregation
 
 import (
 	"fmt"
+	"math/rand"
 
 	"archsim/components/workers"
 )
@@ -129,4 +130,45 @@ func StragglerResync(p *Params, prob float64, seed int64) (*ResyncPoint, error) 
 		return nil, err
 	}
 	return &ResyncPoint{Probability: prob, TypicalMs: typ.MeanIterationMs, TrioMs: tr.MeanIterationMs, TrioResyncMs: rs.MeanIterationMs, Sleeps: tr.Sleeps}, nil
+}
+
+// PatternSlowdown is the iteration time of a synchronous job (one that
+// waits for every worker, as SwitchML), in typical iterations, that the
+// Slow Worker Pattern's sleeps alone cause: the mean over iterations of 1 +
+// the largest worker's total sleep in that iteration. everyServer false is
+// [TRIO] §6.1 as the workers package draws it (at each delay point one
+// server, drawn at random, sleeps with probability prob); true is the
+// other reading (every server decides at every point). It simulates no
+// network: it is the bound a Trio-ML that loses nothing to stragglers
+// would reach against SwitchML.
+func PatternSlowdown(p *Params, prob float64, everyServer bool, iterations int, seed int64) float64 {
+	s, n := p.Straggler, p.Training.Workers
+	rng := rand.New(rand.NewSource(seed))
+	sleep := make([]float64, n)
+	var total float64
+	for k := 0; k < iterations; k++ {
+		clear(sleep)
+		for d := 0; d < s.DelayPoints; d++ {
+			for w := 0; w < n; w++ {
+				who := w
+				if !everyServer {
+					who = rng.Intn(n)
+				}
+				slow := rng.Float64() < prob
+				f := s.SlowMin + rng.Float64()*(s.SlowMax-s.SlowMin)
+				if slow {
+					sleep[who] += f
+				}
+				if !everyServer {
+					break
+				}
+			}
+		}
+		worst := 0.0
+		for _, v := range sleep {
+			worst = max(worst, v)
+		}
+		total += 1 + worst
+	}
+	return total / float64(iterations)
 }

@@ -87,3 +87,26 @@ func TestStragglerResyncShort(t *testing.T) {
 		t.Errorf("%d sleeps, Trio-ML %.2f ms vs typical %.2f ms: want sleeps that cost time", r.Sleeps, r.TrioMs, r.TypicalMs)
 	}
 }
+
+// The Slow Worker Pattern's own bound on the speed-up (no network): as
+// the workers draw it, about 1 + 3 × 0.16 × 1.25 = 1.6 typical
+// iterations (a little less: two sleepers in one iteration overlap); with
+// every server deciding at every point, far more than the paper's 1.8.
+// The draw of the claim's run (seed 1, 100 iterations) is checked against
+// its measured SwitchML/typical, 200.4 / 120.4 = 1.66.
+func TestPatternSlowdown(t *testing.T) {
+	p := params(t)
+	one := PatternSlowdown(p, 0.16, false, 100000, 1)
+	every := PatternSlowdown(p, 0.16, true, 100000, 1)
+	t.Logf("p = 0.16: one server per point x %.3f, every server x %.3f; the claim's draw x %.3f", one, every, PatternSlowdown(p, 0.16, false, 100, 1))
+	if one < 1.5 || one > 1.6 {
+		t.Errorf("one server per point: x %.3f, want 1.5..1.6", one)
+	}
+	if every < 2.5 {
+		t.Errorf("every server at every point: x %.3f, want > 2.5", every)
+	}
+	// The same draw as the workers package's (seed 1, the claim's run).
+	if claim := PatternSlowdown(p, 0.16, false, 100, 1); math.Abs(claim-200.43/120.42) > 0.02 {
+		t.Errorf("the claim's draw: x %.3f, want SwitchML/typical as measured, 200.43 / 120.42 = %.3f", claim, 200.43/120.42)
+	}
+}
