@@ -47,5 +47,5 @@ var KnownDeviations = map[string]string{
 	"trim.timeline.overflow":          "the hardware queue limit is not published (4.7 us at 2:1 implies ~58 KB; the model's data queue is 15 KB)",
 	"trim.timeline.drained":           "as trim.timeline.overflow: a smaller queue drains sooner",
 	// Trio paper.
-	"trio.straggler.speedup": "a straggler that wakes behind keeps its lag; the others lose up to a scan timeout per iteration until it catches up, and the Slow Worker Pattern as described bounds SwitchML/ideal at about 1.6x",
+	"trio.straggler.speedup": "SwitchML loses exactly its sleeps, and with the pattern as stated SwitchML/typical is 1.66 (1.54 expected, PatternSlowdown): no Trio-ML that is not faster than its own typical iteration reaches 1.72; Trio-ML loses 21 ms per iteration: a sleeper that wakes behind keeps its lag (SingleStraggle), and each straggled iteration costs a partial wait of about 20 ms (with the Resync what-if, 137 ms, x 1.46)",
 }

@@ -245,20 +245,30 @@ func trioClaims() []Claim {
 			Source:    trioSrc + " §6.2, Fig. 13",
 			Expected:  "straggling probability 16 %: iteration time 1.72–1.8 × better than SwitchML",
 			Tolerance: "speed-up 1.65–1.87",
-			Note:      "six workers, 20 iterations of 120 ms compute + a 1 MB slice of the model, Slow Worker Pattern with the same seed on both switches, typical iteration = Trio-ML's without stragglers; Trio-ML on two first-level PFEs and a top-level one (the paper's testbed); SwitchML = the switchml-256 program on the Tofino model (256 gradients per packet, pool 512, the paper's baseline); iteration time = makespan / iterations",
+			Note:      "six workers, 100 iterations (§6.2: \"the first 100 iterations\") of 120 ms compute + a 1 MB slice of the model, Slow Worker Pattern with the same seed on both switches, typical iteration = Trio-ML's without stragglers; Trio-ML on two first-level PFEs and a top-level one (the paper's testbed); SwitchML = the switchml-256 program on the Tofino model (256 gradients per packet, pool 512, the paper's baseline); iteration time = makespan / iterations",
 			long:      true,
 			probe: func(ctx *Context) reading {
 				p, err := ctx.aggParams()
 				if err != nil {
 					return broken(err)
 				}
+				// [TRIO] §6.2 averages the first 100 iterations
+				// (straggler.iterations); the shared params stay as loaded.
+				q := *p
+				q.Training.Iterations = q.Straggler.Iterations
+				p = &q
 				s, err := aggregation.StragglerSpeedup(p, p.Straggler.Probability, 1)
 				if err != nil {
 					return broken(err)
 				}
-				bound := 1 + float64(p.Straggler.DelayPoints)*p.Straggler.Probability*(p.Straggler.SlowMin+p.Straggler.SlowMax)/2
-				return read(fmt.Sprintf("× %.2f: SwitchML %.1f ms, Trio-ML %.1f ms (typical %.1f ms, %d sleeps, %d degraded results; median worker × %.2f); the pattern bounds SwitchML/ideal at about × %.2f",
-					s.Ratio, s.SwitchMLMs, s.TrioMs, s.TypicalMs, s.Sleeps, s.Degraded, s.SwitchMLMedianMs/s.TrioMedianMs, bound), s.Ratio)
+				// The pattern's own expectation of SwitchML/typical (no
+				// network, many iterations).
+				bound := aggregation.PatternSlowdown(p, p.Straggler.Probability, false, 100000, 1)
+				// SwitchML/typical is the speed-up a Trio-ML at the
+				// typical iteration (no cost at all for the sleeps) would
+				// reach with these sleeps.
+				return read(fmt.Sprintf("× %.2f: SwitchML %.1f ms, Trio-ML %.1f ms (typical %.1f ms, %d sleeps, %d degraded results; median worker × %.2f); SwitchML/typical × %.2f (the pattern's expectation about × %.2f)",
+					s.Ratio, s.SwitchMLMs, s.TrioMs, s.TypicalMs, s.Sleeps, s.Degraded, s.SwitchMLMedianMs/s.TrioMedianMs, s.SwitchMLMs/s.TypicalMs, bound), s.Ratio)
 			},
 			check: between(1.65, 1.87, 1.76),
 		},

@@ -55,6 +55,17 @@ type Config struct {
 	SlowMin       float64 // sleep = U(SlowMin, SlowMax) × TypicalIterPs
 	SlowMax       float64
 	Seed          int64
+	// Injected sleeps are added to the pattern's (Sleep.Worker sleeps
+	// Sleep.Ps in iteration Sleep.Iteration): one chosen straggle, for the
+	// experiments that isolate what a single sleep costs.
+	Injected []Sleep
+	// Resync is a what-if, not the paper's (it does not say what a
+	// straggler does once it wakes): a worker whose iteration's results
+	// all came while it was still computing (the switch gave up on it)
+	// skips the next iteration too, sending nothing and waiting for that
+	// iteration's results, so that it starts the one after in step with
+	// the others instead of keeping its lag.
+	Resync bool
 	// Stalled workers never send (a straggler that outlasts the run, for
 	// measuring how long the others wait for partial results); the job
 	// is done when the other workers are.
@@ -82,6 +93,11 @@ func (c *Config) Validate() error {
 		return fmt.Errorf("straggle probability: %g, want 0..1", c.StraggleProb)
 	case c.StraggleProb > 0 && (c.SlowMin < 0 || c.SlowMax < c.SlowMin || c.TypicalIterPs <= 0):
 		return fmt.Errorf("slow worker pattern: need 0 <= slow_min <= slow_max and a typical iteration time > 0")
+	}
+	for _, s := range c.Injected {
+		if s.Worker < 0 || s.Worker >= c.Workers || s.Iteration < 0 || s.Iteration >= c.Iterations || s.Ps < 0 {
+			return fmt.Errorf("injected sleep (worker %d, iteration %d, %d ps): want a worker, an iteration of the job and a duration >= 0", s.Worker, s.Iteration, s.Ps)
+		}
 	}
 	for _, w := range c.Stalled {
 		if w < 0 || w >= c.Workers {
@@ -261,6 +277,10 @@ func (j *Job) drawSleeps() {
 			}
 		}
 	}
+	for _, s := range c.Injected {
+		j.sleeps[s.Iteration][s.Worker] += s.Ps
+		j.Stats.Slept = append(j.Stats.Slept, s)
+	}
 }
 
 // Start begins the first iteration on every worker at time ps.
@@ -325,7 +345,8 @@ type Worker struct {
 	uplink sim.Handler
 
 	stalled  bool
-	iter     int // current iteration (== Iterations: finished)
+	behind   bool // Resync: the last iteration's results came before its compute ended
+	iter     int  // current iteration (== Iterations: finished)
 	startPs  int64
 	sending  bool // computing is over: blocks are being streamed
 	next     int  // next block to consider sending
@@ -379,6 +400,13 @@ func (w *Worker) startIteration(k int, now int64) {
 	if w.stalled {
 		return
 	}
+	if w.behind {
+		// Resync: skip this iteration (send nothing, wait for its results).
+		w.behind = false
+		w.sending, w.next = true, n
+		w.maybeDone(now)
+		return
+	}
 	if w.haveN == n {
 		// A straggler that fell behind already holds this iteration's
 		// aggregated result (the switch gave up on it and sent the
@@ -399,6 +427,7 @@ func (w *Worker) Handle(e sim.Event) error {
 	case ev.Kind == packet.KindArrive:
 		w.arrive(ev.Pkt, now)
 	case ev.Kind == evComputeDone:
+		w.behind = w.job.cfg.Resync && w.haveN == w.job.cfg.Blocks()
 		w.sending = true
 		w.fill(now)
 		w.maybeDone(now)

@@ -210,6 +210,11 @@ func TestSlowWorkerPattern(t *testing.T) {
 	if n := len(draw(0.16, 3)); n < 10 || n > 40 {
 		t.Errorf("p = 0.16 over 150 delay points: %d sleeps, want about 24", n)
 	}
+	// An injected sleep is added to the pattern's, and reported.
+	c.Injected = []Sleep{{Worker: 2, Iteration: 7, Ps: 12345}}
+	if got := draw(0, 1); !reflect.DeepEqual(got, c.Injected) {
+		t.Errorf("injected sleep: slept %v, want %v", got, c.Injected)
+	}
 }
 
 // With a switch that waits for every source (SwitchML's rule), a
@@ -264,6 +269,9 @@ func TestConfigValidate(t *testing.T) {
 		func(c *Config) { c.StraggleProb = 1.5 },
 		func(c *Config) { c.NICGbps = 0 },
 		func(c *Config) { c.StraggleProb = 0.1; c.SlowMax = 0.1 },
+		func(c *Config) { c.Injected = []Sleep{{Worker: c.Workers, Iteration: 0, Ps: 1}} },
+		func(c *Config) { c.Injected = []Sleep{{Worker: 0, Iteration: c.Iterations, Ps: 1}} },
+		func(c *Config) { c.Injected = []Sleep{{Worker: 0, Iteration: 0, Ps: -1}} },
 	} {
 		c := baseConfig()
 		mut(&c)

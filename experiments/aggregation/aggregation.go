@@ -45,6 +45,10 @@ type Params struct {
 		SlowMin     float64 `mapstructure:"slow_min"`
 		SlowMax     float64 `mapstructure:"slow_max"`
 		Probability float64 `mapstructure:"probability"`
+		// Iterations the Fig. 13 comparison averages (the
+		// trio.straggler.speedup claim); training.iterations stays the
+		// default of single runs and of aggregate --compare.
+		Iterations int `mapstructure:"iterations"`
 	} `mapstructure:"straggler"`
 	SwitchML struct {
 		Pool int `mapstructure:"pool"`
@@ -99,6 +103,7 @@ func (p *Params) ranges() []configs.Range {
 		configs.In("straggler.slow_min", s.SlowMin, 0, 1000),
 		configs.In("straggler.slow_max", s.SlowMax, 0, 1000),
 		configs.In("straggler.probability", s.Probability, 0, 1),
+		configs.In("straggler.iterations", float64(s.Iterations), 1, MaxIterations),
 		configs.In("switchml.pool", float64(p.SwitchML.Pool), 1, MaxPool),
 	}
 }
