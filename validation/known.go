@@ -9,7 +9,6 @@ var KnownDeviations = map[string]string{
 	"pie.table3.cp.hash":              "same as cp.sram: the two one-entry tables use no hash ways in the model",
 	"pie.table3.cp.salu":              "the model divides by 48 meter ALUs; the paper's column matches a denominator of 96",
 	"pie.table3.dp.hash":              "gateway range compares are counted as at most 12 hash bits each; bf-p4c's exact use per gateway is not modelled",
-	"pie.table3.dp.vliw":              "instruction rows are estimated as two actions per row; bf-p4c's row sharing depends on PHV container overlap",
 	"pie.table3.dp.xbar":              "crossbar bytes are counted per field byte, not per PHV container byte after packing",
 	"pie.table3.dp.salu":              "the model divides by 48 meter ALUs; the paper's column matches a denominator of 96",
 	"pie.table3.table.sram":           "the 100 000-entry exact table's action data (33 bits) is put in an 8-byte action-data RAM; bf-p4c may split it between immediate and RAM",

@@ -52,12 +52,12 @@ type xbarUse struct {
 // ltCost is a logical table's own resource needs (before stage-level
 // sharing of crossbar bytes, instruction rows and stateful objects).
 type ltCost struct {
-	res       Resources // SRAM, TCAM, hash, gateways, logical IDs, ALUs of the table itself
-	xbar      []xbarUse
-	vliwSlots int  // actions that write the PHV
-	noop      bool // an action that writes nothing (shares the stage's no-op slot)
-	tcam      bool // a TCAM lookup (adds to the stage pipeline length)
-	indices   []hashIndex
+	res     Resources // SRAM, TCAM, hash, gateways, logical IDs, ALUs of the table itself
+	xbar    []xbarUse
+	vliw    [][]int // per PHV-writing action, the PHV slots it writes (see imem)
+	noops   int     // actions that write nothing (the first takes the no-op slot)
+	tcam    bool    // a TCAM lookup (adds to the stage pipeline length)
+	indices []hashIndex
 }
 
 // hashIndex is one hash-distribution use: an index expression and its width.
@@ -163,14 +163,18 @@ func actionParamBits(t *programs.Table) int {
 	return best
 }
 
-// writesPHV reports whether an action body writes any field.
-func writesPHV(body []programs.Stmt) bool {
+// writtenSlots returns the PHV slots an action body writes, in order, each
+// once. Without a PHV allocation a field stands for its container(s).
+func writtenSlots(body []programs.Stmt) []int {
+	var out []int
+	seen := map[int]bool{}
 	for _, s := range body {
-		if a, ok := s.(*programs.AssignStmt); ok && a.Dst.Field != nil {
-			return true
+		if a, ok := s.(*programs.AssignStmt); ok && a.Dst.Field != nil && !seen[a.Dst.Field.Slot] {
+			seen[a.Dst.Field.Slot] = true
+			out = append(out, a.Dst.Field.Slot)
 		}
 	}
-	return false
+	return out
 }
 
 // instrBits is the instruction-select overhead of a table with n actions
@@ -191,10 +195,10 @@ func cost(c *spec.Config, lt *LT) ltCost {
 	var k ltCost
 	k.res.LogicalIDs = 1
 	for _, body := range lt.Actions {
-		if writesPHV(body) {
-			k.vliwSlots++
+		if w := writtenSlots(body); len(w) > 0 {
+			k.vliw = append(k.vliw, w)
 		} else {
-			k.noop = true
+			k.noops++
 		}
 	}
 	switch lt.Kind {
@@ -205,8 +209,8 @@ func cost(c *spec.Config, lt *LT) ltCost {
 			k.res.Gateways++ // an always-hit "payload" gateway drives the hash/RNG path
 		}
 	case KindMatch:
-		if lt.Table.Default.Action == nil {
-			k.noop = true // p4c adds a @defaultonly NoAction
+		if lt.Table.Default.Action == nil && !hasAction(lt.Table, "NoAction") {
+			k.noops++ // p4c adds a @defaultonly NoAction
 		}
 		matchCost(c, lt.Table, &k)
 	}
@@ -229,6 +233,15 @@ func cost(c *spec.Config, lt *LT) ltCost {
 		}
 	}
 	return k
+}
+
+func hasAction(t *programs.Table, name string) bool {
+	for _, a := range t.Actions {
+		if a.Name == name {
+			return true
+		}
+	}
+	return false
 }
 
 func gatewayCost(c *spec.Config, lt *LT, k *ltCost) {
