@@ -11,8 +11,6 @@ var KnownDeviations = map[string]string{
 	"pie.table3.dp.hash":              "gateway range compares are counted as at most 12 hash bits each; bf-p4c's exact use per gateway is not modelled",
 	"pie.table3.dp.xbar":              "crossbar bytes are counted per field byte, not per PHV container byte after packing",
 	"pie.table3.dp.salu":              "the model divides by 48 meter ALUs; the paper's column matches a denominator of 96",
-	"pie.table3.table.sram":           "the 100 000-entry exact table's action data (33 bits) is put in an 8-byte action-data RAM; bf-p4c may split it between immediate and RAM",
-	"pie.table3.table.hash":           "see dp.hash and cp.hash",
 	"pie.table3.table.xbar":           "see dp.xbar",
 	"pie.table3.table.salu":           "the model divides by 48 meter ALUs; the paper's column matches a denominator of 96",
 	"pie.risefall.table-rises-faster": "with midpoints PIE_DP's shift for alpha (2^9 = 512) exceeds PIE_TABLE's exact 503.3, so PIE_DP rises ~2 % faster (2.83 s vs 2.88 s); the isolating variant PIE_TABLE-p4t, filled as pie-for-tofino's script computes it (hi + lo/2 per range), rises in 1.19 s: the paper's order appears with the script's slip, its 2-3 s with the midpoint",

@@ -1,6 +1,10 @@
 package compiler
 
-import "testing"
+import (
+	"testing"
+
+	"archsim/programs"
+)
 
 // TestIMemRows checks the instruction-row allocation against bf-p4c's
 // find_row_and_color rules.
@@ -35,5 +39,25 @@ func TestIMemRows(t *testing.T) {
 	p.alloc([][]int{{1}, {1}}, 0)
 	if m.used() != 1 || p.used() != 3 {
 		t.Errorf("clone: original %d rows (want 1), probe %d (want 3)", m.used(), p.used())
+	}
+}
+
+// TestActionFormats checks the action-data formats bf-p4c offers
+// (determine_next_immediate_bytes): 32 + 1 bits start as a 5-byte RAM entry
+// (8-byte power of two); halving it moves the 32-bit slot to immediate and
+// leaves the 1-bit parameter's byte in the RAM; nothing more fits.
+func TestActionFormats(t *testing.T) {
+	tbl := &programs.Table{Actions: []*programs.Action{{Name: "a", Params: []*programs.Param{
+		{Name: "p", Type: programs.Type{Bits: 32}}, {Name: "i", Type: programs.Type{Bits: 1}},
+	}}}}
+	got := actionFormats(chip(t), tbl)
+	want := []actionFormat{{immBits: 0, adtBytes: 8}, {immBits: 32, adtBytes: 1}}
+	if len(got) != len(want) {
+		t.Fatalf("formats %v, want %v", got, want)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("format %d: %+v, want %+v", i, got[i], want[i])
+		}
 	}
 }

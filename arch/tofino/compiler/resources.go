@@ -294,11 +294,133 @@ func matchCost(c *spec.Config, t *programs.Table, k *ltCost) {
 		k.res.Gateways++
 		return
 	}
+	size := exactCost
 	if ternary {
-		ternaryCost(c, t, overhead, adtBytes, k)
-		return
+		size = ternaryCost
 	}
-	exactCost(c, t, overhead, adtBytes, k)
+	if adtBytes > 0 {
+		// bf-p4c offers several action formats, moving action data from
+		// the action-data RAM into the entry's immediate field, and table
+		// placement keeps the layout with the fewest RAMs
+		// (StageUseEstimate::select_best_option sorts on srams, which
+		// include the direct action-data RAMs).
+		bestSRAM := -1
+		for _, f := range actionFormats(c, t) {
+			var probe ltCost
+			size(c, t, instrBits(len(t.Actions))+f.immBits, f.adtBytes, &probe)
+			if bestSRAM < 0 || probe.res.SRAM <= bestSRAM {
+				bestSRAM = probe.res.SRAM
+				overhead, adtBytes = instrBits(len(t.Actions))+f.immBits, f.adtBytes
+			}
+		}
+	}
+	size(c, t, overhead, adtBytes, k)
+}
+
+// actionFormat is where a table's action data goes: bits in the match
+// entry's immediate field, bytes per entry in the action-data RAM.
+type actionFormat struct {
+	immBits, adtBytes int
+}
+
+// adSlot is one action parameter as bf-p4c lays it out in action data: a
+// slot of 8, 16 or 32 bits (RAM sections by container size).
+type adSlot struct {
+	bits, slot int
+}
+
+// actionFormats lists the action formats bf-p4c generates for a table whose
+// action data exceeds the immediate field ([BFP4C] mau/action_format.cpp
+// Format::determine_bytes_per_loc, determine_next_immediate_bytes): first
+// everything in the action-data RAM; then, repeatedly, the RAM entry is
+// halved (or cut by 16 bytes above 16) by moving the fewest slot bits that
+// make it fit into the immediate field, which holds at most 32 bits.
+func actionFormats(c *spec.Config, t *programs.Table) []actionFormat {
+	var acts [][]adSlot
+	adt := 0
+	for _, a := range t.Actions {
+		var sl []adSlot
+		n := 0
+		for _, p := range a.Params {
+			for b := p.Type.Bits; b > 0; b -= 32 {
+				w := min(b, 32)
+				s := 8
+				for s < w {
+					s *= 2
+				}
+				sl = append(sl, adSlot{bits: w, slot: s})
+				n += s
+			}
+		}
+		acts = append(acts, sl)
+		adt = max(adt, ceilDiv(n, 8))
+	}
+	out := []actionFormat{{adtBytes: pow2Ceil(adt)}}
+	for adt > 0 {
+		next := adt / 2
+		if adt > 16 {
+			next = adt - 16
+		}
+		imm, rest := 0, 0
+		ok := true
+		for _, sl := range acts {
+			total := 0
+			for _, s := range sl {
+				total += s.slot
+			}
+			moved, bits, found := bestMove(sl, total-8*next, c.MAU.ImmediateBits)
+			if !found {
+				ok = false
+				break
+			}
+			imm = max(imm, bits)
+			rem := 0
+			for j, s := range sl {
+				if moved&(1<<j) == 0 {
+					rem += s.slot
+				}
+			}
+			rest = max(rest, ceilDiv(rem, 8))
+		}
+		if !ok {
+			break
+		}
+		adt = rest
+		f := actionFormat{immBits: imm}
+		if adt > 0 {
+			f.adtBytes = pow2Ceil(adt)
+		}
+		out = append(out, f)
+	}
+	return out
+}
+
+// bestMove picks the slots to move to immediate: the fewest slot bits that
+// cover need, their parameter bits at most maxImm (bitmask over slots).
+func bestMove(sl []adSlot, need, maxImm int) (mask, bits int, ok bool) {
+	if need <= 0 {
+		return 0, 0, true
+	}
+	if len(sl) > 16 {
+		return 0, 0, false
+	}
+	best := -1
+	for m := 1; m < 1<<len(sl); m++ {
+		slots, b := 0, 0
+		for j, s := range sl {
+			if m&(1<<j) != 0 {
+				slots += s.slot
+				b += s.bits
+			}
+		}
+		if slots < need || b > maxImm {
+			continue
+		}
+		if best < 0 || slots < best {
+			best, mask, bits = slots, m, b
+		}
+	}
+	return mask, bits, best >= 0
 }
 
 func hasRange(t *programs.Table) bool {
@@ -388,11 +510,13 @@ func exactCost(c *spec.Config, t *programs.Table, overhead, adtBytes int, k *ltC
 		k.res.HashBits += keyBits
 		return
 	}
-	ways := waySizes(bestDepth, c.MAU.ExactMinWays)
-	groups := min(len(ways), c.MAU.HashIndexGroups)
-	k.res.HashBits += c.MAU.HashIndexBits * groups
-	for i := 0; i < groups; i++ {
-		k.res.HashBits += ceilLog2(ways[i])
+	// Every way uses a 10-bit RAM-line index and log2(RAMs) select bits of
+	// some hash function; ways beyond a function's four index groups (or
+	// its 12 select bits) come from another function, and bf-p4c logs each
+	// (bit, function) pair ([BFP4C] IXBar::Use::update_resources: way_use
+	// line-select and select-mask bits keyed by (bit, way.source)).
+	for _, w := range waySizes(bestDepth, c.MAU.ExactMinWays) {
+		k.res.HashBits += c.MAU.HashIndexBits + ceilLog2(w)
 	}
 }
 
