@@ -5,14 +5,15 @@ package validation
 // `go test` checks that they still run, that every other claim passes, and
 // that a listed claim that starts passing is taken off this list.
 var KnownDeviations = map[string]string{
-	"pie.table3.cp.sram":              "payload-gateway rule: egress_qid_table and udp_table (one constant entry) cost a gateway instead of 4 hash-way RAMs each; SDE 9.2 may not have applied it",
-	"pie.table3.cp.hash":              "same as cp.sram: the two one-entry tables use no hash ways in the model",
-	"pie.table3.cp.salu":              "the model divides by 48 meter ALUs; the paper's column matches a denominator of 96",
-	"pie.table3.dp.hash":              "gateway range compares are counted as at most 12 hash bits each; bf-p4c's exact use per gateway is not modelled",
-	"pie.table3.dp.xbar":              "crossbar bytes are counted per field byte, not per PHV container byte after packing",
-	"pie.table3.dp.salu":              "the model divides by 48 meter ALUs; the paper's column matches a denominator of 96",
-	"pie.table3.table.xbar":           "see dp.xbar",
-	"pie.table3.table.salu":           "the model divides by 48 meter ALUs; the paper's column matches a denominator of 96",
+	"pie.table3.cp.sram":              "egress_qid_table and udp_table (one constant entry each) run as payload gateways (bf-p4c's payload_gateway.cpp, open-sourced 2024); the experiment in the Measured column keeps them as 4-way hash tables (mau.payload_gateway=false) and gives 1.9 % (18 blocks), within tolerance: SDE 9.2.0 evidently did not convert them",
+	"pie.table3.cp.hash":              "as cp.sram: without payload gateways 2.4 % (120 bits), within tolerance",
+	"pie.table3.cp.salu":              "bf-p4c allocates one meter ALU per stateful object per stage (a Register shared by tables is allocated once: memories.cpp shared_attached) and logs them over 4 per stage (MeterAluResourceUsage(4)), 48 in all; no count over 48 lies within 5.2 ± 1 pp (2/48 = 4.2 %, 3/48 = 6.25 %), so Table III's column is not that ratio: 5.2 % and 6.3 % are 5/96 and 6/96",
+	"pie.table3.dp.hash":              "as cp.sram: without payload gateways 2.9 % (147 bits), the paper's value (and DP's SRAM becomes exactly 2.5 %)",
+	"pie.table3.dp.xbar":              "bf-p4c counts input-crossbar bytes per allocated PHV-container byte location (IXBar::Use::update_resources) after its PHV packing and alignment; the model has no PHV allocation and counts field bytes (50 of 2328 bytes against the paper's 79)",
+	"pie.table3.dp.salu":              "bf-p4c allocates one meter ALU per stateful object per stage (a Register shared by tables is allocated once: memories.cpp shared_attached) and logs them over 4 per stage (MeterAluResourceUsage(4)), 48 in all; no count over 48 lies within 5.2 ± 1 pp (2/48 = 4.2 %, 3/48 = 6.25 %), so Table III's column is not that ratio: 5.2 % and 6.3 % are 5/96 and 6/96",
+	"pie.table3.table.xbar":           "as dp.xbar (45 bytes against the paper's 84)",
+	"pie.table3.table.salu":           "bf-p4c allocates one meter ALU per stateful object per stage (a Register shared by tables is allocated once: memories.cpp shared_attached) and logs them over 4 per stage (MeterAluResourceUsage(4)), 48 in all; no count over 48 lies within 5.2 ± 1 pp (2/48 = 4.2 %, 3/48 = 6.25 %), so Table III's column is not that ratio: 5.2 % and 6.3 % are 5/96 and 6/96",
+	"pie.table3.table.hash":           "as cp.sram: without payload gateways 4.2 % (208 bits), within tolerance; with them 2.6 %, 0.04 pp outside",
 	"pie.risefall.table-rises-faster": "with midpoints PIE_DP's shift for alpha (2^9 = 512) exceeds PIE_TABLE's exact 503.3, so PIE_DP rises ~2 % faster (2.83 s vs 2.88 s); the isolating variant PIE_TABLE-p4t, filled as pie-for-tofino's script computes it (hi + lo/2 per range), rises in 1.19 s: the paper's order appears with the script's slip, its 2-3 s with the midpoint",
 	"pie.risefall.table-falls-faster": "as table-rises-faster: with midpoints PIE_DP falls in 7.85 s, PIE_TABLE in 8.02 s; PIE_TABLE-p4t falls in 5.35 s",
 	"pie.tcp.table-starves":           "with midpoints PIE_TABLE passes 12 / 36 / 92 % of line rate at 1 / 10 / 100 flows; PIE_TABLE-p4t (pie-for-tofino's hi + lo/2 fill) passes 8 / 6 / 5 %: the paper's \"almost no goodput\"",

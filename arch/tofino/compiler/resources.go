@@ -244,29 +244,45 @@ func hasAction(t *programs.Table, name string) bool {
 	return false
 }
 
+// gatewayCost follows bf-p4c's gateway layout ([BFP4C] mau/gateway.cpp
+// CollectGatewayFields::compute_offsets): a field compared by range (<, <=,
+// >, >=) goes to the gateway's hash bits, its own width of them; every other
+// field, validity bits included, is matched in the gateway's PHV bytes.
 func gatewayCost(c *spec.Config, lt *LT, k *ltCost) {
-	bytes := 0
+	bytes, rangeBits := 0, 0
+	inRange := map[programs.Expr]bool{}
 	walkNoSlice(lt.Cond, func(x programs.Expr) {
-		switch x := x.(type) {
-		case *programs.BinaryExpr:
-			switch x.Op {
+		if b, ok := x.(*programs.BinaryExpr); ok {
+			switch b.Op {
 			case programs.OpLt, programs.OpLe, programs.OpGt, programs.OpGe:
-				// Range compares use the gateway's hash bits (field width).
-				for _, side := range []programs.Expr{x.X, x.Y} {
-					if _, n, ok := exprBytes(side); ok {
-						k.res.HashBits += min(8*n, c.MAU.GatewayHashBits)
+				for _, side := range []programs.Expr{b.X, b.Y} {
+					if n := exprBits(side); n > 0 {
+						inRange[side] = true
+						rangeBits += min(n, c.MAU.GatewayHashBits)
 					}
 				}
 			}
-		case *programs.ValidExpr:
-			k.res.HashBits++
 		}
-		if _, n, ok := exprBytes(x); ok {
+		if _, n, ok := exprBytes(x); ok && !inRange[x] {
 			bytes += n
 		}
 	})
+	k.res.HashBits += rangeBits
 	k.xbar = addXbar(k.xbar, lt.Cond, false, 1)
-	k.res.Gateways = max(1, ceilDiv(bytes, c.MAU.GatewayBytes))
+	k.res.Gateways = max(1, ceilDiv(bytes, c.MAU.GatewayBytes), ceilDiv(rangeBits, max(1, c.MAU.GatewayHashBits)))
+}
+
+// exprBits is the width of a field or a field's slice (0 for anything else).
+func exprBits(e programs.Expr) int {
+	switch x := e.(type) {
+	case *programs.FieldExpr:
+		return x.F.Type.Bits
+	case *programs.SliceExpr:
+		if _, ok := x.X.(*programs.FieldExpr); ok {
+			return x.Hi - x.Lo + 1
+		}
+	}
+	return 0
 }
 
 func matchCost(c *spec.Config, t *programs.Table, k *ltCost) {
@@ -287,7 +303,7 @@ func matchCost(c *spec.Config, t *programs.Table, k *ltCost) {
 	overhead := instrBits(len(t.Actions)) + imm
 	// Tofino 1: a table with one constant entry, no range key and no action
 	// data RAM becomes a payload gateway (FindPayloadCandidates).
-	if t.Const && len(t.Entries) == 1 && adtBytes == 0 && !hasRange(t) {
+	if c.MAU.PayloadGateway && t.Const && len(t.Entries) == 1 && adtBytes == 0 && !hasRange(t) {
 		for _, key := range t.Keys {
 			k.xbar = addXbar(k.xbar, key.Expr, false, 1)
 		}
