@@ -97,8 +97,7 @@ type Stage struct {
 	meter   [2]bool
 	xbar    map[[2]int]int // (slot, ternary) -> bytes
 	hashIdx map[string]bool
-	slots   [2]int
-	noop    [2]bool
+	imem    [2]imem
 	objects map[any]bool
 }
 
@@ -503,7 +502,10 @@ func (p *Placement) addTo(st *Stage, n *node, costs map[*LT]ltCost, commit bool)
 			xbar[k] = v
 		}
 	}
-	slots, noop := st.slots, st.noop
+	im := st.imem
+	if !commit {
+		im = [2]imem{st.imem[0].clone(), st.imem[1].clone()}
+	}
 	objs := st.objects
 	hidx := st.hashIdx
 	if !commit {
@@ -538,8 +540,11 @@ func (p *Placement) addTo(st *Stage, n *node, costs map[*LT]ltCost, commit bool)
 				res.HashDist++
 			}
 		}
-		slots[lt.Gress] += k.vliwSlots
-		noop[lt.Gress] = noop[lt.Gress] || k.noop
+		if lt.Table == nil || !objs[lt.Table] {
+			// A table applied again in an exclusive branch shares its
+			// instructions (InstructionMemory::shared_instr).
+			im[lt.Gress].alloc(k.vliw, k.noops)
+		}
 		if commit {
 			st.LTs[lt.Gress] = append(st.LTs[lt.Gress], lt)
 			st.tcam[lt.Gress] = st.tcam[lt.Gress] || k.tcam
@@ -557,7 +562,6 @@ func (p *Placement) addTo(st *Stage, n *node, costs map[*LT]ltCost, commit bool)
 					res.LogicalIDs -= k.res.LogicalIDs
 					res.TernaryTables -= k.res.TernaryTables
 					res.Gateways -= k.res.Gateways
-					slots[lt.Gress] -= k.vliwSlots
 				}
 				continue
 			}
@@ -590,17 +594,12 @@ func (p *Placement) addTo(st *Stage, n *node, costs map[*LT]ltCost, commit bool)
 			res.ExactXbar += b
 		}
 	}
-	rows := 0
-	for g := 0; g < 2; g++ {
-		n := slots[g]
-		if noop[g] {
-			n++
-		}
-		rows = max(rows, ceilDiv(n, 2))
-	}
+	// bf-p4c logs instruction rows (ResourcesLogging::collectVliwUsage keys
+	// imemColor by row): a row used by either thread counts once.
+	rows := max(im[0].used(), im[1].used())
 	res.VLIW = rows
 	if commit {
-		st.slots, st.noop = slots, noop
+		st.imem = im
 	}
 	return res, rows
 }

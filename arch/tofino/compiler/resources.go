@@ -52,12 +52,12 @@ type xbarUse struct {
 // ltCost is a logical table's own resource needs (before stage-level
 // sharing of crossbar bytes, instruction rows and stateful objects).
 type ltCost struct {
-	res       Resources // SRAM, TCAM, hash, gateways, logical IDs, ALUs of the table itself
-	xbar      []xbarUse
-	vliwSlots int  // actions that write the PHV
-	noop      bool // an action that writes nothing (shares the stage's no-op slot)
-	tcam      bool // a TCAM lookup (adds to the stage pipeline length)
-	indices   []hashIndex
+	res     Resources // SRAM, TCAM, hash, gateways, logical IDs, ALUs of the table itself
+	xbar    []xbarUse
+	vliw    [][]int // per PHV-writing action, the PHV slots it writes (see imem)
+	noops   int     // actions that write nothing (the first takes the no-op slot)
+	tcam    bool    // a TCAM lookup (adds to the stage pipeline length)
+	indices []hashIndex
 }
 
 // hashIndex is one hash-distribution use: an index expression and its width.
@@ -163,14 +163,18 @@ func actionParamBits(t *programs.Table) int {
 	return best
 }
 
-// writesPHV reports whether an action body writes any field.
-func writesPHV(body []programs.Stmt) bool {
+// writtenSlots returns the PHV slots an action body writes, in order, each
+// once. Without a PHV allocation a field stands for its container(s).
+func writtenSlots(body []programs.Stmt) []int {
+	var out []int
+	seen := map[int]bool{}
 	for _, s := range body {
-		if a, ok := s.(*programs.AssignStmt); ok && a.Dst.Field != nil {
-			return true
+		if a, ok := s.(*programs.AssignStmt); ok && a.Dst.Field != nil && !seen[a.Dst.Field.Slot] {
+			seen[a.Dst.Field.Slot] = true
+			out = append(out, a.Dst.Field.Slot)
 		}
 	}
-	return false
+	return out
 }
 
 // instrBits is the instruction-select overhead of a table with n actions
@@ -191,10 +195,10 @@ func cost(c *spec.Config, lt *LT) ltCost {
 	var k ltCost
 	k.res.LogicalIDs = 1
 	for _, body := range lt.Actions {
-		if writesPHV(body) {
-			k.vliwSlots++
+		if w := writtenSlots(body); len(w) > 0 {
+			k.vliw = append(k.vliw, w)
 		} else {
-			k.noop = true
+			k.noops++
 		}
 	}
 	switch lt.Kind {
@@ -205,8 +209,8 @@ func cost(c *spec.Config, lt *LT) ltCost {
 			k.res.Gateways++ // an always-hit "payload" gateway drives the hash/RNG path
 		}
 	case KindMatch:
-		if lt.Table.Default.Action == nil {
-			k.noop = true // p4c adds a @defaultonly NoAction
+		if lt.Table.Default.Action == nil && !hasAction(lt.Table, "NoAction") {
+			k.noops++ // p4c adds a @defaultonly NoAction
 		}
 		matchCost(c, lt.Table, &k)
 	}
@@ -231,29 +235,54 @@ func cost(c *spec.Config, lt *LT) ltCost {
 	return k
 }
 
+func hasAction(t *programs.Table, name string) bool {
+	for _, a := range t.Actions {
+		if a.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+// gatewayCost follows bf-p4c's gateway layout ([BFP4C] mau/gateway.cpp
+// CollectGatewayFields::compute_offsets): a field compared by range (<, <=,
+// >, >=) goes to the gateway's hash bits, its own width of them; every other
+// field, validity bits included, is matched in the gateway's PHV bytes.
 func gatewayCost(c *spec.Config, lt *LT, k *ltCost) {
-	bytes := 0
+	bytes, rangeBits := 0, 0
+	inRange := map[programs.Expr]bool{}
 	walkNoSlice(lt.Cond, func(x programs.Expr) {
-		switch x := x.(type) {
-		case *programs.BinaryExpr:
-			switch x.Op {
+		if b, ok := x.(*programs.BinaryExpr); ok {
+			switch b.Op {
 			case programs.OpLt, programs.OpLe, programs.OpGt, programs.OpGe:
-				// Range compares use the gateway's hash bits (field width).
-				for _, side := range []programs.Expr{x.X, x.Y} {
-					if _, n, ok := exprBytes(side); ok {
-						k.res.HashBits += min(8*n, c.MAU.GatewayHashBits)
+				for _, side := range []programs.Expr{b.X, b.Y} {
+					if n := exprBits(side); n > 0 {
+						inRange[side] = true
+						rangeBits += min(n, c.MAU.GatewayHashBits)
 					}
 				}
 			}
-		case *programs.ValidExpr:
-			k.res.HashBits++
 		}
-		if _, n, ok := exprBytes(x); ok {
+		if _, n, ok := exprBytes(x); ok && !inRange[x] {
 			bytes += n
 		}
 	})
+	k.res.HashBits += rangeBits
 	k.xbar = addXbar(k.xbar, lt.Cond, false, 1)
-	k.res.Gateways = max(1, ceilDiv(bytes, c.MAU.GatewayBytes))
+	k.res.Gateways = max(1, ceilDiv(bytes, c.MAU.GatewayBytes), ceilDiv(rangeBits, max(1, c.MAU.GatewayHashBits)))
+}
+
+// exprBits is the width of a field or a field's slice (0 for anything else).
+func exprBits(e programs.Expr) int {
+	switch x := e.(type) {
+	case *programs.FieldExpr:
+		return x.F.Type.Bits
+	case *programs.SliceExpr:
+		if _, ok := x.X.(*programs.FieldExpr); ok {
+			return x.Hi - x.Lo + 1
+		}
+	}
+	return 0
 }
 
 func matchCost(c *spec.Config, t *programs.Table, k *ltCost) {
@@ -274,18 +303,140 @@ func matchCost(c *spec.Config, t *programs.Table, k *ltCost) {
 	overhead := instrBits(len(t.Actions)) + imm
 	// Tofino 1: a table with one constant entry, no range key and no action
 	// data RAM becomes a payload gateway (FindPayloadCandidates).
-	if t.Const && len(t.Entries) == 1 && adtBytes == 0 && !hasRange(t) {
+	if c.MAU.PayloadGateway && t.Const && len(t.Entries) == 1 && adtBytes == 0 && !hasRange(t) {
 		for _, key := range t.Keys {
 			k.xbar = addXbar(k.xbar, key.Expr, false, 1)
 		}
 		k.res.Gateways++
 		return
 	}
+	size := exactCost
 	if ternary {
-		ternaryCost(c, t, overhead, adtBytes, k)
-		return
+		size = ternaryCost
 	}
-	exactCost(c, t, overhead, adtBytes, k)
+	if adtBytes > 0 {
+		// bf-p4c offers several action formats, moving action data from
+		// the action-data RAM into the entry's immediate field, and table
+		// placement keeps the layout with the fewest RAMs
+		// (StageUseEstimate::select_best_option sorts on srams, which
+		// include the direct action-data RAMs).
+		bestSRAM := -1
+		for _, f := range actionFormats(c, t) {
+			var probe ltCost
+			size(c, t, instrBits(len(t.Actions))+f.immBits, f.adtBytes, &probe)
+			if bestSRAM < 0 || probe.res.SRAM <= bestSRAM {
+				bestSRAM = probe.res.SRAM
+				overhead, adtBytes = instrBits(len(t.Actions))+f.immBits, f.adtBytes
+			}
+		}
+	}
+	size(c, t, overhead, adtBytes, k)
+}
+
+// actionFormat is where a table's action data goes: bits in the match
+// entry's immediate field, bytes per entry in the action-data RAM.
+type actionFormat struct {
+	immBits, adtBytes int
+}
+
+// adSlot is one action parameter as bf-p4c lays it out in action data: a
+// slot of 8, 16 or 32 bits (RAM sections by container size).
+type adSlot struct {
+	bits, slot int
+}
+
+// actionFormats lists the action formats bf-p4c generates for a table whose
+// action data exceeds the immediate field ([BFP4C] mau/action_format.cpp
+// Format::determine_bytes_per_loc, determine_next_immediate_bytes): first
+// everything in the action-data RAM; then, repeatedly, the RAM entry is
+// halved (or cut by 16 bytes above 16) by moving the fewest slot bits that
+// make it fit into the immediate field, which holds at most 32 bits.
+func actionFormats(c *spec.Config, t *programs.Table) []actionFormat {
+	var acts [][]adSlot
+	adt := 0
+	for _, a := range t.Actions {
+		var sl []adSlot
+		n := 0
+		for _, p := range a.Params {
+			for b := p.Type.Bits; b > 0; b -= 32 {
+				w := min(b, 32)
+				s := 8
+				for s < w {
+					s *= 2
+				}
+				sl = append(sl, adSlot{bits: w, slot: s})
+				n += s
+			}
+		}
+		acts = append(acts, sl)
+		adt = max(adt, ceilDiv(n, 8))
+	}
+	out := []actionFormat{{adtBytes: pow2Ceil(adt)}}
+	for adt > 0 {
+		next := adt / 2
+		if adt > 16 {
+			next = adt - 16
+		}
+		imm, rest := 0, 0
+		ok := true
+		for _, sl := range acts {
+			total := 0
+			for _, s := range sl {
+				total += s.slot
+			}
+			moved, bits, found := bestMove(sl, total-8*next, c.MAU.ImmediateBits)
+			if !found {
+				ok = false
+				break
+			}
+			imm = max(imm, bits)
+			rem := 0
+			for j, s := range sl {
+				if moved&(1<<j) == 0 {
+					rem += s.slot
+				}
+			}
+			rest = max(rest, ceilDiv(rem, 8))
+		}
+		if !ok {
+			break
+		}
+		adt = rest
+		f := actionFormat{immBits: imm}
+		if adt > 0 {
+			f.adtBytes = pow2Ceil(adt)
+		}
+		out = append(out, f)
+	}
+	return out
+}
+
+// bestMove picks the slots to move to immediate: the fewest slot bits that
+// cover need, their parameter bits at most maxImm (bitmask over slots).
+func bestMove(sl []adSlot, need, maxImm int) (mask, bits int, ok bool) {
+	if need <= 0 {
+		return 0, 0, true
+	}
+	if len(sl) > 16 {
+		return 0, 0, false
+	}
+	best := -1
+	for m := 1; m < 1<<len(sl); m++ {
+		slots, b := 0, 0
+		for j, s := range sl {
+			if m&(1<<j) != 0 {
+				slots += s.slot
+				b += s.bits
+			}
+		}
+		if slots < need || b > maxImm {
+			continue
+		}
+		if best < 0 || slots < best {
+			best, mask, bits = slots, m, b
+		}
+	}
+	return mask, bits, best >= 0
 }
 
 func hasRange(t *programs.Table) bool {
@@ -375,11 +526,13 @@ func exactCost(c *spec.Config, t *programs.Table, overhead, adtBytes int, k *ltC
 		k.res.HashBits += keyBits
 		return
 	}
-	ways := waySizes(bestDepth, c.MAU.ExactMinWays)
-	groups := min(len(ways), c.MAU.HashIndexGroups)
-	k.res.HashBits += c.MAU.HashIndexBits * groups
-	for i := 0; i < groups; i++ {
-		k.res.HashBits += ceilLog2(ways[i])
+	// Every way uses a 10-bit RAM-line index and log2(RAMs) select bits of
+	// some hash function; ways beyond a function's four index groups (or
+	// its 12 select bits) come from another function, and bf-p4c logs each
+	// (bit, function) pair ([BFP4C] IXBar::Use::update_resources: way_use
+	// line-select and select-mask bits keyed by (bit, way.source)).
+	for _, w := range waySizes(bestDepth, c.MAU.ExactMinWays) {
+		k.res.HashBits += c.MAU.HashIndexBits + ceilLog2(w)
 	}
 }
 

@@ -110,6 +110,9 @@ type MAU struct {
 	RangeMaxNibbles    int     `mapstructure:"range_max_nibbles"`
 	GatewayBytes       int     `mapstructure:"gateway_bytes"`
 	GatewayHashBits    int     `mapstructure:"gateway_hash_bits"`
+	// PayloadGateway: a one-constant-entry exact table with no action-data
+	// RAM may become a payload gateway instead of a hash table.
+	PayloadGateway bool `mapstructure:"payload_gateway"`
 }
 
 // SALU holds the stateful ALU (register action) limits.
