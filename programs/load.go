@@ -883,11 +883,21 @@ func (l *loader) loadTM(n node) error {
 
 // loadDoDSignal reads on_drop's signal: {latency_ns: N, arm: [reg.action, ...]}.
 func (l *loader) loadDoDSignal(n node) error {
-	f, err := n.fields("latency_ns", "arm")
+	f, err := n.fields("latency_ns", "arm", "to_origin")
 	if err != nil {
 		return err
 	}
 	sig := DoDSignal{Pos: n.pos()}
+	if on, ok := f["to_origin"]; ok {
+		v, err := l.consts.intValue(on)
+		if err != nil {
+			return err
+		}
+		if v != 0 && v != 1 {
+			return on.errf("to_origin must be 0 or 1, got %d", v)
+		}
+		sig.ToOrigin = v == 1
+	}
 	ln, ok := f["latency_ns"]
 	if !ok {
 		return n.errf("signal: missing latency_ns (0: no signal)")

@@ -332,9 +332,12 @@ type DropAction struct {
 // "When the switch dequeues a packet from the DoD queue for an outgoing
 // port, it sends congestion notifications to all pipelines at once ... The
 // latency of packet recirculation is set to 1us"), not a Tofino block.
-// LatencyNs 0: no signal.
+// LatencyNs 0: no signal. ToOrigin sends it to the pipe whose
+// deflect-on-drop queue the packet left only (the paper's send-to-one
+// ablation, §4, §6.3).
 type DoDSignal struct {
 	LatencyNs int64
+	ToOrigin  bool
 	Arm       []*RegisterAction
 	Pos       Pos
 }

@@ -385,7 +385,7 @@ func trimClaims() []Claim {
 			Tolerance: "smallest stable response in 6..15 us for both",
 			Note:      "stable as in trim.fig9.25pct.stable-from; with NOTIFY to one pipe the other pipe's senders keep filling the port, so its DoD queue keeps building",
 			long:      true,
-			probe: func(c *Context) reading {
+			probe: modelsProbe("Tofino-one-pipe", func(c *Context, v string) reading {
 				var parts []string
 				var from []float64
 				for _, s := range []string{"trim-fig9-one-pipe-32", "trim-fig9-one-pipe-64"} {
@@ -393,13 +393,13 @@ func trimClaims() []Claim {
 					if err != nil {
 						return broken(err)
 					}
-					f := stableFrom(r, "Tofino-one-pipe")
+					f := stableFrom(r, v)
 					from = append(from, f)
 					parts = append(parts, fmt.Sprintf("%s: %.0f us", strings.TrimPrefix(s, "trim-fig9-one-pipe-"), f))
 				}
 				// Both are checked; neither is reported.
 				return read(strings.Join(parts, ", "), from[0], from[1]).reporting(0)
-			},
+			}),
 			check: between(6, 15, 10.5),
 		},
 		{
@@ -409,10 +409,14 @@ func trimClaims() []Claim {
 			Note:      "trims of Tofino-one-pipe over the full design at T0 = 12 us in trim-fig9-one-pipe-64; with an unstable DoD queue that fills, many packets are dropped there (deflect-on-drop queue full) instead of being trimmed",
 			long:      true,
 			scenario:  "trim-fig9-one-pipe-64",
-			measure: func(r *experiments.Result) reading {
-				ex := float64(r.Find("Tofino-one-pipe", "12000").Trims)/float64(r.Find("Tofino", "12000").Trims) - 1
+			measure: models("Tofino-one-pipe", func(r *experiments.Result, v string) reading {
+				full := "Tofino"
+				if strings.HasSuffix(v, "-paper") {
+					full = paperOf(full)
+				}
+				ex := float64(r.Find(v, "12000").Trims)/float64(r.Find(full, "12000").Trims) - 1
 				return read(fmt.Sprintf("%+.1f %%", 100*ex), ex)
-			},
+			}),
 			check: between(0.05, 0.20, 0.125),
 		},
 		hwTrace("ingress", 13500), hwTrace("dod", 680),

@@ -46,10 +46,16 @@ func newDoDSignal(sw *Switch, sig programs.DoDSignal) *dodSignal {
 	return d
 }
 
-// raise is the traffic manager's hook at a deflect-on-drop dequeue.
+// raise is the traffic manager's hook at a deflect-on-drop dequeue. The
+// event's port carries the packet's original egress port and, with
+// ToOrigin, 1 + the pipe of the DoD queue above bit 16.
 func (d *dodSignal) raise(now int64, pkt *packet.Packet) {
 	d.Raised++
-	packet.Schedule(d.sw.engine, d, now+d.sig.LatencyNs*1000, packet.KindLocal, nil, pkt.OrigPort)
+	port := pkt.OrigPort
+	if d.sig.ToOrigin {
+		port |= (1 + d.sw.cfg.PipeOf(pkt.InPort)) << 16
+	}
+	packet.Schedule(d.sw.engine, d, now+d.sig.LatencyNs*1000, packet.KindLocal, nil, port)
 }
 
 // Handle delivers a signal to every pipe.
@@ -60,11 +66,15 @@ func (d *dodSignal) Handle(e sim.Event) error {
 		return nil
 	}
 	d.Arrived++
+	index, only := int64(ev.Port&0xffff), ev.Port>>16-1 // only < 0: every pipe
 	for i, x := range d.execs {
+		if only >= 0 && i != only {
+			continue
+		}
 		d.phvs[i][d.tstamp] = (now / 1000) & (1<<48 - 1)
 		x.NowPs = now
 		for _, ra := range d.sig.Arm {
-			x.RunRegisterAction(ra, int64(ev.Port))
+			x.RunRegisterAction(ra, index)
 		}
 	}
 	return nil

@@ -107,3 +107,32 @@ func TestDoDSignalBadAction(t *testing.T) {
 		t.Fatalf("err = %v, want a one-line error naming the missing action", err)
 	}
 }
+
+// TestDoDSignalToOrigin: with to_origin only the pipe whose DoD queue the
+// packet left (pipe 0: it came in on port 0) is armed, 1 us after each
+// dequeue.
+func TestDoDSignalToOrigin(t *testing.T) {
+	src := strings.Replace(fmt.Sprintf(tmSignal, 1000), "signal: {", "signal: {to_origin: 1, ", 1)
+	r := newTMRigProg(t, tmProg(t, "", "", src))
+	tm := r.sw.TM()
+	tm.Pause(1, 0, true, 0)
+	var deq dequeueTrace
+	tm.TraceDeflectQueue(0, deq.f)
+	var calls []regCall
+	r.sw.TraceRegister(func(pipe int, ra *programs.RegisterAction, index int64, now int64) {
+		calls = append(calls, regCall{pipe, index, now})
+	})
+	for k := 0; k < 20; k++ {
+		r.send(0, int64(k)*800, 200, tmHdr{port: 1, dod: true})
+	}
+	r.at(5_000_000, func(now int64) { tm.Pause(1, 0, false, now) })
+	r.run()
+	if len(deq.deqs) != 10 || len(calls) != 10 {
+		t.Fatalf("%d DoD dequeues, %d register calls; want 10 and 10 (pipe 0 only): %v", len(deq.deqs), len(calls), calls)
+	}
+	for k, d := range deq.deqs {
+		if want := (regCall{0, 1, d + 1_000_000}); calls[k] != want {
+			t.Errorf("signal %d: %+v, want %+v", k, calls[k], want)
+		}
+	}
+}
