@@ -883,11 +883,19 @@ func (l *loader) loadTM(n node) error {
 
 // loadDoDSignal reads on_drop's signal: {latency_ns: N, arm: [reg.action, ...]}.
 func (l *loader) loadDoDSignal(n node) error {
-	f, err := n.fields("latency_ns", "arm", "to_origin")
+	f, err := n.fields("latency_ns", "arm", "to_origin", "min_backlog_cells")
 	if err != nil {
 		return err
 	}
 	sig := DoDSignal{Pos: n.pos()}
+	if bn, ok := f["min_backlog_cells"]; ok {
+		if sig.MinBacklogCells, err = l.consts.intValue(bn); err != nil {
+			return err
+		}
+		if sig.MinBacklogCells < 0 || sig.MinBacklogCells > 1<<24 {
+			return bn.errf("min_backlog_cells must be 0..%d, got %d", 1<<24, sig.MinBacklogCells)
+		}
+	}
 	if on, ok := f["to_origin"]; ok {
 		v, err := l.consts.intValue(on)
 		if err != nil {

@@ -334,12 +334,15 @@ type DropAction struct {
 // latency of packet recirculation is set to 1us"), not a Tofino block.
 // LatencyNs 0: no signal. ToOrigin sends it to the pipe whose
 // deflect-on-drop queue the packet left only (the paper's send-to-one
-// ablation, §4, §6.3).
+// ablation, §4, §6.3). MinBacklogCells > 0 raises it only when the DoD
+// queue still holds at least that many cells after the dequeue (a queue
+// has built; an isolating what-if, not the paper's statement).
 type DoDSignal struct {
-	LatencyNs int64
-	ToOrigin  bool
-	Arm       []*RegisterAction
-	Pos       Pos
+	LatencyNs       int64
+	ToOrigin        bool
+	MinBacklogCells int64
+	Arm             []*RegisterAction
+	Pos             Pos
 }
 
 // TMConfig is the traffic-manager configuration the program's control

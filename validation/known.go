@@ -26,7 +26,7 @@ var KnownDeviations = map[string]string{
 	"trim.fig5.tofino-close":          "the paper's model misses only fig5c: median +9.5 us over Ideal (ndp.p4 as written +12.4 us); fig5a/b are within 1.4 us in both",
 	"trim.fig6.goodput":               "paper's model 0.91 x Ideal at 32 senders (as written 0.88): where two pipes feed a port a pessimistic window admits 2 x 25 %, and ports are pessimistic 28 % of the time",
 	"trim.fig6.trims":                 "paper's model max +13 % (as written +19 %): the pessimistic windows of trim.fig6.goodput trim more than the ideal queue",
-	"trim.thresholds.17":              "the paper's model signals at every DoD dequeue (§6.2) and at 17 senders some packets are deflected, so ports are armed although the DoD queue never exceeds one packet",
+	"trim.thresholds.17":              "the paper's model signals at every DoD dequeue (§6.2) and at 17 senders some packets are deflected, so ports are armed although the DoD queue never exceeds one packet; signalling only with a DoD backlog (trim-fig6-backlog) gives no activation at 17 and the loop at 18, the paper's thresholds",
 	"trim.rates.18.unshared":          "each receiver also sends (sender i on port i), so its ACKs and PULLs share its data's uplink: 89.9 Gb/s; with receivers apart (trim-fig6-apart) the paper's model reaches 94.9, inside the claim's range",
 	"trim.rates.18.shared":            "the uplink share of rates.18.unshared plus the pessimistic windows of trim.fig6.goodput: 39.3 Gb/s; 43.8 with receivers apart (trim-fig6-apart; Ideal 46.0)",
 	"trim.rates.32":                   "the uplink share of rates.18.unshared plus the pessimistic windows of trim.fig6.goodput (Ideal 42.7)",

@@ -50,6 +50,9 @@ func newDoDSignal(sw *Switch, sig programs.DoDSignal) *dodSignal {
 // event's port carries the packet's original egress port and, with
 // ToOrigin, 1 + the pipe of the DoD queue above bit 16.
 func (d *dodSignal) raise(now int64, pkt *packet.Packet) {
+	if int64(pkt.DeqDepthCells) < d.sig.MinBacklogCells {
+		return // the what-if: no signal while the DoD queue has not built
+	}
 	d.Raised++
 	port := pkt.OrigPort
 	if d.sig.ToOrigin {

@@ -136,3 +136,29 @@ func TestDoDSignalToOrigin(t *testing.T) {
 		}
 	}
 }
+
+// TestDoDSignalMinBacklog: with min_backlog_cells 3 (one 200-byte packet)
+// only dequeues that leave a packet behind raise the signal: of the DoD
+// queue's depths after each dequeue (0, then 8 down to 0 packets), eight.
+func TestDoDSignalMinBacklog(t *testing.T) {
+	src := strings.Replace(fmt.Sprintf(tmSignal, 1000), "signal: {", "signal: {min_backlog_cells: 3, ", 1)
+	r := newTMRigProg(t, tmProg(t, "", "", src))
+	tm := r.sw.TM()
+	tm.Pause(1, 0, true, 0)
+	var deq dequeueTrace
+	tm.TraceDeflectQueue(0, deq.f)
+	for k := 0; k < 20; k++ {
+		r.send(0, int64(k)*800, 200, tmHdr{port: 1, dod: true})
+	}
+	r.at(5_000_000, func(now int64) { tm.Pause(1, 0, false, now) })
+	r.run()
+	left := 0
+	for i, d := range deq.depths {
+		if i > 0 && d < deq.depths[i-1] && d > 0 {
+			left++
+		}
+	}
+	if raised, arrived := r.sw.DoDSignals(); raised != left || arrived != left || left != 8 {
+		t.Errorf("DoDSignals() = %d, %d; want %d dequeues that leave a packet (8)", raised, arrived, left)
+	}
+}
