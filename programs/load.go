@@ -839,7 +839,7 @@ func (l *loader) loadTM(n node) error {
 		sort.Slice(l.prog.TM.Queues, func(i, j int) bool { return l.prog.TM.Queues[i].Qid < l.prog.TM.Queues[j].Qid })
 	}
 	if dn, ok := f["on_drop"]; ok {
-		df, err := dn.fields("mode", "queue", "truncate")
+		df, err := dn.fields("mode", "queue", "truncate", "signal")
 		if err != nil {
 			return err
 		}
@@ -872,6 +872,79 @@ func (l *loader) loadTM(n node) error {
 			}
 			l.prog.TM.OnDrop.Truncate = int(v)
 		}
+		if sn, ok := df["signal"]; ok {
+			if err := l.loadDoDSignal(sn); err != nil {
+				return err
+			}
+		}
 	}
+	return nil
+}
+
+// loadDoDSignal reads on_drop's signal: {latency_ns: N, arm: [reg.action, ...]}.
+func (l *loader) loadDoDSignal(n node) error {
+	f, err := n.fields("latency_ns", "arm", "to_origin", "min_backlog_cells")
+	if err != nil {
+		return err
+	}
+	sig := DoDSignal{Pos: n.pos()}
+	if bn, ok := f["min_backlog_cells"]; ok {
+		if sig.MinBacklogCells, err = l.consts.intValue(bn); err != nil {
+			return err
+		}
+		if sig.MinBacklogCells < 0 || sig.MinBacklogCells > 1<<24 {
+			return bn.errf("min_backlog_cells must be 0..%d, got %d", 1<<24, sig.MinBacklogCells)
+		}
+	}
+	if on, ok := f["to_origin"]; ok {
+		v, err := l.consts.intValue(on)
+		if err != nil {
+			return err
+		}
+		if v != 0 && v != 1 {
+			return on.errf("to_origin must be 0 or 1, got %d", v)
+		}
+		sig.ToOrigin = v == 1
+	}
+	ln, ok := f["latency_ns"]
+	if !ok {
+		return n.errf("signal: missing latency_ns (0: no signal)")
+	}
+	if sig.LatencyNs, err = l.consts.intValue(ln); err != nil {
+		return err
+	}
+	if sig.LatencyNs < 0 || sig.LatencyNs > 1e9 {
+		return ln.errf("latency_ns must be 0..1000000000, got %d", sig.LatencyNs)
+	}
+	an, ok := f["arm"]
+	if !ok {
+		return n.errf("signal: missing arm (the register actions every pipe runs, e.g. [t0_reg.arm])")
+	}
+	items, err := an.items()
+	if err != nil {
+		return err
+	}
+	for _, it := range items {
+		name := it.n.Value
+		reg, act, found := strings.Cut(name, ".")
+		r := l.prog.Register(reg)
+		if !found || r == nil {
+			return it.errf("signal: %q is not a register action (register.action)", name)
+		}
+		var ra *RegisterAction
+		for _, a := range r.Actions {
+			if a.Name == act {
+				ra = a
+			}
+		}
+		if ra == nil {
+			return it.errf("signal: register %s has no action %q", reg, act)
+		}
+		sig.Arm = append(sig.Arm, ra)
+	}
+	if len(sig.Arm) == 0 && sig.LatencyNs > 0 {
+		return an.errf("signal: arm lists no register action")
+	}
+	l.prog.TM.OnDrop.Signal = sig
 	return nil
 }

@@ -320,7 +320,29 @@ type DropAction struct {
 	Mode     string // "deflect": the whole packet to the pipe's recirculation port; "mirror": a truncated copy there
 	Queue    int    // queue on the recirculation port
 	Truncate int    // bytes kept by "mirror"
+	Signal   DoDSignal
 	Pos      Pos
+}
+
+// DoDSignal is a congestion signal the traffic manager raises itself when a
+// deflected packet leaves the deflect-on-drop queue: LatencyNs later every
+// pipe runs the Arm register actions on the cell of the packet's original
+// egress port, as if the program's own notification had reached every
+// ingress. It models the trimming paper's simulator (Popa et al. 2022 §6.2:
+// "When the switch dequeues a packet from the DoD queue for an outgoing
+// port, it sends congestion notifications to all pipelines at once ... The
+// latency of packet recirculation is set to 1us"), not a Tofino block.
+// LatencyNs 0: no signal. ToOrigin sends it to the pipe whose
+// deflect-on-drop queue the packet left only (the paper's send-to-one
+// ablation, §4, §6.3). MinBacklogCells > 0 raises it only when the DoD
+// queue still holds at least that many cells after the dequeue (a queue
+// has built; an isolating what-if, not the paper's statement).
+type DoDSignal struct {
+	LatencyNs       int64
+	ToOrigin        bool
+	MinBacklogCells int64
+	Arm             []*RegisterAction
+	Pos             Pos
 }
 
 // TMConfig is the traffic-manager configuration the program's control

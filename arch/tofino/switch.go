@@ -61,6 +61,7 @@ type Switch struct {
 	deadlinePs int64
 	E2E        stats.Samples
 	name       string
+	signal     *dodSignal      // the program's deflect-on-drop signal (nil: none)
 	speeds     map[int]float64 // front-panel ports a network set to another speed
 	*arch.StateControl
 }
@@ -137,6 +138,10 @@ func (b Builder) Build(name string) *Switch {
 		u.egress.next = sw.ports
 		u.pktgen = pktgen.New(sim.BuildNameWithIndex(name, "Pipe", pipe)+".PktGen", b.engine, c, pipe, u.ingress, sw.ports)
 		sw.pipes = append(sw.pipes, u)
+	}
+	if sig := sw.prog.TM.OnDrop.Signal; sig.LatencyNs > 0 {
+		sw.signal = newDoDSignal(sw, sig)
+		sw.tm.OnDoDDequeue(sw.signal.raise)
 	}
 	sw.StateControl = &arch.StateControl{Prog: sw.prog}
 	for _, u := range sw.pipes {
@@ -262,6 +267,16 @@ func (sw *Switch) PktGenerated() int {
 // buffer, queue and trimming setup).
 func (sw *Switch) TM() *tm.TrafficManager { return sw.tm }
 
+// DoDSignals is how many deflect-on-drop signals (the program's
+// tm.on_drop.signal) were raised and how many reached the pipes before the
+// end of the run (0, 0 without a signal).
+func (sw *Switch) DoDSignals() (raised, arrived int) {
+	if sw.signal == nil {
+		return 0, 0
+	}
+	return sw.signal.Raised, sw.signal.Arrived
+}
+
 // Config is the chip the switch models.
 func (sw *Switch) Config() *Config { return sw.cfg }
 
@@ -299,6 +314,9 @@ func (sw *Switch) TraceRegister(f func(pipe int, ra *programs.RegisterAction, in
 		pipe := i
 		for _, th := range []*PipeThread{u.ingress, u.egress} {
 			th.exec.OnRegister = func(ra *programs.RegisterAction, index int64, now int64) { f(pipe, ra, index, now) }
+		}
+		if sw.signal != nil {
+			sw.signal.execs[i].OnRegister = func(ra *programs.RegisterAction, index int64, now int64) { f(pipe, ra, index, now) }
 		}
 	}
 }

@@ -223,7 +223,7 @@ func TestRunScenarioJSONContract(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &res); err != nil {
 		t.Fatal(err)
 	}
-	if res.Scenario != "trim-modes" || len(res.Runs) != 1 {
+	if res.Scenario != "trim-modes" || len(res.Runs) != 2 { // Tofino and Tofino-paper
 		t.Fatalf("scenario %q, %d runs", res.Scenario, len(res.Runs))
 	}
 	for _, k := range []string{"variant", "data_sent", "delivered_full", "delivered_trimmed", "dropped", "trims_ingress", "trims_dod",

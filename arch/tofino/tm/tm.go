@@ -51,6 +51,7 @@ type TrafficManager struct {
 	traceQ    *Queue
 	traceFn   func(now int64, packets int)
 	deflectFn func(now int64, pkt *packet.Packet)
+	dodDeqFn  func(now int64, pkt *packet.Packet)
 }
 
 // TraceQueue calls f with the depth (packets) of one queue after every
@@ -67,6 +68,11 @@ func (t *TrafficManager) TraceDeflectQueue(pipe int, f func(now int64, packets i
 
 // OnDeflect calls f whenever a packet is deflected (or mirrored) on drop.
 func (t *TrafficManager) OnDeflect(f func(now int64, pkt *packet.Packet)) { t.deflectFn = f }
+
+// OnDoDDequeue calls f whenever a deflected (or drop-mirrored) packet
+// leaves a deflect-on-drop queue for the recirculation port's egress (the
+// hook of the program's DoDSignal; f must not keep pkt).
+func (t *TrafficManager) OnDoDDequeue(f func(now int64, pkt *packet.Packet)) { t.dodDeqFn = f }
 
 // Stats counts traffic-manager events.
 type Stats struct {
@@ -591,6 +597,9 @@ func (t *TrafficManager) dequeue(p *port, now int64) {
 	}
 	pkt.DeqDepthCells = int(q.cells)
 	pkt.DeqDeltaPs = now - pkt.EnqPs
+	if t.dodDeqFn != nil && pkt.Deflected && q.qid == t.onDrop.Queue {
+		t.dodDeqFn(now, pkt)
+	}
 	p.busyUntil = now + p.ser.Ps(pkt.Len, p.gbps)
 	t.Stats.Dequeued++
 	if pkt.BypassEgress {
