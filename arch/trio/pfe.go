@@ -577,7 +577,16 @@ func (p *PFE) deparse(phv []int64, head []byte, length, payloadOff int, withBrid
 	if len(hdrs) == payloadOff && payloadOff <= len(head) && string(hdrs) == string(head[:payloadOff]) {
 		return head, n
 	}
-	return p.prog.Deparse(phv, head, length, payloadOff, withBridge)
+	// Deparse's result, from the headers already in the scratch: they,
+	// then the stored bytes after the old headers.
+	rest := 0
+	if payloadOff < len(head) {
+		rest = len(head) - payloadOff
+	}
+	out := make([]byte, len(hdrs)+rest)
+	copy(out, hdrs)
+	copy(out[len(hdrs):], head[min(payloadOff, len(head)):])
+	return out, n
 }
 
 // bridges reports whether ingress threads bridge metadata to egress
