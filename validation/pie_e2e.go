@@ -16,37 +16,61 @@ import (
 // (Fig. 5) and the PIE_CP update delay (§VI.B), measured in the
 // pie-risefall scenario: the three Tofino flavours and the two reference
 // (ns-3) flavours on the ideal switch.
+// riseOf and fallOf are a run's rise and fall times (false: drop_prob
+// never got there).
+func riseOf(r *experiments.Run) (float64, bool) {
+	if r == nil || r.PIERun == nil || r.RiseS == nil {
+		return 0, false
+	}
+	return *r.RiseS, true
+}
+
+func fallOf(r *experiments.Run) (float64, bool) {
+	if r == nil || r.PIERun == nil || r.FallS == nil {
+		return 0, false
+	}
+	return *r.FallS, true
+}
+
+// riseFallTimes lists each variant's time, failing when one has none.
+func riseFallTimes(r *experiments.Result, of func(*experiments.Run) (float64, bool), names ...string) ([]float64, string, error) {
+	var xs []float64
+	var parts []string
+	for _, n := range names {
+		x, ok := of(r.Find(n, ""))
+		if !ok {
+			return nil, "", fmt.Errorf("variant %s: drop_prob never got there within %g s", n, r.Scenario.DurationUs/1e6)
+		}
+		xs = append(xs, x)
+		parts = append(parts, fmt.Sprintf("%s %.2f s", n, x))
+	}
+	return xs, strings.Join(parts, ", "), nil
+}
+
+// likeRFC measures whether a variant rises and falls like the RFC
+// reference: rise within ± 25 % of ns3-rfc's, fall under half the faster
+// of PIE_DP's and PIE_TABLE's (the variants without decay).
+func likeRFC(variant string) func(*experiments.Result) reading {
+	return func(r *experiments.Result) reading {
+		rs, t1, err := riseFallTimes(r, riseOf, variant, "ns3-rfc")
+		if err != nil {
+			return broken(err)
+		}
+		fs, t2, err := riseFallTimes(r, fallOf, variant, "PIE_DP", "PIE_TABLE")
+		if err != nil {
+			return broken(err)
+		}
+		ok := rs[0] >= 0.75*rs[1] && rs[0] <= 1.25*rs[1] && fs[0] < 0.5*min(fs[1], fs[2])
+		return decided("rise "+t1+"; fall "+t2, ok)
+	}
+}
+
 // riseFallVariants are the pie-risefall variants the claims read (the
 // isolating PIE_TABLE-p4t and PIE_RFC-ingress are not run for them).
 var riseFallVariants = []string{"PIE_RFC-trio", "PIE_CP", "PIE_DP", "PIE_TABLE", "PIE_RFC-whatif", "ns3-rfc", "ns3-default"}
 
 func pieRiseFallClaims() []Claim {
-	rise := func(r *experiments.Run) (float64, bool) {
-		if r == nil || r.PIERun == nil || r.RiseS == nil {
-			return 0, false
-		}
-		return *r.RiseS, true
-	}
-	fall := func(r *experiments.Run) (float64, bool) {
-		if r == nil || r.PIERun == nil || r.FallS == nil {
-			return 0, false
-		}
-		return *r.FallS, true
-	}
-	// times lists each variant's value, failing when one has none.
-	times := func(r *experiments.Result, of func(*experiments.Run) (float64, bool), names ...string) ([]float64, string, error) {
-		var xs []float64
-		var parts []string
-		for _, n := range names {
-			x, ok := of(r.Find(n, ""))
-			if !ok {
-				return nil, "", fmt.Errorf("variant %s: drop_prob never got there within %g s", n, r.Scenario.DurationUs/1e6)
-			}
-			xs = append(xs, x)
-			parts = append(parts, fmt.Sprintf("%s %.2f s", n, x))
-		}
-		return xs, strings.Join(parts, ", "), nil
-	}
+	rise, fall, times := riseOf, fallOf, riseFallTimes
 	return []Claim{
 		{
 			ID: "pie.risefall.rise", Source: "PIE paper §VII.A, Fig. 5",
@@ -135,19 +159,8 @@ func pieRiseFallClaims() []Claim {
 			Tolerance: "rise within ±25 % of ns3-rfc's; fall under half the faster of PIE_DP's and PIE_TABLE's",
 			Note:      "pie-risefall PIE_RFC-whatif: pie-rfc (scaling, decay) placed with tofino.features.early_read_late_write on Tofino 1 and run; the paper asks the question, the model answers it",
 			long:      true, scenario: "pie-risefall", variants: riseFallVariants,
-			measure: func(r *experiments.Result) reading {
-				rs, t1, err := times(r, rise, "PIE_RFC-whatif", "ns3-rfc")
-				if err != nil {
-					return broken(err)
-				}
-				fs, t2, err := times(r, fall, "PIE_RFC-whatif", "PIE_DP", "PIE_TABLE")
-				if err != nil {
-					return broken(err)
-				}
-				ok := rs[0] >= 0.75*rs[1] && rs[0] <= 1.25*rs[1] && fs[0] < 0.5*min(fs[1], fs[2])
-				return decided("rise "+t1+"; fall "+t2, ok)
-			},
-			check: holds(1),
+			measure: likeRFC("PIE_RFC-whatif"),
+			check:   holds(1),
 		},
 		{
 			ID: "pie.risefall.trio-rfc", Source: "PIE paper §IV, §VIII; Trio paper §1, §3 (run to completion)",
@@ -155,19 +168,8 @@ func pieRiseFallClaims() []Claim {
 			Tolerance: "rise within ± 25 % of ns3-rfc's; fall under half the faster of PIE_DP's and PIE_TABLE's",
 			Note:      "pie-risefall PIE_RFC-trio: pie-rfc (scaling, decay, burst allowance) on a Trio 5 PFE, sampling packets from a timer thread every 117 us, the 500 us limit on its output queue",
 			long:      true, scenario: "pie-risefall", variants: riseFallVariants,
-			measure: func(r *experiments.Result) reading {
-				rs, t1, err := times(r, rise, "PIE_RFC-trio", "ns3-rfc")
-				if err != nil {
-					return broken(err)
-				}
-				fs, t2, err := times(r, fall, "PIE_RFC-trio", "PIE_DP", "PIE_TABLE")
-				if err != nil {
-					return broken(err)
-				}
-				ok := rs[0] >= 0.75*rs[1] && rs[0] <= 1.25*rs[1] && fs[0] < 0.5*min(fs[1], fs[2])
-				return decided("rise "+t1+"; fall "+t2, ok)
-			},
-			check: holds(1),
+			measure: likeRFC("PIE_RFC-trio"),
+			check:   holds(1),
 		},
 		{
 			ID: "pie.cp-delay", Source: "PIE paper §VI.B",
