@@ -74,6 +74,10 @@ func (p *PipeThread) Handle(e sim.Event) error {
 	ev := e.(*packet.Event)
 	if p.gress == spec.Ingress {
 		ev.Pkt.InPort = ev.Port
+		if ev.Port%p.cfg.DevPortPipeStride < p.cfg.FrontPortsPerPipe && p.sw.macControl(ev.Pkt, ev.Port, ev.AtPs()) {
+			p.sw.dropped(ev.Pkt, "mac: PFC frame consumed")
+			return nil
+		}
 	}
 	p.process(ev.Pkt, ev.AtPs())
 	return nil

@@ -61,8 +61,11 @@ type Switch struct {
 	deadlinePs int64
 	E2E        stats.Samples
 	name       string
-	signal     *dodSignal      // the program's deflect-on-drop signal (nil: none)
-	speeds     map[int]float64 // front-panel ports a network set to another speed
+	signal     *dodSignal          // the program's deflect-on-drop signal (nil: none)
+	speeds     map[int]float64     // front-panel ports a network set to another speed
+	pauses     map[int]*pauseState // PFC pause per port*8 + priority (mac.go)
+	// PFC counts the PFC frames the MACs consumed.
+	PFC PFCStats
 	*arch.StateControl
 }
 
@@ -345,6 +348,10 @@ func (p *Ports) Handle(e sim.Event) error {
 	ev := e.(*packet.Event)
 	sw := p.sw
 	now := ev.AtPs()
+	if ev.Kind == evPauseEnd {
+		sw.pauseTimer(ev.Port, now)
+		return nil
+	}
 	pkt := ev.Pkt
 	pipe := sw.cfg.PipeOf(pkt.OutPort)
 	start := now
