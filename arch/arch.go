@@ -446,3 +446,31 @@ func (c ChipInfo) Doc() string { return c.Description }
 
 // Files are the config files merged in order.
 func (c ChipInfo) Files() []string { return c.ConfigFiles }
+
+// Replicator is a switch whose control plane can rewrite a multicast
+// group's port list at run time (e.g. Protego's retransmission copies,
+// Eq. 1: the port listed once per copy).
+type Replicator interface {
+	SetMulticastGroup(id int, ports []int) error
+}
+
+// QueueUse is what one egress queue saw during a run: the most it held,
+// in the traffic manager's units (cells) and in bytes of buffer (cells
+// times the cell size: what the chip's buffer counters show), and how
+// many packets entered it.
+type QueueUse struct {
+	PeakCells, PeakBytes int64
+	Enqueued             int64
+}
+
+// QueueUser is a switch that reports a queue's use (ok false: no such
+// queue).
+type QueueUser interface {
+	QueueUse(port, qid int) (QueueUse, bool)
+}
+
+// PauseCounter is a switch whose MACs obey PFC frames: how many pause and
+// resume frames arrived and how long queues were paused in total.
+type PauseCounter interface {
+	PFCFrames() (pauses, resumes int, pausedPs int64)
+}

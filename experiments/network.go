@@ -60,6 +60,8 @@ type Run struct {
 	// PIERun is what the udp-risefall and tcp workloads measure (its keys
 	// sit at the top level; absent for other workloads).
 	*PIERun
+	// ProtegoRun is what a protego-stress run measures (protego.go).
+	*ProtegoRun
 
 	HeadersUs      []float64     `json:"-"`
 	Modes          []ModeEvent   `json:"-"`
@@ -217,6 +219,9 @@ type runSpec struct {
 func (s *Scenario) runOne(spec runSpec) (*Run, error) {
 	if k := s.Workload.Kind; k == "udp-risefall" || k == "tcp" {
 		return s.runAQM(spec)
+	}
+	if s.Workload.Kind == "protego-stress" {
+		return s.runProtego(spec)
 	}
 	start := time.Now()
 	deadline := int64(s.DurationUs * 1e6)

@@ -42,9 +42,11 @@ type Scenario struct {
 	TraceDoD   *int      `yaml:"trace_dod_pipe"` // pipe whose deflect-on-drop queue depth is recorded instead
 	// AQM names the bottleneck queue whose active queue management the
 	// udp-risefall and tcp workloads observe (pie.go).
-	AQM  *AQMSetup `yaml:"aqm"`
-	file string
-	ix   *yamlIndex // lines of the fields, for errors
+	AQM *AQMSetup `yaml:"aqm"`
+	// Protego names the protected link of a protego-stress run (protego.go).
+	Protego *ProtegoSetup `yaml:"protego"`
+	file    string
+	ix      *yamlIndex // lines of the fields, for errors
 }
 
 // Link is the host links' rate and one-way propagation delay.
@@ -109,6 +111,8 @@ type Variant struct {
 	// AQM says where the bottleneck switch's program keeps its drop
 	// probability and which control-plane program runs beside it (pie.go).
 	AQM *VariantAQM `yaml:"aqm"`
+	// Protego is how the variant runs Protego (protego.go).
+	Protego *VariantProtego `yaml:"protego"`
 }
 
 // runsProgram reports whether any switch of the variant runs a program.
@@ -259,8 +263,12 @@ func (s *Scenario) validate() error {
 		if err := s.validateAQM(); err != nil {
 			return err
 		}
+	case "protego-stress":
+		if err := s.validateProtego(); err != nil {
+			return err
+		}
 	default:
-		return s.need("workload.kind", "ndp, cbr, udp-risefall, tcp", strconv.Quote(w.Kind))
+		return s.need("workload.kind", "ndp, cbr, udp-risefall, tcp, protego-stress", strconv.Quote(w.Kind))
 	}
 	p := s.Pattern
 	switch p.Kind {

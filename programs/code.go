@@ -240,6 +240,9 @@ func (c *codeCtx) lvalue(e ast.Expr) (LValue, error) {
 		if f.Kind == StdField && f.Std == StdTimerIndex {
 			return LValue{}, c.errf(x.Pos(), "std.timer_index is read-only (the timer sets it for each of its threads)")
 		}
+		if f.Kind == StdField && f.Std == StdMirrorCopy {
+			return LValue{}, c.errf(x.Pos(), "std.mirror_copy is read-only (the traffic manager sets it on mirror copies)")
+		}
 		return LValue{Field: f}, nil
 	}
 	return LValue{}, c.errf(e.Pos(), "cannot assign to this expression (slices of fields are read-only)")

@@ -128,6 +128,7 @@ const (
 	StdBypassEgress
 	StdTrimDisable
 	StdTimerIndex
+	StdMirrorCopy
 	stdCount
 )
 
@@ -160,6 +161,7 @@ var StdFields = [stdCount]StdInfo{
 	{StdBypassEgress, "bypass_egress", 1, "skip the egress pipeline"},
 	{StdTrimDisable, "trim_disable", 1, "the traffic manager drops this packet instead of trimming it (SAI PACKET_TRIM_DISABLE)"},
 	{StdTimerIndex, "timer_index", 16, "which thread of its timer is running (0..threads-1); 0 in packet threads; read-only"},
+	{StdMirrorCopy, "mirror_copy", 10, "egress: the mirror session that made this packet (0: not a mirror copy), from the copy's mirror header; read-only"},
 }
 
 // MatchKind is a table key's match kind.

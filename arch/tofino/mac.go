@@ -96,3 +96,9 @@ func (sw *Switch) pauseTimer(key int, now int64) {
 		sw.unpause(key/pfcClasses, key%pfcClasses, st, now)
 	}
 }
+
+// PFCFrames reports the PFC frames the MACs consumed and the total time
+// queues were paused (arch.PauseCounter).
+func (sw *Switch) PFCFrames() (pauses, resumes int, pausedPs int64) {
+	return sw.PFC.Pauses, sw.PFC.Resumes, sw.PFC.PausePs
+}

@@ -116,6 +116,9 @@ func (p *PipeThread) process(pkt *packet.Packet, nowPs int64) {
 		if pkt.Deflected {
 			phv[p.std(programs.StdDeflected)] = 1
 		}
+		if pkt.Mirrored {
+			phv[p.std(programs.StdMirrorCopy)] = int64(pkt.MirrorSession)
+		}
 	}
 	res := p.codec.Parse(pkt.Head, pkt.Len, phv, p.gress == spec.Egress, p.gress == spec.Egress && !pkt.NoBridge)
 	if res.Rejected {

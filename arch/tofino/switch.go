@@ -543,3 +543,21 @@ type RunResult struct {
 
 // The Tofino switch has a packet generator.
 var _ arch.PacketGenerator = (*Switch)(nil)
+
+// SetMulticastGroup replaces a multicast group's ports (arch.Replicator).
+func (sw *Switch) SetMulticastGroup(id int, ports []int) error { return sw.tm.SetGroup(id, ports) }
+
+// QueueUse is what a queue saw during the run (arch.QueueUser).
+func (sw *Switch) QueueUse(port, qid int) (arch.QueueUse, bool) {
+	q := sw.tm.Queue(port, qid)
+	if q == nil {
+		return arch.QueueUse{}, false
+	}
+	return arch.QueueUse{PeakCells: q.MaxCells, PeakBytes: q.MaxCells * int64(sw.cfg.TM.CellBytes), Enqueued: int64(q.Enqueued)}, true
+}
+
+// PipePacketsPerSecond is one pipe's packet capacity: one packet issue
+// slot per clock per thread (packets_per_cycle).
+func (sw *Switch) PipePacketsPerSecond() float64 {
+	return 1e12 / sw.cfg.CyclePs() * float64(sw.cfg.PacketsPerCycle)
+}

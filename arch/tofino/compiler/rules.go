@@ -87,7 +87,7 @@ func stdRights(c *spec.Config, g spec.Gress, id programs.StdID) stdAccess {
 		return stdAccess{read: true}
 	case programs.StdEnqQdepth:
 		return stdAccess{read: g == spec.Egress || c.Features.IngressQueueVisibility}
-	case programs.StdDeqQdepth, programs.StdEnqTstamp, programs.StdDeqTimedelta, programs.StdDeflected:
+	case programs.StdDeqQdepth, programs.StdEnqTstamp, programs.StdDeqTimedelta, programs.StdDeflected, programs.StdMirrorCopy:
 		return stdAccess{read: g == spec.Egress}
 	}
 	return stdAccess{}

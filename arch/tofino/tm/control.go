@@ -3,6 +3,8 @@ package tm
 import (
 	"fmt"
 	"sort"
+
+	"archsim/programs"
 )
 
 // The traffic manager's run-time configuration, as a control plane (SAI)
@@ -220,5 +222,23 @@ func (t *TrafficManager) SetPortGbps(port int, gbps float64) error {
 		return fmt.Errorf("traffic manager: no port %d", port)
 	}
 	t.ports[port].gbps = gbps
+	return nil
+}
+
+// SetGroup replaces a multicast group's port list (the control plane's
+// group update); a port may be listed more than once (one copy each).
+func (t *TrafficManager) SetGroup(id int, ports []int) error {
+	if id <= 0 || id >= 1<<16 {
+		return fmt.Errorf("multicast group %d: want 1..65535", id)
+	}
+	for _, p := range ports {
+		if p < 0 || p >= len(t.ports) || t.ports[p] == nil {
+			return fmt.Errorf("multicast group %d: port %d does not exist", id, p)
+		}
+	}
+	if t.groups == nil {
+		t.groups = map[int]*programs.MulticastGroup{}
+	}
+	t.groups[id] = &programs.MulticastGroup{ID: id, Ports: append([]int(nil), ports...)}
 	return nil
 }

@@ -265,7 +265,7 @@ func (t *TrafficManager) MirrorCopy(pkt *packet.Packet, session int, at int64, f
 	c.Mirror, c.McastGrp, c.Recirculate, c.DeflectOnDrop, c.BypassEgress, c.Drop = false, 0, false, false, false, false
 	c.Deflected = false
 	c.OutPort, c.Qid = s.Port, s.Queue
-	c.Mirrored = true
+	c.Mirrored, c.MirrorSession = true, session
 	c.NoBridge = fromEgress
 	t.ledger.Copied()
 	if s.Truncate > 0 && c.Len > s.Truncate {

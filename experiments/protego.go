@@ -1,0 +1,587 @@
+package experiments
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+	"strings"
+	"time"
+
+	"github.com/sarchlab/akita/v3/sim"
+
+	"archsim/arch"
+	"archsim/components/hosts"
+	"archsim/components/link"
+	"archsim/components/packet"
+	"archsim/components/stats"
+	"archsim/engine"
+	"archsim/programs"
+)
+
+// Protego runs (workload kind protego-stress): link-local retransmission
+// over a corrupting link between a sender switch running protego-sender
+// and a receiver switch running protego-receiver (Joshi et al.), with a
+// UDP source on the sender's side sending frames at a fixed rate to a sink
+// behind the receiver, as the paper's §4.1 stress test does with sw2's
+// packet generator. Every frame is executed by both programs; the runner
+// only sets the control plane up (Eq. 1's copies, the mode), measures at
+// the hosts and the link, and reads the switches' counters.
+
+// ProtegoSetup is a scenario's protected link.
+type ProtegoSetup struct {
+	// Link is the protected link (index into topology.links): its first
+	// switch runs protego-sender, its second protego-receiver, and its
+	// loss process corrupts frames from the first to the second.
+	Link int `yaml:"link"`
+	// TargetLoss is the operator's target effective loss rate; Eq. 1 gives
+	// the retransmitted copies from it and the link's loss rate.
+	TargetLoss float64 `yaml:"target_loss"`
+	// Copies overrides Eq. 1 (0: from Eq. 1), to measure the effective
+	// loss where the packet count allows it.
+	Copies int `yaml:"copies"`
+	// DrainUs is how long the switches run after the source stops, so
+	// every frame offered to the link is delivered or lost for good.
+	DrainUs float64 `yaml:"drain_us"`
+}
+
+// VariantProtego is how a variant runs Protego.
+type VariantProtego struct {
+	// Mode is "ordered" (Protego), "nb" (ProtegoNB) or "off" (the link is
+	// not protected: the sender adds no header and buffers nothing).
+	Mode string `yaml:"mode"`
+	// SwitchAtUs, if > 0, switches the receiver between ordered and nb at
+	// that time through its control plane (the paper's run-time option).
+	SwitchAtUs float64 `yaml:"switch_at_us"`
+}
+
+// ProtegoRun is what a Protego run measures (the JSON keys are a
+// contract, see README "Protego").
+type ProtegoRun struct {
+	// LinkLoss is the configured loss rate of the link; LinkLossMeasured
+	// the fraction of frames it corrupted (data, retransmissions, dummies).
+	LinkLoss         float64 `json:"link_loss"`
+	LinkLossMeasured float64 `json:"link_loss_measured"`
+	Copies           int     `json:"copies"`
+	// Offered counts data frames sent on the protected link (sequence
+	// numbers assigned); Delivered those that reached the sink, each
+	// counted once; Unrecovered the rest (lost with all their copies, or
+	// dropped at the receiver); Duplicates and Reordered what the sink saw
+	// beyond once and out of order.
+	Offered     int64 `json:"offered"`
+	Delivered   int64 `json:"delivered"`
+	Unrecovered int64 `json:"unrecovered"`
+	Duplicates  int64 `json:"duplicates"`
+	Reordered   int64 `json:"reordered"`
+	// EffectiveLoss is Unrecovered/Offered with its 95 % confidence
+	// interval (exact Poisson limits: rare events); EffectiveLossExpected
+	// is the i.i.d. analytic value p^(1+copies); Measurable says whether
+	// the run saw enough frames for the expected value (n·p ≥ 3) — when
+	// not, the expected value is an extrapolation, not a measurement.
+	EffectiveLoss         float64    `json:"effective_loss"`
+	EffectiveLossCI       [2]float64 `json:"effective_loss_ci95"`
+	EffectiveLossExpected float64    `json:"effective_loss_expected"`
+	Measurable            bool       `json:"effective_loss_measurable"`
+	// EffectiveGbps is the sink's delivered frames over the traffic time,
+	// counted as wire bits (frame, FCS, preamble and gap): what the link
+	// carries for the application at most is the line rate.
+	EffectiveGbps float64 `json:"effective_gbps"`
+	// TxBufferMaxBytes and RxBufferMaxBytes are the most the sender's Tx
+	// buffer queue and the receiver's Rx buffer queue (recirculation port
+	// queues) held, in buffer bytes (80-byte cells).
+	TxBufferMaxBytes int64 `json:"tx_buffer_max_bytes"`
+	RxBufferMaxBytes int64 `json:"rx_buffer_max_bytes"`
+	// RecoveryUs is, per corrupted data frame, the time from the receiver
+	// seeing the gap (the next frame or dummy arrives) to the first
+	// retransmitted copy arriving.
+	RecoveryUs Quantiles `json:"recovery_us"`
+	// AckTimeouts counts ackNo advances past a frame that never came.
+	AckTimeouts int64 `json:"ack_timeouts"`
+	// PFC frames the sender's MAC obeyed and the time its normal queue
+	// was paused.
+	PFCPauses  int     `json:"pfc_pauses"`
+	PFCResumes int     `json:"pfc_resumes"`
+	PausedUs   float64 `json:"paused_us"`
+	// SenderQueueDrops are frames the sender switch dropped before the
+	// link (congestion, not corruption).
+	SenderQueueDrops int `json:"sender_queue_drops"`
+	// Recirculation passes of each switch as a share of its pipe's packet
+	// capacity (one packet per clock) over the run (paper Table 4).
+	TxRecircShare float64 `json:"tx_recirc_share"`
+	RxRecircShare float64 `json:"rx_recirc_share"`
+	// HeaderOverhead is the Protego header's share of the protected
+	// link's data bytes on the wire.
+	HeaderOverhead float64 `json:"header_overhead"`
+	// TimerMpps is the receiver's packet-generator rate (timer packets).
+	TimerMpps float64 `json:"timer_mpps"`
+}
+
+// Protego programs' constants the runner reads (the programs' own names).
+const (
+	protegoEtype      = 0x88B5
+	protegoORIG       = 1
+	protegoRETX       = 2
+	protegoDUMMY      = 3
+	protegoHeaderSize = 3
+)
+
+// eq1Copies is Eq. 1 of the Protego paper: the copies to retransmit so a
+// frame is lost for good with at most the target probability.
+func eq1Copies(target, loss float64) int {
+	if loss <= 0 || target <= 0 || target >= loss {
+		return 0
+	}
+	return int(math.Ceil(math.Log10(target)/math.Log10(loss) - 1 - 1e-9))
+}
+
+func (s *Scenario) validateProtego() error {
+	p := s.Protego
+	if p == nil {
+		return s.need("protego", "the protected link: {link, target_loss, copies, drain_us}", "nothing")
+	}
+	t := s.topology()
+	if p.Link < 0 || p.Link >= len(t.Links) {
+		return s.need("protego.link", fmt.Sprintf("a topology.links index (0..%d)", len(t.Links)-1), p.Link)
+	}
+	loss := 0.0
+	if l := t.Links[p.Link].Loss; l != nil {
+		loss = l.Rate
+	}
+	switch {
+	case !(p.TargetLoss > 0 && p.TargetLoss < 1):
+		return s.need("protego.target_loss", "0 < target_loss < 1", p.TargetLoss)
+	case loss > 0 && p.TargetLoss > loss:
+		return s.need("protego.target_loss", fmt.Sprintf("at most the link's loss rate %g (a higher target needs no retransmission)", loss), p.TargetLoss)
+	case p.Copies < 0 || p.Copies > 16:
+		return s.need("protego.copies", "0..16 (0: Eq. 1)", p.Copies)
+	case p.DrainUs < 0 || p.DrainUs > 10000:
+		return s.need("protego.drain_us", "0..10000", p.DrainUs)
+	}
+	w := s.Workload
+	switch {
+	case w.FrameBytes < 64 || w.FrameBytes > 9216:
+		return s.need("workload.frame_bytes", "64..9216", w.FrameBytes)
+	case !(w.RateGbps > 0 && w.RateGbps <= MaxLinkGbps):
+		return s.need("workload.rate_gbps", fmt.Sprintf("0 < rate_gbps ≤ %d", MaxLinkGbps), w.RateGbps)
+	case len(s.Pattern.Flows) != 1:
+		return s.need("pattern.flows", "one [src, dst] pair across the protected link", len(s.Pattern.Flows))
+	}
+	for i, v := range s.Variants {
+		if v.Protego == nil {
+			continue
+		}
+		switch v.Protego.Mode {
+		case "ordered", "nb", "off":
+		default:
+			return s.need(fmt.Sprintf("variants[%d].protego.mode", i), "ordered, nb or off", v.Protego.Mode)
+		}
+		if v.Protego.SwitchAtUs < 0 || v.Protego.SwitchAtUs > s.DurationUs {
+			return s.need(fmt.Sprintf("variants[%d].protego.switch_at_us", i), "0..duration_us", v.Protego.SwitchAtUs)
+		}
+	}
+	return nil
+}
+
+// protegoEnds is the protected link's two switches and ports.
+type protegoEnds struct {
+	tx, rx         arch.Switch
+	txPort, rxPort int
+	txRecirc       int // the sender's Tx buffer: recirculation port and queue
+	txQueue        int
+	rxRecirc       int
+	rxQueue        int
+}
+
+// constOf is a program constant's value.
+func constOf(prog *programs.Program, name string) (int64, error) {
+	for _, c := range prog.Constants {
+		if c.Name == name {
+			return c.Value, nil
+		}
+	}
+	return 0, fmt.Errorf("program %s has no constant %s", prog.Name, name)
+}
+
+func (s *Scenario) protegoEnds(net *network) (*protegoEnds, error) {
+	t := s.topology()
+	li := s.Protego.Link
+	l := t.Links[li]
+	a, b := t.index(l.Between[0]), t.index(l.Between[1])
+	e := &protegoEnds{tx: net.switches[a], rx: net.switches[b],
+		txPort: net.front[a][net.plan.linkLocal[li][0]], rxPort: net.front[b][net.plan.linkLocal[li][1]]}
+	for _, c := range []struct {
+		sw                    arch.Switch
+		prog, portName, qName string
+		port, recirc, queue   *int
+		sender                bool
+	}{{e.tx, "protego-sender", "PROTECTED", "TXBUF_Q", &e.txPort, &e.txRecirc, &e.txQueue, true},
+		{e.rx, "protego-receiver", "LINK", "RXBUF_Q", &e.rxPort, &e.rxRecirc, &e.rxQueue, false}} {
+		prog := c.sw.Program()
+		if prog == nil || !strings.HasPrefix(prog.Name, c.prog) {
+			return nil, fmt.Errorf("protego.link %d: switch %s must run %s", li, c.sw.Name(), c.prog)
+		}
+		port, err := constOf(prog, c.portName)
+		if err != nil {
+			return nil, err
+		}
+		if int(port) != *c.port {
+			return nil, fmt.Errorf("protego.link %d: the link sits on port %d of %s, but %s's %s is %d (set it in the variant's params)", li, *c.port, c.sw.Name(), prog.Name, c.portName, port)
+		}
+		r, err := constOf(prog, "RECIRC")
+		if err != nil {
+			return nil, err
+		}
+		q, err := constOf(prog, c.qName)
+		if err != nil {
+			return nil, err
+		}
+		*c.recirc, *c.queue = int(r), int(q)
+	}
+	return e, nil
+}
+
+// setMode writes the variant's mode into the switches' tables (what the
+// paper's corruptd pushes when it activates Protego, App. C).
+func setMode(e *protegoEnds, mode string) error {
+	tp := e.tx.Program()
+	if mode == "off" {
+		if err := e.tx.WriteTable("protected_ports", nil); err != nil {
+			return err
+		}
+	} else {
+		t := tp.Table("protected_ports")
+		en, err := t.NewEntry([]programs.Match{{Value: int64(e.txPort)}}, "set_protected", nil, 0)
+		if err != nil {
+			return err
+		}
+		if err := e.tx.WriteTable(t.Name, []*programs.Entry{en}); err != nil {
+			return err
+		}
+	}
+	rp := e.rx.Program()
+	t := rp.Table("link_mode")
+	nb := int64(0)
+	if mode == "nb" {
+		nb = 1
+	}
+	var es []*programs.Entry
+	for _, name := range []string{"LINK", "RECIRC", "PKTGEN_PORT"} {
+		port, err := constOf(rp, name)
+		if err != nil {
+			return err
+		}
+		en, err := t.NewEntry([]programs.Match{{Value: port}}, "set_link", []int64{int64(e.rxPort), nb}, 0)
+		if err != nil {
+			return err
+		}
+		es = append(es, en)
+	}
+	return e.rx.WriteTable(t.Name, es)
+}
+
+// protegoSeq reads a Protego frame's 17-bit (era, seq) and type.
+func protegoSeq(head []byte) (seq int, ptype int, ok bool) {
+	if len(head) < 17 || binary.BigEndian.Uint16(head[12:]) != protegoEtype {
+		return 0, 0, false
+	}
+	v := int(head[14])<<16 | int(head[15])<<8 | int(head[16])
+	return v >> 7, v & 0x7f, true
+}
+
+// serialLess is a < b in 17-bit serial-number arithmetic.
+func serialLess(a, b int) bool {
+	d := (b - a) & (1<<17 - 1)
+	return d != 0 && d < 1<<16
+}
+
+// recoveryProbe times the recovery of each corrupted data frame at the
+// receiver's link port.
+type recoveryProbe struct {
+	lost    map[int]int64 // seq -> when the receiver saw the gap (0: not yet)
+	samples stats.Samples
+	inner   sim.Handler
+	*sim.ComponentBase
+}
+
+func (p *recoveryProbe) NotifyRecv(sim.VTimeInSec, sim.Port)     {}
+func (p *recoveryProbe) NotifyPortFree(sim.VTimeInSec, sim.Port) {}
+
+// corrupted notes a data frame the link lost.
+func (p *recoveryProbe) corrupted(pkt *packet.Packet, _ int64) {
+	if seq, pt, ok := protegoSeq(pkt.Head); ok && pt == protegoORIG {
+		p.lost[seq] = 0
+	}
+}
+
+// Handle sees a frame arriving at the receiver from the link, then hands
+// it on.
+func (p *recoveryProbe) Handle(e sim.Event) error {
+	ev := e.(*packet.Event)
+	if len(p.lost) > 0 {
+		if seq, pt, ok := protegoSeq(ev.Pkt.Head); ok {
+			now := ev.AtPs()
+			switch pt {
+			case protegoORIG, protegoDUMMY:
+				for x, at := range p.lost {
+					if at == 0 && (serialLess(x, seq) || (pt == protegoDUMMY && x == seq)) {
+						p.lost[x] = now
+					}
+				}
+			case protegoRETX:
+				if at, ok := p.lost[seq]; ok && at > 0 {
+					p.samples.Add(now - at)
+					delete(p.lost, seq)
+				}
+			}
+		}
+	}
+	return p.inner.Handle(e)
+}
+
+// idSet tracks which frame ids (sequence numbers from 1) arrived.
+type idSet struct {
+	bits       []uint64
+	maxSeen    uint64
+	unique     int64
+	dups, late int64
+}
+
+func (s *idSet) add(id uint64) {
+	w := int(id / 64)
+	for w >= len(s.bits) {
+		s.bits = append(s.bits, 0)
+	}
+	if s.bits[w]&(1<<(id%64)) != 0 {
+		s.dups++
+		return
+	}
+	s.bits[w] |= 1 << (id % 64)
+	s.unique++
+	if id < s.maxSeen {
+		s.late++
+	}
+	s.maxSeen = max(s.maxSeen, id)
+}
+
+// poissonCI95 is the exact (Garwood) 95 % interval of a Poisson mean
+// given k events.
+func poissonCI95(k int64) (lo, hi float64) {
+	cdf := func(lambda float64, k int64) float64 { // P(X <= k)
+		term, sum := math.Exp(-lambda), 0.0
+		for i := int64(0); i <= k; i++ {
+			if i > 0 {
+				term *= lambda / float64(i)
+			}
+			sum += term
+		}
+		return sum
+	}
+	solve := func(f func(float64) float64) float64 { // f increasing in lambda, root
+		a, b := 0.0, float64(k)+10+10*math.Sqrt(float64(k)+1)
+		for i := 0; i < 200; i++ {
+			m := (a + b) / 2
+			if f(m) < 0 {
+				a = m
+			} else {
+				b = m
+			}
+		}
+		return (a + b) / 2
+	}
+	if k > 0 {
+		lo = solve(func(l float64) float64 { return 0.975 - cdf(l, k-1) }) // P(X >= k) = 0.025
+	}
+	hi = solve(func(l float64) float64 { return 0.025 - cdf(l, k) })
+	return lo, hi
+}
+
+func (s *Scenario) runProtego(spec runSpec) (*Run, error) {
+	start := time.Now()
+	trafficEnd := int64(s.DurationUs * 1e6)
+	deadline := trafficEnd + int64(s.Protego.DrainUs*1e6)
+	eng := engine.NewSerial()
+	pr := &ProtegoRun{}
+	r := &Run{Scenario: s.Name, Variant: spec.variant.Name, Senders: 1, Params: spec.params, Seed: spec.seed, Value: spec.value, ProtegoRun: pr}
+	if s.Sweep != nil {
+		r.Sweep = s.Sweep.Var
+	}
+	net, _, err := s.buildNetwork(spec, eng, deadline)
+	if err != nil {
+		return nil, err
+	}
+	ends, err := s.protegoEnds(net)
+	if err != nil {
+		return nil, fmt.Errorf("variant %s: %v", spec.variant.Name, err)
+	}
+	mode := "ordered"
+	if spec.variant.Protego != nil {
+		mode = spec.variant.Protego.Mode
+	}
+	if err := setMode(ends, mode); err != nil {
+		return nil, fmt.Errorf("variant %s: %v", spec.variant.Name, err)
+	}
+	loss := net.losses[s.Protego.Link]
+	if loss != nil {
+		pr.LinkLoss = loss.Rate()
+	}
+	pr.Copies = s.Protego.Copies
+	if pr.Copies == 0 {
+		pr.Copies = eq1Copies(s.Protego.TargetLoss, pr.LinkLoss)
+	}
+	group, err := constOf(ends.tx.Program(), "RETX_GROUP")
+	if err != nil {
+		return nil, err
+	}
+	ports := make([]int, pr.Copies)
+	for i := range ports {
+		ports[i] = ends.txPort
+	}
+	rep, ok := ends.tx.(arch.Replicator)
+	if !ok {
+		return nil, fmt.Errorf("variant %s: %s cannot set multicast groups", spec.variant.Name, ends.tx.Name())
+	}
+	if err := rep.SetMulticastGroup(int(group), ports); err != nil {
+		return nil, err
+	}
+	// The probe sits between the link and the receiver's ingress.
+	probe := &recoveryProbe{ComponentBase: sim.NewComponentBase("Net.ProtegoProbe"), lost: map[int]int64{}, inner: ends.rx.IngressHandler(ends.rxPort)}
+	prop := int64(s.Topology.Links[s.Protego.Link].PropNs * 1000)
+	ends.tx.Attach(ends.txPort, link.To(probe, ends.rxPort, prop).WithLoss(loss))
+	if loss != nil {
+		loss.OnLoss(probe.corrupted)
+	}
+	if sw := spec.variant.Protego; sw != nil && sw.SwitchAtUs > 0 {
+		other := map[string]string{"ordered": "nb", "nb": "ordered", "off": "off"}[mode]
+		var failed error
+		at := &timerFunc{ComponentBase: sim.NewComponentBase("Net.ProtegoControl"), f: func(int64) { failed = setMode(ends, other) }}
+		packet.Schedule(eng, at, int64(sw.SwitchAtUs*1e6), packet.KindLocal, nil, 0)
+		defer func() {
+			if failed != nil {
+				err = failed
+			}
+		}()
+	}
+	drops := map[string]int{}
+	for _, sw := range net.switches {
+		sender := sw == ends.tx
+		sw.OnDrop(func(pkt *packet.Packet, reason string) {
+			if sender && strings.HasPrefix(reason, "traffic manager:") && pkt.OutPort == ends.txPort {
+				pr.SenderQueueDrops++
+			}
+			drops[reason]++
+		})
+	}
+	// The UDP source and the sink.
+	w := s.Workload
+	hb := hosts.MakeBuilder().WithEngine(eng).WithDeadline(deadline)
+	src, dst := s.Pattern.Flows[0][0], s.Pattern.Flows[0][1]
+	ssw, sport := net.hostPort(src)
+	hprop := int64(s.Link.PropNs * 1000)
+	u, err := hb.WithHost(src, sport).WithUplink(ssw.IngressHandler(sport)).BuildUDP(sim.BuildNameWithIndex("Net", "UDPSource", src), hosts.UDPConfig{
+		NICGbps: s.hostGbps(src), PropPs: hprop, IPBytes: w.FrameBytes - 14, RateGbps: w.RateGbps, StopPs: trafficEnd,
+		Src: hosts.HostIP(src), Dst: hosts.HostIP(dst), SrcPort: 10000, DstPort: 5001, Batch: udpBatch})
+	if err != nil {
+		return nil, fmt.Errorf("pattern.flows[0]: %v", err)
+	}
+	ssw.Attach(sport, link.To(u, sport, hprop))
+	dsw, dport := net.hostPort(dst)
+	sink := hb.WithHost(dst, dport).BuildUDPSink(sim.BuildNameWithIndex("Net", "UDPSink", dst))
+	seen := &idSet{}
+	sink.OnReceive(func(_ int64, pkt *packet.Packet) {
+		seen.add(pkt.ID & (1<<40 - 1)) // the source's sequence number (hosts.UDPSource ids)
+	})
+	dsw.Attach(dport, link.To(sink, dport, hprop))
+	u.Start()
+	if err := eng.Run(); err != nil {
+		return nil, err
+	}
+	for _, sw := range net.switches {
+		if err := arch.FaultOf(sw); err != nil {
+			return nil, err
+		}
+	}
+	end := packet.SecToPs(eng.CurrentTime())
+
+	// What the switches' control planes read.
+	if mode != "off" {
+		v, err := ends.tx.ReadRegister("seq_reg", ends.txPort)
+		if err != nil {
+			return nil, err
+		}
+		pr.Offered = v
+	} else {
+		pr.Offered = int64(u.Sent) - int64(pr.SenderQueueDrops)
+	}
+	pr.Delivered, pr.Duplicates, pr.Reordered = seen.unique, seen.dups, seen.late
+	pr.Unrecovered = max(0, pr.Offered-pr.Delivered)
+	if pr.Offered > 0 {
+		n := float64(pr.Offered)
+		pr.EffectiveLoss = float64(pr.Unrecovered) / n
+		lo, hi := poissonCI95(pr.Unrecovered)
+		pr.EffectiveLossCI = [2]float64{lo / n, hi / n}
+	}
+	if mode == "off" {
+		pr.EffectiveLossExpected = pr.LinkLoss
+	} else {
+		pr.EffectiveLossExpected = link.ExpectedUnrecovered(pr.LinkLoss, pr.Copies)
+	}
+	pr.Measurable = float64(pr.Offered)*pr.EffectiveLossExpected >= 3
+	if loss != nil && loss.Frames > 0 {
+		pr.LinkLossMeasured = float64(loss.Lost) / float64(loss.Frames)
+	}
+	if sink.Packets > 0 && sink.LastPs > sink.FirstPs {
+		wire := float64(seen.unique) * float64(w.FrameBytes+24) * 8
+		pr.EffectiveGbps = wire / (float64(sink.LastPs-sink.FirstPs) / 1e12) / 1e9
+	}
+	if qu, ok := ends.tx.(arch.QueueUser); ok {
+		tx, _ := qu.QueueUse(ends.txRecirc, ends.txQueue)
+		rx, _ := ends.rx.(arch.QueueUser).QueueUse(ends.rxRecirc, ends.rxQueue)
+		pr.TxBufferMaxBytes, pr.RxBufferMaxBytes = tx.PeakBytes, rx.PeakBytes
+		if c, ok := ends.tx.(interface{ PipePacketsPerSecond() float64 }); ok && end > 0 {
+			capacity := c.PipePacketsPerSecond() * float64(end) / 1e12
+			pr.TxRecircShare = float64(tx.Enqueued) / capacity
+			pr.RxRecircShare = float64(rx.Enqueued) / capacity
+		}
+	}
+	pr.RecoveryUs = quantilesOf(&probe.samples, 1e6)
+	if c, err := constOf(ends.rx.Program(), "LINK"); err == nil {
+		pr.AckTimeouts = ends.rx.CounterValue("ack_timeouts", int(c))
+	}
+	if pc, ok := ends.tx.(arch.PauseCounter); ok {
+		var ps int64
+		pr.PFCPauses, pr.PFCResumes, ps = pc.PFCFrames()
+		pr.PausedUs = float64(ps) / 1e6
+	}
+	if loss != nil && loss.Bytes > 0 && mode != "off" {
+		pr.HeaderOverhead = float64(pr.Offered*protegoHeaderSize) / float64(loss.Bytes)
+	}
+	if g, ok := ends.rx.(arch.PacketGenerator); ok && end > 0 {
+		pr.TimerMpps = float64(g.PktGenerated()) / (float64(end) / 1e12) / 1e6
+	}
+	for _, k := range sortedKeys(drops) {
+		r.DropReasons = append(r.DropReasons, DropCount{Reason: k, Packets: drops[k]})
+		r.Dropped += drops[k]
+	}
+	r.DataSent = int(u.Sent)
+	for _, sw := range net.switches {
+		r.SwitchHops += sw.Counters().Delivered
+	}
+	r.Events = eng.Scheduled()
+	if r.DataSent > 0 {
+		r.EventsPerPacket = float64(r.Events) / float64(r.DataSent)
+	}
+	r.WallMs = float64(time.Since(start).Microseconds()) / 1000
+	return r, err
+}
+
+// timerFunc runs f when its event fires.
+type timerFunc struct {
+	*sim.ComponentBase
+	f func(now int64)
+}
+
+func (t *timerFunc) NotifyRecv(sim.VTimeInSec, sim.Port)     {}
+func (t *timerFunc) NotifyPortFree(sim.VTimeInSec, sim.Port) {}
+func (t *timerFunc) Handle(e sim.Event) error {
+	t.f(e.(*packet.Event).AtPs())
+	return nil
+}
