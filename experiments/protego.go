@@ -52,6 +52,13 @@ type VariantProtego struct {
 	// SwitchAtUs, if > 0, switches the receiver between ordered and nb at
 	// that time through its control plane (the paper's run-time option).
 	SwitchAtUs float64 `yaml:"switch_at_us"`
+	// Loss replaces the protected link's loss process for this variant.
+	Loss *link.CorruptionConfig `yaml:"loss"`
+	// Copies overrides the scenario's copies (0: the scenario's).
+	Copies int `yaml:"copies"`
+	// Gbps runs the protected link and both hosts' links at this rate
+	// (0: the topology's).
+	Gbps float64 `yaml:"gbps"`
 }
 
 // ProtegoRun is what a Protego run measures (the JSON keys are a
@@ -104,6 +111,11 @@ type ProtegoRun struct {
 	// SenderQueueDrops are frames the sender switch dropped before the
 	// link (congestion, not corruption).
 	SenderQueueDrops int `json:"sender_queue_drops"`
+	// ReceiverQueueDrops are the source's frames the receiver's traffic
+	// manager dropped after the link (counted in Unrecovered). At line
+	// rate they come from a model artifact: the traffic manager paces a
+	// port by the queued length, bridged metadata included (README).
+	ReceiverQueueDrops int `json:"receiver_queue_drops"`
 	// Recirculation passes of each switch as a share of its pipe's packet
 	// capacity (one packet per clock) over the run (paper Table 4).
 	TxRecircShare float64 `json:"tx_recirc_share"`
@@ -174,8 +186,24 @@ func (s *Scenario) validateProtego() error {
 		default:
 			return s.need(fmt.Sprintf("variants[%d].protego.mode", i), "ordered, nb or off", v.Protego.Mode)
 		}
-		if v.Protego.SwitchAtUs < 0 || v.Protego.SwitchAtUs > s.DurationUs {
-			return s.need(fmt.Sprintf("variants[%d].protego.switch_at_us", i), "0..duration_us", v.Protego.SwitchAtUs)
+		vp := v.Protego
+		at := fmt.Sprintf("variants[%d].protego", i)
+		if vp.SwitchAtUs < 0 || vp.SwitchAtUs > s.DurationUs {
+			return s.need(at+".switch_at_us", "0..duration_us", vp.SwitchAtUs)
+		}
+		if vp.Loss != nil {
+			if err := vp.Loss.Validate(); err != nil {
+				return fieldErr(at+".loss", "%v", err)
+			}
+			if vp.Loss.Rate > 0 && p.TargetLoss > vp.Loss.Rate {
+				return s.need("protego.target_loss", fmt.Sprintf("at most variant %s's loss rate %g", v.Name, vp.Loss.Rate), p.TargetLoss)
+			}
+		}
+		if vp.Copies < 0 || vp.Copies > 16 {
+			return s.need(at+".copies", "0..16 (0: the scenario's)", vp.Copies)
+		}
+		if vp.Gbps < 0 || vp.Gbps > MaxLinkGbps {
+			return s.need(at+".gbps", fmt.Sprintf("0..%d (0: the topology's)", MaxLinkGbps), vp.Gbps)
 		}
 	}
 	return nil
@@ -413,17 +441,43 @@ func (s *Scenario) runProtego(spec runSpec) (*Run, error) {
 		return nil, fmt.Errorf("variant %s: %v", spec.variant.Name, err)
 	}
 	mode := "ordered"
-	if spec.variant.Protego != nil {
-		mode = spec.variant.Protego.Mode
+	vp := spec.variant.Protego
+	if vp == nil {
+		vp = &VariantProtego{Mode: mode}
+	}
+	mode = vp.Mode
+	srcGbps := s.hostGbps(s.Pattern.Flows[0][0])
+	if vp.Gbps > 0 {
+		for _, h := range s.Pattern.Flows[0] {
+			sw, port := net.hostPort(h)
+			if err := setPortGbps(sw, port, vp.Gbps); err != nil {
+				return nil, err
+			}
+		}
+		for _, end := range []struct {
+			sw   arch.Switch
+			port int
+		}{{ends.tx, ends.txPort}, {ends.rx, ends.rxPort}} {
+			if err := setPortGbps(end.sw, end.port, vp.Gbps); err != nil {
+				return nil, err
+			}
+		}
+		srcGbps = vp.Gbps
 	}
 	if err := setMode(ends, mode); err != nil {
 		return nil, fmt.Errorf("variant %s: %v", spec.variant.Name, err)
 	}
 	loss := net.losses[s.Protego.Link]
+	if vp.Loss != nil {
+		loss = link.NewCorruption(*vp.Loss, spec.seed*7919+int64(s.Protego.Link)+1)
+	}
 	if loss != nil {
 		pr.LinkLoss = loss.Rate()
 	}
 	pr.Copies = s.Protego.Copies
+	if vp.Copies > 0 {
+		pr.Copies = vp.Copies
+	}
 	if pr.Copies == 0 {
 		pr.Copies = eq1Copies(s.Protego.TargetLoss, pr.LinkLoss)
 	}
@@ -449,7 +503,7 @@ func (s *Scenario) runProtego(spec runSpec) (*Run, error) {
 	if loss != nil {
 		loss.OnLoss(probe.corrupted)
 	}
-	if sw := spec.variant.Protego; sw != nil && sw.SwitchAtUs > 0 {
+	if sw := vp; sw.SwitchAtUs > 0 {
 		other := map[string]string{"ordered": "nb", "nb": "ordered", "off": "off"}[mode]
 		var failed error
 		at := &timerFunc{ComponentBase: sim.NewComponentBase("Net.ProtegoControl"), f: func(int64) { failed = setMode(ends, other) }}
@@ -461,11 +515,16 @@ func (s *Scenario) runProtego(spec runSpec) (*Run, error) {
 		}()
 	}
 	drops := map[string]int{}
+	srcTag := uint64(s.Pattern.Flows[0][0]+1) << 40 // hosts.UDPSource ids: (host+1) << 40 | seq
 	for _, sw := range net.switches {
 		sender := sw == ends.tx
 		sw.OnDrop(func(pkt *packet.Packet, reason string) {
-			if sender && strings.HasPrefix(reason, "traffic manager:") && pkt.OutPort == ends.txPort {
-				pr.SenderQueueDrops++
+			if !pkt.Mirrored && pkt.ID&^(1<<40-1) == srcTag {
+				if sender {
+					pr.SenderQueueDrops++
+				} else if strings.HasPrefix(reason, "traffic manager:") {
+					pr.ReceiverQueueDrops++
+				}
 			}
 			drops[reason]++
 		})
@@ -477,7 +536,7 @@ func (s *Scenario) runProtego(spec runSpec) (*Run, error) {
 	ssw, sport := net.hostPort(src)
 	hprop := int64(s.Link.PropNs * 1000)
 	u, err := hb.WithHost(src, sport).WithUplink(ssw.IngressHandler(sport)).BuildUDP(sim.BuildNameWithIndex("Net", "UDPSource", src), hosts.UDPConfig{
-		NICGbps: s.hostGbps(src), PropPs: hprop, IPBytes: w.FrameBytes - 14, RateGbps: w.RateGbps, StopPs: trafficEnd,
+		NICGbps: srcGbps, PropPs: hprop, IPBytes: w.FrameBytes - 14, RateGbps: min(w.RateGbps, srcGbps), StopPs: trafficEnd,
 		Src: hosts.HostIP(src), Dst: hosts.HostIP(dst), SrcPort: 10000, DstPort: 5001, Batch: udpBatch})
 	if err != nil {
 		return nil, fmt.Errorf("pattern.flows[0]: %v", err)

@@ -1,0 +1,130 @@
+package experiments
+
+import (
+	"math"
+	"testing"
+
+	"archsim/components/link"
+)
+
+// protegoRuns runs scenario name for us microseconds, keeping the named
+// variants, with their loss process replaced by loss when given.
+func protegoRuns(t *testing.T, name string, us float64, loss *link.CorruptionConfig, variants ...string) map[string]*Run {
+	t.Helper()
+	s, err := Load(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.DurationUs = us
+	var keep []Variant
+	for _, v := range s.Variants {
+		for _, n := range variants {
+			if v.Name == n {
+				if loss != nil {
+					vp := *v.Protego
+					vp.Loss = loss
+					v.Protego = &vp
+				}
+				keep = append(keep, v)
+			}
+		}
+	}
+	s.Variants = keep
+	r, err := s.Execute(Options{Jobs: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]*Run{}
+	for _, run := range r.Runs {
+		if run.ProtegoRun == nil {
+			t.Fatalf("%s: no Protego result", run.Variant)
+		}
+		out[run.Variant] = run
+	}
+	return out
+}
+
+// TestProtegoConservation: over at least 10^6 frames at a loss rate of
+// 10^-3 (i.i.d. and in bursts), every frame offered to the protected link
+// reaches the sink exactly once — in order with Protego — or is counted
+// as unrecovered: offered = delivered + unrecovered, nothing delivered
+// twice. With i.i.d. losses and Eq. 1's two copies Protego recovers every
+// frame (the expected count is 10^6 x 10^-9). Bursty losses may take a
+// frame and both its back-to-back copies (the paper's §4.1 explanation of
+// its 25G point); those end in ackNo timeouts, one each. ProtegoNB's Tx
+// buffer overflows at 100 Gb/s line rate in this model (README: known
+// deviations), so its unrecovered frames are only checked against the
+// ledger. Unprotected, exactly the link's losses are missing at the sink.
+func TestProtegoConservation(t *testing.T) {
+	if testing.Short() {
+		t.Skip("10^6 frames per variant")
+	}
+	for _, tc := range []struct {
+		name string
+		us   float64 // 10^6 MTU frames offered at 100 Gb/s (1542 wire bytes: 123.4 ns each) and more
+		loss *link.CorruptionConfig
+	}{{"iid", 140_000, nil}, {"bursty", 200_000, &link.CorruptionConfig{Model: "gilbert", Rate: 1e-3, Burst: 2}}} {
+		t.Run(tc.name, func(t *testing.T) {
+			runs := protegoRuns(t, "protego-speed", tc.us, tc.loss, "Protego", "ProtegoNB", "unprotected")
+			for _, v := range []string{"Protego", "ProtegoNB"} {
+				p := runs[v].ProtegoRun
+				if p.Offered < 1_000_000 {
+					t.Errorf("%s: only %d frames offered to the link", v, p.Offered)
+				}
+				// ProtegoNB has no ackNo to drop extra copies: a spurious loss
+				// notification (a dummy leaving egress ahead of a long frame:
+				// the model's deparser takes fewer cycles for it; README known
+				// deviations) can deliver a frame twice, rarely.
+				if p.Delivered+p.Unrecovered != p.Offered || (v == "Protego" && p.Duplicates != 0) || p.Duplicates > p.Offered/100000 {
+					t.Errorf("%s: offered %d, delivered %d + unrecovered %d, %d duplicates", v, p.Offered, p.Delivered, p.Unrecovered, p.Duplicates)
+				}
+				t.Logf("%s: offered %d, unrecovered %d, ackNo timeouts %d, recoveries %d, %.1f Gb/s", v, p.Offered, p.Unrecovered, p.AckTimeouts, p.RecoveryUs.N, p.EffectiveGbps)
+			}
+			p := runs["Protego"].ProtegoRun
+			if tc.loss == nil && (p.Unrecovered != 0 || p.AckTimeouts != 0) {
+				t.Errorf("Protego: %d frames unrecovered, %d ackNo timeouts with i.i.d. 1e-3 and %d copies", p.Unrecovered, p.AckTimeouts, p.Copies)
+			}
+			if p.Unrecovered != p.AckTimeouts {
+				t.Errorf("Protego: %d frames unrecovered but %d ackNo timeouts (one each)", p.Unrecovered, p.AckTimeouts)
+			}
+			if lost := p.LinkLossMeasured * float64(p.Offered); lost < 500 || float64(p.RecoveryUs.N) < (lost-float64(p.Unrecovered))*0.9 {
+				t.Errorf("Protego: the link lost ≈ %.0f frames, %d recoveries timed", lost, p.RecoveryUs.N)
+			}
+			if p := runs["Protego"].ProtegoRun; p.Reordered != 0 {
+				t.Errorf("Protego delivered %d frames out of order", p.Reordered)
+			}
+			if p := runs["ProtegoNB"].ProtegoRun; p.Reordered == 0 {
+				t.Errorf("ProtegoNB delivered every frame in order despite %d recoveries", p.RecoveryUs.N)
+			}
+			u := runs["unprotected"].ProtegoRun
+			if want := u.LinkLossMeasured*float64(u.Offered) + float64(u.ReceiverQueueDrops); math.Abs(float64(u.Unrecovered)-want) > 1 || u.Unrecovered < 500 {
+				t.Errorf("unprotected: %d frames lost, the link corrupted %.0f and the receiver dropped %d", u.Unrecovered, u.LinkLossMeasured*float64(u.Offered), u.ReceiverQueueDrops)
+			}
+		})
+	}
+}
+
+// TestEq1 checks Eq. 1's copies against the paper's examples (§3.4, §4.1).
+func TestEq1(t *testing.T) {
+	for _, c := range []struct {
+		target, loss float64
+		want         int
+	}{{1e-8, 1e-5, 1}, {1e-8, 1e-4, 1}, {1e-8, 1e-3, 2}, {1e-8, 1e-2, 3}, {1e-8, 1e-8, 0}, {1e-6, 1e-3, 1}} {
+		if got := eq1Copies(c.target, c.loss); got != c.want {
+			t.Errorf("eq1(%g, %g) = %d, want %d", c.target, c.loss, got, c.want)
+		}
+	}
+}
+
+// TestPoissonCI: the exact interval of 0 events is [0, 3.689] (the 95 %
+// upper limit), of 10 events [4.795, 18.39] (Garwood's table).
+func TestPoissonCI(t *testing.T) {
+	lo, hi := poissonCI95(0)
+	if lo != 0 || math.Abs(hi-3.689) > 0.01 {
+		t.Errorf("k=0: [%g, %g]", lo, hi)
+	}
+	lo, hi = poissonCI95(10)
+	if math.Abs(lo-4.795) > 0.01 || math.Abs(hi-18.39) > 0.02 {
+		t.Errorf("k=10: [%g, %g]", lo, hi)
+	}
+}
