@@ -16,9 +16,13 @@ func pct(v float64) string { return fmt.Sprintf("%.1f %%", v) }
 // as a share of the chip's.
 func (r *Report) writePHV(w io.Writer) {
 	u := r.PHV
-	fmt.Fprintln(w, "PHV containers per thread (used / the chip's; tagalong containers carry fields the MAU never touches):")
-	cols := []string{"Thread"}
 	tag := u.Capacity.Tagalong.Total() > 0
+	note := ""
+	if tag {
+		note = "; tagalong containers carry fields the MAU never touches"
+	}
+	fmt.Fprintf(w, "PHV containers per thread (used / the chip's%s):\n", note)
+	cols := []string{"Thread"}
 	for _, b := range spec.PHVBits {
 		cols = append(cols, fmt.Sprintf("%d-bit", b))
 	}
