@@ -577,9 +577,13 @@ func (a *phvAlloc) overflowError(g, i int) error {
 	gress := spec.Gress(g)
 	var names []string
 	var pos programs.Pos
+	solitary := 0
 	for _, b := range a.bins[g][poolNormal] {
 		if b.size != i {
 			continue
+		}
+		if b.solitary {
+			solitary++
 		}
 		for _, u := range b.units {
 			if len(names) == 0 {
@@ -600,8 +604,12 @@ func (a *phvAlloc) overflowError(g, i int) error {
 		why += fmt.Sprintf(", %d are dark (no parser or deparser access)", s.Dark)
 	}
 	why += fmt.Sprintf(", %s takes %d of the %d groups of %d the threads share", spec.Gress(1-g), a.groups(1-g, i), s.SharedGroups(), s.ThreadGroup)
-	return ruleErr(RulePHV, pos, "phv: %s needs %d %d-bit containers, the chip has %d and %s can have at most %d of them (%s), after splitting every field that may split; fields: %s",
-		gress, a.need[g][poolNormal][i], bits, s.Containers, gress, a.limit(g, i), why, strings.Join(list, ", "))
+	split := "after splitting every field that may split"
+	if solitary > 0 {
+		split += fmt.Sprintf("; %d hold a field written by an ALU operation, which stays whole and alone", solitary)
+	}
+	return ruleErr(RulePHV, pos, "phv: %s needs %d %d-bit containers, the chip has %d and %s can have at most %d of them (%s), %s; fields: %s",
+		gress, a.need[g][poolNormal][i], bits, s.Containers, gress, a.limit(g, i), why, split, strings.Join(list, ", "))
 }
 
 // result summarizes the allocation.

@@ -231,7 +231,7 @@ func TestPHVThreadLimits(t *testing.T) {
 	if !errors.As(err, &pe) || pe.Rule != RulePHV {
 		t.Fatalf("49 solitary 32-bit fields: %v, want rule %s", err, RulePHV)
 	}
-	for _, want := range []string{"phv: ingress needs 49 32-bit containers, the chip has 64 and ingress can have at most 48", "16 are egress-only", "meta.w0"} {
+	for _, want := range []string{"phv: ingress needs 49 32-bit containers, the chip has 64 and ingress can have at most 48", "16 are egress-only", "49 hold a field written by an ALU operation", "meta.w0"} {
 		if !strings.Contains(pe.Msg, want) {
 			t.Errorf("message %q lacks %q", pe.Msg, want)
 		}
