@@ -539,7 +539,8 @@ func (a *phvAlloc) shrink(g, i int) bool {
 			return true
 		}
 	}
-	if i < len(spec.PHVBits)-1 {
+	// Moving up only helps while the thread has room in the next size.
+	if i < len(spec.PHVBits)-1 && a.need[g][poolNormal][i+1] < a.limit(g, i+1) {
 		for j := len(us) - 1; j >= 0; j-- {
 			u := us[j]
 			if u.pool != poolNormal || u.split || u.minSize > i || !a.inSize(g, u, i) {
