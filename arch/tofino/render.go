@@ -5,11 +5,57 @@ import (
 	"io"
 	"strings"
 
+	"archsim/arch/tofino/spec"
 	"archsim/components/stats"
 	"archsim/internal/tables"
 )
 
 func pct(v float64) string { return fmt.Sprintf("%.1f %%", v) }
+
+// writePHV prints the PHV containers each thread uses, per width and kind,
+// as a share of the chip's.
+func (r *Report) writePHV(w io.Writer) {
+	u := r.PHV
+	tag := u.Capacity.Tagalong.Total() > 0
+	note := ""
+	if tag {
+		note = "; tagalong containers carry fields the MAU never touches"
+	}
+	fmt.Fprintf(w, "PHV containers per thread (used / the chip's%s):\n", note)
+	cols := []string{"Thread"}
+	for _, b := range spec.PHVBits {
+		cols = append(cols, fmt.Sprintf("%d-bit", b))
+	}
+	if tag {
+		for _, b := range spec.PHVBits {
+			cols = append(cols, fmt.Sprintf("Tagalong %d-bit", b))
+		}
+	}
+	cols = append(cols, "Containers", "Fields + POV bits", "Split to fit")
+	t := tables.New(w, cols...)
+	cell := func(used, capacity int) string {
+		if capacity == 0 {
+			return fmt.Sprintf("%d / 0", used)
+		}
+		return fmt.Sprintf("%d / %d (%.1f %%)", used, capacity, 100*float64(used)/float64(capacity))
+	}
+	total := u.Capacity.Normal.Total() + u.Capacity.Tagalong.Total()
+	for _, g := range []spec.Gress{spec.Ingress, spec.Egress} {
+		th := u.Thread(g)
+		row := []string{g.String()}
+		for i := range spec.PHVBits {
+			row = append(row, cell(th.Normal.Of(i), u.Capacity.Normal.Of(i)))
+		}
+		if tag {
+			for i := range spec.PHVBits {
+				row = append(row, cell(th.Tagalong.Of(i), u.Capacity.Tagalong.Of(i)))
+			}
+		}
+		row = append(row, cell(th.Containers, total), fmt.Sprintf("%d + %d (%d bits)", th.Fields, th.POVBits, th.FieldBits), fmt.Sprint(th.Split))
+		t.Row(row...)
+	}
+	t.Render()
+}
 
 // WriteTables prints the placement stage by stage, the resource totals in
 // bf-p4c's columns, the MAU timing and the measured latency.
@@ -59,6 +105,10 @@ func (r *Report) WriteTables(w io.Writer) {
 		fmt.Sprintf("%d / %d", u.HashBits, n*cp.HashBits), fmt.Sprintf("%d / %d", u.VLIW, n*cp.VLIW),
 		fmt.Sprintf("%d / %d", u.ExactXbar+u.TernaryXbar, n*(cp.ExactXbar+cp.TernaryXbar)), fmt.Sprintf("%d / %d", u.MeterALU, n*cp.MeterALU))
 	t.Render()
+	if r.PHV != nil {
+		fmt.Fprintln(w)
+		r.writePHV(w)
+	}
 	fmt.Fprintln(w)
 	fmt.Fprintf(w, "MAU pipeline length from the stage dependencies: ingress %d cycles, egress %d cycles", r.MAUCycles.Ingress, r.MAUCycles.Egress)
 	if p != nil && p.RawMAU[1] < p.MAUCycles[1] {

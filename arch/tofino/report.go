@@ -21,6 +21,7 @@ type Report struct {
 	Capacity    compiler.Resources `json:"resource_capacity_per_stage"`
 	PerStage    []StageReport      `json:"per_stage"`
 	MAUCycles   ThreadCycles       `json:"mau_cycles"`
+	PHV         *compiler.PHVUse   `json:"phv,omitempty"` // PHV containers per thread and width (nil: not placed)
 	Latency     *LatencyReport     `json:"latency,omitempty"`
 	Simulation  *RunResult         `json:"simulation,omitempty"`
 	ClockMHz    float64            `json:"clock_mhz"`
@@ -92,6 +93,7 @@ func NewReport(head arch.ReportHead, p *compiler.Placement, r *RunResult, seed i
 			HashDist: c.MAU.HashDistUnits, Gateways: c.MAU.Gateways, LogicalIDs: c.MAU.LogicalTables,
 			TernaryTables: c.MAU.TernaryTables, VLIW: c.MAU.VLIWRows, MeterALU: c.MAU.MeterALUs, StatsALU: c.MAU.StatsALUs},
 		MAUCycles: ThreadCycles{Ingress: p.MAUCycles[spec.Ingress], Egress: p.MAUCycles[spec.Egress]},
+		PHV:       p.PHV,
 		ClockMHz:  c.ClockMHz, Seed: seed, place: p,
 	}
 	for _, st := range p.Stages {

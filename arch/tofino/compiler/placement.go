@@ -65,6 +65,7 @@ type Placement struct {
 	Pct        Percent
 	MAUCycles  [2]int // per gress, after the egress minimum
 	RawMAU     [2]int // per gress, before padding
+	PHV        *PHVUse
 	deps       map[*LT][]dep
 	regStage   map[*programs.Register]int
 }
@@ -105,7 +106,8 @@ type Stage struct {
 // cannot run (timers, payload reads, packet creation), lowering to logical tables, target
 // rule checks, dependency analysis, stage scheduling under the per-stage
 // budgets, binding of every register/meter/counter to one stage, and the
-// MAU latency implied by the stage dependencies.
+// MAU latency implied by the stage dependencies, and the PHV allocation
+// of every field each thread carries (phv.go).
 func Place(c *spec.Config, prog *programs.Program) (*Placement, error) {
 	if err := checkThreads(prog); err != nil {
 		return nil, err
@@ -125,6 +127,11 @@ func Place(c *spec.Config, prog *programs.Program) (*Placement, error) {
 	p.mergeGateways()
 	p.latency()
 	p.totals()
+	// bf-p4c allocates the PHV before it places tables; here it comes
+	// last, so that a program breaking a stage rule reports that rule.
+	if p.PHV, err = allocatePHV(c, prog, lts); err != nil {
+		return nil, err
+	}
 	return p, nil
 }
 

@@ -39,6 +39,7 @@ const (
 	RulePayloadAccess    Rule = "payload-access"  // the stages see parsed headers only, not the bytes after them
 	RulePacketCreation   Rule = "packet-creation" // a pipeline copies the packet it processes but cannot create one (emit)
 	RuleTableUpdate      Rule = "table-update"    // match entries are written by the control plane, not by the data plane
+	RulePHV              Rule = "phv-allocation"  // the fields a thread carries must fit its PHV containers
 )
 
 // PlacementError is a program the chip cannot run, with the rule broken.

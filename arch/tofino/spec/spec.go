@@ -48,6 +48,7 @@ type Config struct {
 	ALU               ALU       `mapstructure:"alu"`
 	Latency           Latency   `mapstructure:"latency"`
 	TM                tm.Config `mapstructure:"tm"`
+	PHV               PHV       `mapstructure:"phv"`
 	Features          Features  `mapstructure:"features"`
 	SONiC             SONiC     `mapstructure:"sonic"`
 }
@@ -154,6 +155,46 @@ type Latency struct {
 	DeparserBytesPerCycle int `mapstructure:"deparser_bytes_per_cycle"`
 }
 
+// PHV describes the packet header vector: its containers of each size
+// ([BFP4C] phv/phv_spec.cpp).
+type PHV struct {
+	B8                  PHVSize `mapstructure:"b8"`
+	B16                 PHVSize `mapstructure:"b16"`
+	B32                 PHVSize `mapstructure:"b32"`
+	TagalongCollections int     `mapstructure:"tagalong_collections"` // tagalong containers go to a thread in collections
+}
+
+// PHVBits are the container widths, smallest first; PHV.Size(i) describes
+// the containers of width PHVBits[i].
+var PHVBits = [3]int{8, 16, 32}
+
+// Size returns the containers of width PHVBits[i].
+func (p *PHV) Size(i int) PHVSize { return [3]PHVSize{p.B8, p.B16, p.B32}[i] }
+
+// PHVSize describes the PHV containers of one width.
+type PHVSize struct {
+	Containers            int `mapstructure:"containers"`              // MAU-visible containers (normal, mocha and dark)
+	Dark                  int `mapstructure:"dark"`                    // of which the parser and deparser cannot reach
+	MAUGroup              int `mapstructure:"mau_group"`               // containers per MAU group
+	IngressOnlyGroups     int `mapstructure:"ingress_only_groups"`     // the first groups, wired to ingress
+	EgressOnlyGroups      int `mapstructure:"egress_only_groups"`      // the next groups, wired to egress
+	ThreadGroup           int `mapstructure:"thread_group"`            // the other containers go to a thread this many at a time
+	Tagalong              int `mapstructure:"tagalong"`                // tagalong (parser-to-deparser only) containers
+	TagalongPerCollection int `mapstructure:"tagalong_per_collection"` // tagalong containers per collection
+}
+
+// IngressOnly is the number of containers wired to ingress.
+func (s PHVSize) IngressOnly() int { return s.IngressOnlyGroups * s.MAUGroup }
+
+// EgressOnly is the number of containers wired to egress.
+func (s PHVSize) EgressOnly() int { return s.EgressOnlyGroups * s.MAUGroup }
+
+// SharedGroups is the number of thread groups either thread may take:
+// the parser-visible containers not wired to a thread.
+func (s PHVSize) SharedGroups() int {
+	return (s.Containers - s.Dark - s.IngressOnly() - s.EgressOnly()) / s.ThreadGroup
+}
+
 // Features are what-if knobs.
 type Features struct {
 	IngressQueueVisibility bool `mapstructure:"ingress_queue_visibility"`
@@ -249,6 +290,7 @@ func (c *Config) validate(l *configs.Loaded) error {
 		configs.In("latency.parser_window_bytes", float64(c.Latency.ParserWindowBytes), 1, 10000),
 		configs.In("latency.deparser_base", float64(c.Latency.DeparserBase), 0, 10000),
 		configs.In("latency.deparser_bytes_per_cycle", float64(c.Latency.DeparserBytesPerCycle), 1, 10000),
+		configs.In("phv.tagalong_collections", float64(c.PHV.TagalongCollections), 0, 1024),
 		configs.In("tm.buffer_bytes", float64(c.TM.BufferBytes), 1, 1<<40),
 		configs.In("tm.cell_bytes", float64(c.TM.CellBytes), 1, 65536),
 		configs.In("tm.queues_per_port", float64(c.TM.QueuesPerPort), 1, 1024),
@@ -258,8 +300,31 @@ func (c *Config) validate(l *configs.Loaded) error {
 		configs.In("sonic.min_trim_size", float64(c.SONiC.MinTrimSize), 1, 16383),
 		configs.In("sonic.max_trim_size", float64(c.SONiC.MaxTrimSize), float64(c.SONiC.MinTrimSize), 16383),
 	}
+	for i, name := range []string{"b8", "b16", "b32"} {
+		s := c.PHV.Size(i)
+		k := "phv." + name + "."
+		checks = append(checks,
+			configs.In(k+"containers", float64(s.Containers), 0, 4096),
+			configs.In(k+"dark", float64(s.Dark), 0, float64(s.Containers)),
+			configs.In(k+"mau_group", float64(s.MAUGroup), 1, 4096),
+			configs.In(k+"ingress_only_groups", float64(s.IngressOnlyGroups), 0, 64),
+			configs.In(k+"egress_only_groups", float64(s.EgressOnlyGroups), 0, 64),
+			configs.In(k+"thread_group", float64(s.ThreadGroup), 1, 4096),
+			configs.In(k+"tagalong", float64(s.Tagalong), 0, 4096),
+			configs.In(k+"tagalong_per_collection", float64(s.TagalongPerCollection), 0, 4096))
+	}
 	if err := l.CheckRanges("tofino", checks); err != nil {
 		return err
+	}
+	for i, name := range []string{"b8", "b16", "b32"} {
+		s := c.PHV.Size(i)
+		if s.IngressOnly()+s.EgressOnly() > s.Containers-s.Dark {
+			return fmt.Errorf("%s: tofino.phv.%s: %d thread-only groups of %d exceed the %d parser-visible containers",
+				l.Origin("tofino.phv."+name), name, s.IngressOnlyGroups+s.EgressOnlyGroups, s.MAUGroup, s.Containers-s.Dark)
+		}
+		if s.Tagalong > 0 && s.TagalongPerCollection == 0 {
+			return fmt.Errorf("%s: tofino.phv.%s: tagalong containers need tagalong_per_collection > 0", l.Origin("tofino.phv."+name), name)
+		}
 	}
 	for _, ml := range []struct {
 		key  string
