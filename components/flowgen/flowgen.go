@@ -50,7 +50,7 @@ type Config struct {
 	StartPs    int64 // when the loops start (loop i at StartPs + i·StaggerPs)
 	StaggerPs  int64 // start offset between loops
 	DeadlinePs int64 // no flow starts after it (0: none)
-	FirstID    int   // TCP: flow ids FirstID .. FirstID+Parallel·IDsPerLoop-1; RDMA: QP ids FirstID .. FirstID+Parallel-1
+	FirstID    int   // TCP: flow ids FirstID .. FirstID+Parallel·IDsPerLoop-1; RDMA: QP ids FirstID .. FirstID+Parallel-1 (clients sharing a host need disjoint ranges)
 	IDsPerLoop int   // TCP: ids a loop rotates over (0: 8)
 	SynRTTPs   int64 // TCP: the handshake's RTT sample seeding each flow's RTO (0: none, RTO starts at RTOInit)
 }
@@ -91,6 +91,7 @@ type Client struct {
 	done    int
 	count   Counters
 	running bool
+	err     error
 }
 
 // loop is one closed loop's state.
@@ -227,8 +228,14 @@ func (c *Client) tcpDone(i int, f *tcp.Flow) {
 	c.count.LossProbes += st.LossProbes
 	c.tcpSrc.RemoveSender(f.ID)
 	c.tcpDst.RemoveReceiver(f.ID)
-	_ = c.startFlow(i, f.Stats.DonePs+c.cfg.GapPs) // the id is free and valid: no error
+	if err := c.startFlow(i, f.Stats.DonePs+c.cfg.GapPs); err != nil && c.err == nil {
+		c.err = err // e.g. another client's flow holds the id: this loop stops
+	}
 }
+
+// Err is the first error that stopped a loop after Start (a flow id
+// another client on the same host uses), nil if none.
+func (c *Client) Err() error { return c.err }
 
 // Handle posts loop Port's next RDMA WRITE.
 func (c *Client) Handle(e sim.Event) error {
@@ -238,7 +245,9 @@ func (c *Client) Handle(e sim.Event) error {
 	w := &rdma.Write{Bytes: c.cfg.Bytes, PostPs: ev.AtPs()}
 	w.OnDone = func(w *rdma.Write) {
 		c.record(w.DonePs - w.PostPs)
-		_ = c.startFlow(i, w.DonePs+c.cfg.GapPs)
+		if err := c.startFlow(i, w.DonePs+c.cfg.GapPs); err != nil && c.err == nil {
+			c.err = err
+		}
 	}
 	return c.rdmaSrc.Post(conn.ID, w)
 }

@@ -90,6 +90,9 @@ func runTCP(t *testing.T, cfg tcp.Config, gen Config, drop func(*packet.Packet, 
 	if err := eng.Run(); err != nil {
 		t.Fatal(err)
 	}
+	if c.Err() != nil {
+		t.Fatal(c.Err())
+	}
 	return c, fb
 }
 
