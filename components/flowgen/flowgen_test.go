@@ -299,3 +299,29 @@ func TestDeterminism(t *testing.T) {
 		t.Errorf("runs differ or lost nothing: %+v %+v / %+v %+v", s1, n1, s2, n2)
 	}
 }
+
+// TestIDClash: two clients on the same hosts with overlapping flow ids
+// are refused (at Start, or as Err once a loop reaches a held id).
+func TestIDClash(t *testing.T) {
+	eng, _, a, s := tcpPair(t, dctcpConfig())
+	g := Config{Bytes: 143, Flows: 10, Parallel: 1, IDsPerLoop: 2, SynRTTPs: baseRTT}
+	c1, _ := NewTCP("A", g, eng, a, 0, s, 1)
+	g.FirstID = 1
+	c2, _ := NewTCP("B", g, eng, a, 0, s, 1)
+	if c1.Start() != nil {
+		t.Fatal("first client refused")
+	}
+	err := c2.Start()
+	if err == nil {
+		if e := eng.Run(); e != nil {
+			t.Fatal(e)
+		}
+		err = c2.Err()
+		if err == nil {
+			err = c1.Err()
+		}
+	}
+	if err == nil {
+		t.Error("overlapping flow ids accepted")
+	}
+}
