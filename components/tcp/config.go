@@ -9,25 +9,33 @@ type Config struct {
 	PropPs       int64   // one-way propagation delay from the host to its switch port
 	StackDelayPs int64   // host stack latency added to every frame the host sends (0: none)
 
-	MSS           int   // payload bytes per segment
-	InitCwnd      int   // initial congestion window, segments
-	RcvWndBytes   int64 // receive window the receiver advertises
-	WScale        int   // window scale shift both ends use (no handshake is modelled)
-	DupThresh     int   // SACKed segments above a hole that make it lost
-	RTOMinPs      int64 // lower bound of the RTT variance term of the RTO
-	RTOMaxPs      int64 // upper bound of the RTO
-	RTOInitPs     int64 // RTO before the first RTT sample
-	DelAckPs      int64 // delayed-ACK timeout
-	QuickAcks     int   // segments ACKed at once at the start of a connection
-	MaxSACKBlocks int   // SACK blocks per ACK
-	ECN           bool  // send ECT(0), echo CE with ECE, reduce cwnd on ECE
-	RACK          bool  // RACK time-based loss detection (else DupThresh SACKs only)
-	TLP           bool  // tail loss probes
-	PacingSSRatio int   // sk_pacing_rate factor in slow start, percent (HyStart reads the rate)
-	PacingCARatio int   // sk_pacing_rate factor in congestion avoidance, percent
-	TimestampHZ   int   // TSval clock rate
+	MSS           int    // payload bytes per segment
+	InitCwnd      int    // initial congestion window, segments
+	RcvWndBytes   int64  // receive window the receiver advertises
+	WScale        int    // window scale shift both ends use (no handshake is modelled)
+	DupThresh     int    // SACKed segments above a hole that make it lost
+	RTOMinPs      int64  // lower bound of the RTT variance term of the RTO
+	RTOMaxPs      int64  // upper bound of the RTO
+	RTOInitPs     int64  // RTO before the first RTT sample
+	DelAckPs      int64  // delayed-ACK timeout
+	QuickAcks     int    // segments ACKed at once at the start of a connection
+	MaxSACKBlocks int    // SACK blocks per ACK
+	ECN           bool   // send ECT(0), echo CE with ECE, reduce cwnd on ECE
+	RACK          bool   // RACK time-based loss detection (else DupThresh SACKs only)
+	TLP           bool   // tail loss probes
+	PacingSSRatio int    // sk_pacing_rate factor in slow start, percent (HyStart reads the rate)
+	PacingCARatio int    // sk_pacing_rate factor in congestion avoidance, percent
+	TimestampHZ   int    // TSval clock rate
+	CC            string // congestion control: CCCubic (default) or CCDCTCP (needs ECN)
 	Cubic         CubicParams
+	DCTCP         DCTCPParams
 }
+
+// Congestion-control names (Linux net.ipv4.tcp_congestion_control).
+const (
+	CCCubic = "cubic"
+	CCDCTCP = "dctcp"
+)
 
 // DefaultConfig returns Linux's defaults (sources beside each value). The
 // link values (NICGbps, PropPs, StackDelayPs) are the scenario's.
@@ -48,12 +56,14 @@ func DefaultConfig() Config {
 		QuickAcks:   16,      // TCP_MAX_QUICKACKS, include/net/tcp.h
 		// Three blocks fit with the timestamp option (RFC 2018 §3: 40 option bytes).
 		MaxSACKBlocks: 3,
-		RACK:          true, // net.ipv4.tcp_recovery = 1 (RFC 8985)
-		TLP:           true, // net.ipv4.tcp_early_retrans = 3 (RFC 8985 §7)
-		PacingSSRatio: 200,  // net.ipv4.tcp_pacing_ss_ratio
-		PacingCARatio: 120,  // net.ipv4.tcp_pacing_ca_ratio
-		TimestampHZ:   1000, // TCP_TS_HZ, include/net/tcp.h
+		RACK:          true,    // net.ipv4.tcp_recovery = 1 (RFC 8985)
+		TLP:           true,    // net.ipv4.tcp_early_retrans = 3 (RFC 8985 §7)
+		PacingSSRatio: 200,     // net.ipv4.tcp_pacing_ss_ratio
+		PacingCARatio: 120,     // net.ipv4.tcp_pacing_ca_ratio
+		TimestampHZ:   1000,    // TCP_TS_HZ, include/net/tcp.h
+		CC:            CCCubic, // net.ipv4.tcp_congestion_control default (CONFIG_DEFAULT_TCP_CONG)
 		Cubic:         DefaultCubicParams(),
+		DCTCP:         DefaultDCTCPParams(),
 	}
 }
 
@@ -88,6 +98,14 @@ func (c Config) Validate() error {
 		return fmt.Errorf("tcp: pacing ratios must be > 0, got %d and %d", c.PacingSSRatio, c.PacingCARatio)
 	case c.TimestampHZ <= 0:
 		return fmt.Errorf("tcp: timestamp_hz must be > 0, got %d", c.TimestampHZ)
+	case c.CC != CCCubic && c.CC != CCDCTCP:
+		return fmt.Errorf("tcp: cc must be %q or %q, got %q", CCCubic, CCDCTCP, c.CC)
+	case c.CC == CCDCTCP && !c.ECN:
+		return fmt.Errorf("tcp: cc dctcp needs ecn: true (RFC 8257 §3.1)")
+	case c.DCTCP.ShiftG < 0 || c.DCTCP.ShiftG > 10:
+		return fmt.Errorf("tcp: dctcp shift_g must be in 0..10, got %d", c.DCTCP.ShiftG)
+	case c.DCTCP.AlphaOnInit < 0 || c.DCTCP.AlphaOnInit > dctcpMaxAlpha:
+		return fmt.Errorf("tcp: dctcp alpha_on_init must be in 0..1024, got %d", c.DCTCP.AlphaOnInit)
 	}
 	p := c.Cubic
 	switch {

@@ -17,8 +17,24 @@ type Flow struct {
 	DstIP    uint32 // 0: HostIP(Dst)
 	Bytes    int64  // application bytes to send; 0: unlimited (bulk)
 	StartPs  int64  // when the application starts writing
-	Stats    Stats
+	// SynRTTPs is the RTT sample the three-way handshake gave the sender
+	// (Linux tcp_synack_rtt_meas seeds SRTT and the RTO before the first
+	// data segment); 0: none, the first RTO is RTOInit. The handshake
+	// itself is not simulated.
+	SynRTTPs int64
+	// Epoch numbers connections that reuse an ID (a new connection on the
+	// same ports): its sequence space starts at a different ISN (RFC
+	// 6528), so a stale frame of an earlier connection falls outside the
+	// receive window. Both ends must use the same Epoch.
+	Epoch uint32
+	// OnDone, if set, is called when the sender sees the last byte ACKed
+	// (finite flows), at Stats.DonePs.
+	OnDone func(f *Flow)
+	Stats  Stats
 }
+
+// ISN is the flow's initial sequence number (both ends derive it).
+func (f *Flow) ISN() uint32 { return isnOf(f.ID) + f.Epoch*0x9e3779b9 }
 
 // Stats are a flow's counters.
 type Stats struct {
@@ -201,6 +217,21 @@ func (h *Host) AddSender(f *Flow) error {
 	h.senders = put(h.senders, f.ID, s)
 	packet.Schedule(h.engine, h, f.StartPs, evStart, nil, f.ID)
 	return nil
+}
+
+// RemoveSender forgets the sender of flow id (a finished flow whose id
+// will be reused); frames and timers still in flight for it are ignored.
+func (h *Host) RemoveSender(id int) {
+	if id >= 0 && id < len(h.senders) {
+		h.senders[id] = nil
+	}
+}
+
+// RemoveReceiver forgets the receiver of flow id.
+func (h *Host) RemoveReceiver(id int) {
+	if id >= 0 && id < len(h.receivers) {
+		h.receivers[id] = nil
+	}
 }
 
 // AddReceiver makes this host the receiver of f.

@@ -31,7 +31,15 @@ type File struct {
 	PacingSSRatio int       `yaml:"pacing_ss_ratio"`
 	PacingCARatio int       `yaml:"pacing_ca_ratio"`
 	TimestampHZ   int       `yaml:"timestamp_hz"`
+	CC            string    `yaml:"cc"`
 	Cubic         CubicFile `yaml:"cubic"`
+	DCTCP         DCTCPFile `yaml:"dctcp"`
+}
+
+// DCTCPFile is DCTCPParams in YAML.
+type DCTCPFile struct {
+	ShiftG      int `yaml:"shift_g"`
+	AlphaOnInit int `yaml:"alpha_on_init"`
 }
 
 // CubicFile is CubicParams in YAML.
@@ -57,7 +65,8 @@ func (c Config) File() File {
 		MSS: c.MSS, InitCwnd: c.InitCwnd, RcvWndBytes: c.RcvWndBytes, WScale: c.WScale, DupThresh: c.DupThresh,
 		RTOMinMs: float64(c.RTOMinPs) / 1e9, RTOMaxMs: float64(c.RTOMaxPs) / 1e9, RTOInitMs: float64(c.RTOInitPs) / 1e9,
 		DelAckMs: float64(c.DelAckPs) / 1e9, QuickAcks: c.QuickAcks, MaxSACKBlocks: c.MaxSACKBlocks, ECN: c.ECN, RACK: c.RACK, TLP: c.TLP,
-		PacingSSRatio: c.PacingSSRatio, PacingCARatio: c.PacingCARatio, TimestampHZ: c.TimestampHZ,
+		PacingSSRatio: c.PacingSSRatio, PacingCARatio: c.PacingCARatio, TimestampHZ: c.TimestampHZ, CC: c.CC,
+		DCTCP: DCTCPFile{ShiftG: c.DCTCP.ShiftG, AlphaOnInit: c.DCTCP.AlphaOnInit},
 		Cubic: CubicFile{Beta: p.Beta, BicScale: p.BicScale, FastConvergence: p.FastConvergence,
 			TCPFriendliness: p.TCPFriendliness, HyStart: p.HyStart, HyStartDetect: p.HyStartDetect,
 			HyStartLowWindow: p.HyStartLowWindow, HyStartAckDeltaUs: p.HyStartAckDeltaUs, HZ: p.HZ, GSOMaxBytes: p.GSOMaxBytes}}
@@ -70,7 +79,8 @@ func (f File) Config() Config {
 		MSS: f.MSS, InitCwnd: f.InitCwnd, RcvWndBytes: f.RcvWndBytes, WScale: f.WScale, DupThresh: f.DupThresh,
 		RTOMinPs: psOf(f.RTOMinMs, 1e9), RTOMaxPs: psOf(f.RTOMaxMs, 1e9), RTOInitPs: psOf(f.RTOInitMs, 1e9),
 		DelAckPs: psOf(f.DelAckMs, 1e9), QuickAcks: f.QuickAcks, MaxSACKBlocks: f.MaxSACKBlocks, ECN: f.ECN, RACK: f.RACK, TLP: f.TLP,
-		PacingSSRatio: f.PacingSSRatio, PacingCARatio: f.PacingCARatio, TimestampHZ: f.TimestampHZ,
+		PacingSSRatio: f.PacingSSRatio, PacingCARatio: f.PacingCARatio, TimestampHZ: f.TimestampHZ, CC: f.CC,
+		DCTCP: DCTCPParams{ShiftG: f.DCTCP.ShiftG, AlphaOnInit: f.DCTCP.AlphaOnInit},
 		Cubic: CubicParams{Beta: p.Beta, BicScale: p.BicScale, FastConvergence: p.FastConvergence,
 			TCPFriendliness: p.TCPFriendliness, HyStart: p.HyStart, HyStartDetect: p.HyStartDetect,
 			HyStartLowWindow: p.HyStartLowWindow, HyStartAckDeltaUs: p.HyStartAckDeltaUs, HZ: p.HZ, GSOMaxBytes: p.GSOMaxBytes}}

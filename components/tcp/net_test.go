@@ -37,6 +37,9 @@ type bottleneck struct {
 
 	markAbove int // set CE on ECT frames arriving to this many queued (0: never)
 	marked    int
+	qSum, qN  int64 // queue length seen by arriving frames from lateFromPs on
+	maxQLate  int   // the largest queue from lateFromPs on
+	lateFrom  int64
 	quiet     bool // record nothing (benchmarks)
 	ids       map[uint64]bool
 	badIDs    int     // frames with ID 0 or an ID seen before
@@ -58,6 +61,11 @@ func (b *bottleneck) Handle(e sim.Event) error {
 		b.departs = b.departs[1:]
 	}
 	pkt := ev.Pkt
+	if now >= b.lateFrom {
+		b.qSum += int64(len(b.departs))
+		b.qN++
+		b.maxQLate = max(b.maxQLate, len(b.departs)+1)
+	}
 	if !b.quiet {
 		if pkt.ID == 0 || b.ids[pkt.ID] {
 			b.badIDs++

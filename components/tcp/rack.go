@@ -10,7 +10,7 @@ package tcp
 //     DupThresh segments are SACKed (no reordering is ever detected here),
 //     else min(min_rtt/4, srtt); segments not yet due arm the reorder
 //     timer. RACK also finds lost retransmissions.
-//   - TLP: in Open or CWR, a probe timeout of 2·SRTT (+ RTOMin with one
+//   - TLP: in Open or CWR, a probe timeout of 2·SRTT (+ TCP_RTO_MIN with one
 //     segment outstanding, + 2 jiffies otherwise, capped by the RTO) sends
 //     one new segment, or retransmits the last one, so that a tail loss
 //     draws SACKs instead of waiting for the RTO. A retransmitted probe
@@ -34,6 +34,9 @@ type rackState struct {
 	rttPs    int64 // its RTT
 	advanced bool  // a delivery since the last loss detection
 }
+
+// tcpRTOMinPs is TCP_RTO_MIN = HZ/5 (include/net/tcp.h).
+const tcpRTOMinPs = 200e9
 
 // timeoutMinPs is TCP_TIMEOUT_MIN (include/net/tcp.h): 2 jiffies.
 func (s *sender) timeoutMinPs() int64 { return 2e12 / int64(s.cfg.Cubic.HZ) }
@@ -79,7 +82,10 @@ func (s *sender) schedulePTO(now int64, advancingRTO bool) bool {
 	if s.srttPs > 0 {
 		pto = 2 * s.srttPs
 		if s.nxt-s.una == 1 {
-			pto += s.cfg.RTOMinPs // room for a delayed ACK
+			// Room for a delayed ACK: the constant TCP_RTO_MIN (200 ms,
+			// include/net/tcp.h), not the route's rto_min (Linux 5.4
+			// tcp_schedule_loss_probe); the RTO caps the sum below.
+			pto += tcpRTOMinPs
 		} else {
 			pto += s.timeoutMinPs()
 		}

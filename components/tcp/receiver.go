@@ -20,7 +20,10 @@ type receiver struct {
 	ooo      []interval
 	stamp    int64
 	quick    int
-	ece      bool
+	ece      bool // set ECE on ACKs
+	ce       bool // DCTCP: the CE state of the last data segment (RFC 8257 §3.2)
+	rcvMSS   int  // Linux icsk_ack.rcv_mss: the sender's segment size as seen
+	lastSeg  int  // Linux icsk_ack.last_seg_size
 	tsRecent uint32
 	lastRcv  int64
 	delack   timer
@@ -34,7 +37,8 @@ type interval struct {
 }
 
 func newReceiver(h *Host, f *Flow) *receiver {
-	r := &receiver{h: h, f: f, isn: isnOf(f.ID), ownSeq: isnOf(f.ID) ^ 0x5a5a5a5a, quick: h.cfg.QuickAcks}
+	r := &receiver{h: h, f: f, isn: f.ISN(), ownSeq: f.ISN() ^ 0x5a5a5a5a, quick: h.cfg.QuickAcks,
+		rcvMSS: min(h.cfg.MSS, tcpMSSDefault)} // tcp_initialize_rcv_mss
 	r.delack = timer{h: h, kind: evDelAck, id: f.ID}
 	return r
 }
@@ -60,6 +64,13 @@ func (r *receiver) onData(s *Segment, now int64) {
 	st.SegmentsRcvd++
 	off := r.unwrap(s.Seq)
 	end := off + int64(s.Payload)
+	if off > r.rcvNxt+r.h.cfg.RcvWndBytes {
+		// Beyond the window (a stale frame of an earlier connection on
+		// this id): dropped with a duplicate ACK (Linux tcp_sequence,
+		// tcp_send_dupack).
+		r.sendAck(now)
+		return
+	}
 	// RFC 7323 §4.3: keep the newest TSval of a segment at or below the
 	// last ACK sent, to echo.
 	if off <= r.rcvWup && int32(s.TSval-r.tsRecent) >= 0 {
@@ -73,10 +84,12 @@ func (r *receiver) onData(s *Segment, now int64) {
 	}
 	r.lastRcv = now
 	ackNow := false
-	if s.Flags&FlagCWR != 0 {
+	if r.h.cfg.CC == CCDCTCP {
+		ackNow = r.dctcpCE(s.ECN == ECNCE, now)
+	} else if s.Flags&FlagCWR != 0 {
 		r.ece = false // RFC 3168 §6.1.3
 	}
-	if r.h.cfg.ECN && s.ECN == ECNCE {
+	if r.h.cfg.CC != CCDCTCP && r.h.cfg.ECN && s.ECN == ECNCE {
 		if !r.ece {
 			ackNow = true // Linux tcp_ecn_check_ce: quick ACK on the first CE
 		}
@@ -86,6 +99,9 @@ func (r *receiver) onData(s *Segment, now int64) {
 	case end <= r.rcvNxt:
 		ackNow = true // a duplicate: ACK at once (Linux tcp_data_queue)
 	case off <= r.rcvNxt:
+		if r.measureRcvMSS(s.Payload) {
+			ackNow = true // a short segment the application reads at once (see measureRcvMSS)
+		}
 		had := len(r.ooo) > 0
 		prev := r.rcvNxt
 		r.rcvNxt = end
@@ -111,6 +127,54 @@ func (r *receiver) onData(s *Segment, now int64) {
 	if r.delack.due == 0 {
 		r.delack.set(now + r.h.cfg.DelAckPs)
 	}
+}
+
+// tcpMSSDefault is TCP_MSS_DEFAULT (include/net/tcp.h): the initial
+// rcv_mss estimate.
+const tcpMSSDefault = 536
+
+// measureRcvMSS is Linux tcp_measure_rcv_mss for in-order data: a
+// segment at least rcv_mss long updates the estimate; a shorter one is
+// "pushed" (ICSK_ACK_PUSHED; the last segment of a write, which Linux
+// sends with PSH) unless it repeats the last short size (then it is the
+// new rcv_mss). A pushed segment is ACKed at once: tcp_cleanup_rbuf ACKs
+// when the reading application empties the queue after a small segment
+// on a connection not in ping-pong mode (this receiver sends no data).
+func (r *receiver) measureRcvMSS(payload int) bool {
+	lss := r.lastSeg
+	r.lastSeg = 0
+	if payload >= r.rcvMSS {
+		r.rcvMSS = min(payload, r.h.cfg.MSS)
+		return false
+	}
+	// Linux compares the length with the TCP header (20 + the 12-byte
+	// timestamp option) against TCP_MSS_DEFAULT + 20.
+	if payload+tcpLen+tsLen >= tcpMSSDefault+tcpLen {
+		r.lastSeg = payload
+		if payload == lss {
+			r.rcvMSS = payload
+			return false
+		}
+	}
+	return true
+}
+
+// dctcpCE is the DCTCP receiver's two-state CE machine (RFC 8257 §3.2,
+// Linux dctcp_ece_ack_update): ECE on an ACK tells the CE state of the
+// data it acknowledges. When the state changes and a delayed ACK is
+// pending, that ACK goes out first (before this segment is counted) with
+// the old state; the segment itself is then ACKed at once with the new
+// state. It reports whether to ACK at once.
+func (r *receiver) dctcpCE(ce bool, now int64) bool {
+	if ce == r.ce {
+		r.ece = ce
+		return false
+	}
+	if r.delack.due != 0 && r.rcvNxt > r.rcvWup {
+		r.sendAck(now) // ECE = the old state, ACKs up to the prior rcv_nxt
+	}
+	r.ce, r.ece = ce, ce
+	return true
 }
 
 // insert adds [l, r) to the out-of-order intervals, merging neighbours.

@@ -31,7 +31,7 @@ type segState struct {
 	flags      uint8
 }
 
-// sender is the sending end of a flow: CUBIC congestion control; a SACK
+// sender is the sending end of a flow: CUBIC or DCTCP congestion control; a SACK
 // scoreboard where a hole with DupThresh SACKed segments above it is lost
 // (RFC 6675 IsLost, Linux tcp_mark_head_lost); fast recovery entered once
 // per window with ssthresh = β·cwnd and cwnd driven by proportional rate
@@ -54,7 +54,7 @@ type sender struct {
 	retransOut int
 
 	w     Window
-	cc    *Cubic
+	cc    congestionControl
 	state int
 
 	highSeq      int64
@@ -94,12 +94,16 @@ type sender struct {
 }
 
 func newSender(h *Host, f *Flow) *sender {
-	s := &sender{h: h, f: f, cfg: &h.cfg, mss: int64(h.cfg.MSS), isn: isnOf(f.ID), total: -1, listHead: -1, listTail: -1}
+	s := &sender{h: h, f: f, cfg: &h.cfg, mss: int64(h.cfg.MSS), isn: f.ISN(), total: -1, listHead: -1, listTail: -1}
 	if f.Bytes > 0 {
 		s.total = (f.Bytes + s.mss - 1) / s.mss
 	}
 	s.rto = timer{h: h, kind: evRTO, id: f.ID}
-	s.cc = NewCubic(h.cfg.Cubic)
+	if h.cfg.CC == CCDCTCP {
+		s.cc = NewDCTCP(h.cfg.DCTCP)
+	} else {
+		s.cc = NewCubic(h.cfg.Cubic)
+	}
 	return s
 }
 
@@ -109,6 +113,10 @@ func (s *sender) start(now int64) {
 	s.rtoPs = s.cfg.RTOInitPs
 	s.rwnd = s.cfg.RcvWndBytes
 	s.cc.Init(now, 0)
+	if s.f.SynRTTPs > 0 {
+		s.rttSample(s.f.SynRTTPs) // the handshake's sample (tcp_synack_rtt_meas)
+		s.minRTTPs = s.f.SynRTTPs
+	}
 	s.trySend(now)
 	s.notify(now)
 }
@@ -240,12 +248,14 @@ func (s *sender) send(i int64, retrans bool, now int64) {
 		s.prrOut++
 	}
 	seg := Segment{Src: f.SrcIP, Dst: f.DstIP, SrcPort: uint16(PortBase + f.ID), DstPort: DataPort,
-		Seq: s.isn + uint32(i*s.mss), Ack: isnOf(f.ID) ^ 0x5a5a5a5a, Flags: FlagACK,
+		Seq: s.isn + uint32(i*s.mss), Ack: f.ISN() ^ 0x5a5a5a5a, Flags: FlagACK,
 		Window: uint16(min(s.cfg.RcvWndBytes>>uint(s.cfg.WScale), 65535)),
 		TSval:  s.h.tsNow(now), TSecr: s.tsRecent, Payload: s.segLen(i)}
-	if s.cfg.ECN && !retrans {
-		seg.ECN = ECNECT0 // RFC 3168 §6.1.5: retransmissions are not ECT
-		if s.cwrPending {
+	if s.cfg.ECN && (!retrans || s.cfg.CC == CCDCTCP) {
+		// RFC 3168 §6.1.5: retransmissions are not ECT; DCTCP keeps ECT
+		// on every packet (Linux tcp_ecn_send: tcp_ca_needs_ecn).
+		seg.ECN = ECNECT0
+		if s.cwrPending && !retrans {
 			seg.Flags |= FlagCWR
 			s.cwrPending = false
 		}
@@ -321,13 +331,16 @@ func (s *sender) onAck(a *Segment, now int64) {
 			PacingRate: s.pacingRate()})
 	}
 
+	ece := a.Flags&FlagECE != 0 && s.cfg.ECN
+	s.cc.onAck(delivered, ece, s.una*s.mss, s.nxt*s.mss)
+
 	newlyLost, reoArmed := 0, false
 	if s.cfg.RACK {
 		newlyLost, reoArmed = s.rackMarkLost(now)
 	} else {
 		newlyLost = s.markLost()
 	}
-	s.stateMachine(a.Flags&FlagECE != 0 && s.cfg.ECN)
+	s.stateMachine(ece)
 	if advanced && !reoArmed {
 		s.setXmitTimer(now) // Linux FLAG_SET_XMIT_TIMER
 	}
@@ -345,6 +358,9 @@ func (s *sender) onAck(a *Segment, now int64) {
 		s.f.Stats.DonePs = now
 		s.stopTimer()
 		s.notify(now)
+		if s.f.OnDone != nil {
+			s.f.OnDone(s.f)
+		}
 		return
 	}
 	s.trySend(now)
@@ -513,11 +529,12 @@ func (s *sender) enterRecovery() {
 	if s.state != stateCWR {
 		s.initReduction()
 	}
+	s.cc.onRecovery(&s.w)
 	s.highSeq = s.nxt
 	s.state = stateRecovery
 }
 
-// initReduction is tcp_init_cwnd_reduction: ssthresh from CUBIC, PRR
+// initReduction is tcp_init_cwnd_reduction: ssthresh from CUBIC or DCTCP, PRR
 // counters from zero, a CWR for the receiver when ECN is on, and no loss
 // probe outstanding any more.
 func (s *sender) initReduction() {
@@ -597,19 +614,20 @@ func (s *sender) pacingRate() int64 {
 }
 
 // onRTO is the retransmission timeout (Linux tcp_retransmit_timer,
-// tcp_enter_loss): ssthresh from CUBIC unless already reduced for this
-// window, CUBIC reset, every unSACKed segment lost, cwnd 1, RTO doubled
+// tcp_enter_loss): ssthresh from the congestion control unless already
+// reduced for this window (DCTCP then halves), CUBIC reset, every unSACKed segment lost, cwnd 1, RTO doubled
 // up to RTOMax.
 func (s *sender) onRTO(now int64) {
 	if s.done || s.nxt == s.una {
 		return
 	}
 	s.f.Stats.Timeouts++
-	if s.state == stateOpen || s.una >= s.highSeq {
+	reduced := s.state == stateOpen || s.una >= s.highSeq
+	if reduced {
 		s.priorCwnd = s.w.Cwnd
 		s.w.Ssthresh = s.cc.Ssthresh(&s.w)
 	}
-	s.cc.OnLoss(now, s.nxt*s.mss)
+	s.cc.onRTO(&s.w, reduced, now, s.nxt*s.mss)
 	for i := s.una; i < s.nxt; i++ {
 		g := s.seg(i)
 		if g.flags&sSacked == 0 {

@@ -66,6 +66,9 @@ func TestConfigValidate(t *testing.T) {
 		{func(c *Config) { c.RcvWndBytes = 1 << 40 }, "rcv_wnd_bytes"},
 		{func(c *Config) { c.Cubic.Beta = 1024 }, "beta"},
 		{func(c *Config) { c.DelAckPs = -1 }, "delack"},
+		{func(c *Config) { c.CC = "reno" }, "cc must be"},
+		{func(c *Config) { c.CC = CCDCTCP }, "dctcp needs ecn"},
+		{func(c *Config) { c.CC, c.ECN, c.DCTCP.ShiftG = CCDCTCP, true, 11 }, "shift_g"},
 	}
 	for _, c := range cases {
 		cfg := DefaultConfig()
