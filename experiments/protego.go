@@ -558,7 +558,9 @@ func (s *Scenario) runProtego(spec runSpec) (*Run, error) {
 			return nil, err
 		}
 	}
-	end := packet.SecToPs(eng.CurrentTime())
+	// Rates are over the run up to its deadline (a pending PFC pause
+	// timer may keep the engine going past it).
+	span := min(packet.SecToPs(eng.CurrentTime()), deadline)
 
 	// What the switches' control planes read.
 	if mode != "off" {
@@ -595,8 +597,8 @@ func (s *Scenario) runProtego(spec runSpec) (*Run, error) {
 		tx, _ := qu.QueueUse(ends.txRecirc, ends.txQueue)
 		rx, _ := ends.rx.(arch.QueueUser).QueueUse(ends.rxRecirc, ends.rxQueue)
 		pr.TxBufferMaxBytes, pr.RxBufferMaxBytes = tx.PeakBytes, rx.PeakBytes
-		if c, ok := ends.tx.(interface{ PipePacketsPerSecond() float64 }); ok && end > 0 {
-			capacity := c.PipePacketsPerSecond() * float64(end) / 1e12
+		if c, ok := ends.tx.(interface{ PipePacketsPerSecond() float64 }); ok && span > 0 {
+			capacity := c.PipePacketsPerSecond() * float64(span) / 1e12
 			pr.TxRecircShare = float64(tx.Enqueued) / capacity
 			pr.RxRecircShare = float64(rx.Enqueued) / capacity
 		}
@@ -613,8 +615,8 @@ func (s *Scenario) runProtego(spec runSpec) (*Run, error) {
 	if loss != nil && loss.Bytes > 0 && mode != "off" {
 		pr.HeaderOverhead = float64(pr.Offered*protegoHeaderSize) / float64(loss.Bytes)
 	}
-	if g, ok := ends.rx.(arch.PacketGenerator); ok && end > 0 {
-		pr.TimerMpps = float64(g.PktGenerated()) / (float64(end) / 1e12) / 1e6
+	if g, ok := ends.rx.(arch.PacketGenerator); ok && span > 0 {
+		pr.TimerMpps = float64(g.PktGenerated()) / (float64(span) / 1e12) / 1e6
 	}
 	for _, k := range sortedKeys(drops) {
 		r.DropReasons = append(r.DropReasons, DropCount{Reason: k, Packets: drops[k]})

@@ -204,6 +204,7 @@ func Claims() []Claim {
 	out = append(out, pieRiseFallClaims()...)
 	out = append(out, pieTCPClaims()...)
 	out = append(out, protegoClaims()...)
+	out = append(out, protegoE2EClaims()...)
 	out = append(out, trimClaims()...)
 	out = append(out, sonicClaims()...)
 	out = append(out, trioClaims()...)

@@ -1,0 +1,173 @@
+package validation
+
+import (
+	"fmt"
+	"math"
+
+	"archsim/experiments"
+)
+
+// Protego end to end: claims measured by running the Protego programs per
+// frame on two Tofino switches joined by a corrupting link
+// (experiments/protego.go, configs/scenarios/protego-*.yaml).
+
+// protegoRun is a variant's Protego result.
+func protegoRun(r *experiments.Result, variant string) (*experiments.ProtegoRun, error) {
+	for _, run := range r.Runs {
+		if run.Variant == variant && run.ProtegoRun != nil {
+			return run.ProtegoRun, nil
+		}
+	}
+	return nil, fmt.Errorf("no Protego run of variant %s", variant)
+}
+
+// protegoMeasure builds a claim's measurement from the named variants.
+func protegoMeasure(variants []string, f func(ps []*experiments.ProtegoRun) reading) func(*experiments.Result) reading {
+	return func(r *experiments.Result) reading {
+		var ps []*experiments.ProtegoRun
+		for _, v := range variants {
+			p, err := protegoRun(r, v)
+			if err != nil {
+				return broken(err)
+			}
+			ps = append(ps, p)
+		}
+		return f(ps)
+	}
+}
+
+func protegoE2EClaims() []Claim {
+	const src = "Protego paper "
+	eq1Variants := []string{"loss-1e-5", "loss-1e-4", "loss-1e-3"}
+	measurable := []string{"measurable-5e-2-1copy", "measurable-bursty-1copy"}
+	speed := []string{"Protego", "ProtegoNB", "unprotected"}
+	return []Claim{{
+		ID: "protego.eq1.copies", Source: src + "§3.4 (Eq. 1), §4.1",
+		Expected:  "target 1e-8: 1, 1 and 2 copies at loss 1e-5, 1e-4, 1e-3; effective loss ≈ 1e-10, 1e-8, 1e-9 (extrapolated: far below what a run can count)",
+		Tolerance: "copies exact; no frame unrecovered, so each run's 95 % upper bound lies above p^(1+copies)",
+		Note:      "protego-eq1 (1.5 ms per loss rate, ≈ 12 000 MTU frames): the copies the runner installs in the multicast group from Eq. 1, and the frames the sink never got. The effective loss is measured as 0 of N with its exact Poisson 95 % bound; the paper's values are p^(1+copies) and are labelled extrapolated (effective_loss_measurable false)",
+		scenario:  "protego-eq1", variants: eq1Variants,
+		measure: protegoMeasure(eq1Variants, func(ps []*experiments.ProtegoRun) reading {
+			ok := true
+			text := ""
+			for i, want := range []int{1, 1, 2} {
+				p := ps[i]
+				ok = ok && p.Copies == want && p.Unrecovered == 0 && p.EffectiveLossCI[1] >= p.EffectiveLossExpected && !p.Measurable
+				text += fmt.Sprintf("%s%g: %d copies, %d of %d lost (≤ %.1e), p^(1+c) = %.0e extrapolated", sep(i), p.LinkLoss, p.Copies, p.Unrecovered, p.Offered, p.EffectiveLossCI[1], p.EffectiveLossExpected)
+			}
+			return decided(text, ok)
+		}),
+		check: holds(1),
+	}, {
+		ID: "protego.eq1.measured", Source: src + "§3.4 (Eq. 1: a frame is lost for good when it and its copies all are)",
+		Expected:  "where the run can count it, the effective loss is p^(1+copies)",
+		Tolerance: "p^(1+copies) inside the measured 95 % interval, i.i.d. losses",
+		Note:      "protego-eq1's isolating variants: loss 5e-2 with one copy forced (expected 2.5e-3, ≈ 30 frames in 12 000), ProtegoNB so no ordering stall hides a loss; the bursty variant (Gilbert-Elliott, bursts of 2) is reported beside it",
+		scenario:  "protego-eq1", variants: measurable,
+		measure: protegoMeasure(measurable, func(ps []*experiments.ProtegoRun) reading {
+			iid, bursty := ps[0], ps[1]
+			ok := iid.Measurable && iid.EffectiveLossCI[0] <= iid.EffectiveLossExpected && iid.EffectiveLossExpected <= iid.EffectiveLossCI[1]
+			return decided(fmt.Sprintf("i.i.d. %.2e [%.2e, %.2e] vs %.2e; bursty %.2e [%.2e, %.2e]", iid.EffectiveLoss, iid.EffectiveLossCI[0], iid.EffectiveLossCI[1],
+				iid.EffectiveLossExpected, bursty.EffectiveLoss, bursty.EffectiveLossCI[0], bursty.EffectiveLossCI[1]), ok)
+		}),
+		check: holds(1),
+	}, {
+		ID: "protego.speed.ordered", Source: src + "§4.1 (Fig. 8)",
+		Expected:  "100G at 1e-3: Protego costs 8 % of the effective link speed (92 % of the unprotected link's)",
+		Tolerance: "± 3 points",
+		Note:      "protego-speed, 50 ms of MTU frames at line rate: Protego's effective_gbps over the unprotected link's. The loss comes from the PFC pauses that keep the Rx buffer small (Algorithm 2)",
+		long:      true, scenario: "protego-speed", variants: speed,
+		measure: protegoMeasure(speed, func(ps []*experiments.ProtegoRun) reading {
+			r := ps[0].EffectiveGbps / ps[2].EffectiveGbps
+			return read(fmt.Sprintf("%.1f %% (%.1f of %.1f Gb/s; %d PFC pauses)", 100*r, ps[0].EffectiveGbps, ps[2].EffectiveGbps, ps[0].PFCPauses), 100*r)
+		}),
+		check: near(92, 3),
+	}, {
+		ID: "protego.speed.nb", Source: src + "§4.1 ('ProtegoNB scales much better')",
+		Expected:  "100G at 1e-3: ProtegoNB keeps the link speed (no pauses) and beats Protego",
+		Tolerance: "ProtegoNB ≥ 99 % of the unprotected link's speed and above Protego's",
+		long:      true, scenario: "protego-speed", variants: speed,
+		measure: protegoMeasure(speed, func(ps []*experiments.ProtegoRun) reading {
+			r := ps[1].EffectiveGbps / ps[2].EffectiveGbps
+			return decided(fmt.Sprintf("%.1f %% (Protego %.1f %%)", 100*r, 100*ps[0].EffectiveGbps/ps[2].EffectiveGbps), r >= 0.99 && ps[1].EffectiveGbps > ps[0].EffectiveGbps)
+		}),
+		check: holds(1),
+	}, buffersClaim("protego.buffers.25g", "at 25G Protego's Tx buffer is at most 3.6 KB (~2 MTU) and its Rx buffer at most 60 KB",
+		[]string{"Protego-25G-1e-4", "Protego-25G-1e-3"}, 3600, 60000), buffersClaim("protego.buffers.100g", "at 100G Protego's Tx and Rx buffers are both at most 90 KB",
+		[]string{"Protego-100G-1e-4", "Protego-100G-1e-3"}, 90000, 90000), buffersClaim("protego.buffers.nb-100g", "at 100G ProtegoNB's Tx buffer is about 24.4 KB (3x lower than Protego's) and it has no Rx buffer",
+		[]string{"ProtegoNB-100G-1e-4", "ProtegoNB-100G-1e-3"}, 24400*1.25, 1000), {
+		ID: "protego.delay.recovery", Source: src + "§4 Parameters, §5, App. B.1 (Fig. 17)",
+		Expected:  "the longest retransmission delay of an MTU frame: 5.5 us at 100G ('up to 5.25 us' in §5), 6 us at 25G",
+		Tolerance: "each maximum within ± 20 % (the paper's maxima are over ~10^6 recoveries, the model's over the run's)",
+		Note:      "protego-delay: per corrupted data frame, from the receiver seeing the gap (the next frame or dummy arrives) to the first retransmitted copy arriving; the recirculating Tx buffer is why it is much longer than the 123 ns an MTU frame takes on the wire (§5)",
+		scenario:  "protego-delay", variants: []string{"Protego-100G", "Protego-25G"},
+		measure: protegoMeasure([]string{"Protego-100G", "Protego-25G"}, func(ps []*experiments.ProtegoRun) reading {
+			a, b := ps[0].RecoveryUs, ps[1].RecoveryUs
+			ok := a.N > 0 && b.N > 0 && within(a.Max, 5.5, 1.1) && within(b.Max, 6, 1.2)
+			return decided(fmt.Sprintf("100G max %.2f us (p50 %.2f, %d recoveries); 25G max %.2f us (p50 %.2f, %d)", a.Max, a.P50, a.N, b.Max, b.P50, b.N), ok)
+		}),
+		check: holds(1),
+	}, {
+		ID: "protego.delay.ack-timeout", Source: src + "§3.3, §3.5, App. B.1-B.2",
+		Expected:  "a frame lost with all its copies costs one ackNoTimeout (7 us) and the receiver goes on in order",
+		Tolerance: "every unrecovered frame is one ackNo timeout; nothing delivered twice or out of order",
+		Note:      "protego-delay's isolating variant: bursts of eight frames on average, longer than the five reTxReqs registers, so some frames cannot be retransmitted",
+		scenario:  "protego-delay", variants: []string{"Protego-100G-bursts-of-8"},
+		measure: protegoMeasure([]string{"Protego-100G-bursts-of-8"}, func(ps []*experiments.ProtegoRun) reading {
+			p := ps[0]
+			return decided(fmt.Sprintf("%d unrecovered, %d ackNo timeouts, %d duplicates, %d out of order of %d", p.Unrecovered, p.AckTimeouts, p.Duplicates, p.Reordered, p.Offered),
+				p.Unrecovered > 0 && p.Unrecovered == p.AckTimeouts && p.Duplicates == 0 && p.Reordered == 0)
+		}),
+		check: holds(1),
+	}, overheadClaim("protego.overhead.recirc", "recirculation takes less than 1 % of the pipe's packet capacity (Table 4: at most 0.664 %)", "the largest share, sender or receiver, over 25G/100G and 1e-5..1e-3",
+		func(p *experiments.ProtegoRun) float64 { return 100 * math.Max(p.TxRecircShare, p.RxRecircShare) }, "%", atMost(1)),
+		overheadClaim("protego.overhead.header", "the 3-byte header costs ~0.2 % of the link (1538-octet frames)", "± 10 % of 3/1541",
+			func(p *experiments.ProtegoRun) float64 { return 100 * p.HeaderOverhead }, "%", rel(100*3.0/1541, 0.1)),
+		overheadClaim("protego.overhead.timer", "timer packets at 10 Mpps (§3.5)", "± 5 %",
+			func(p *experiments.ProtegoRun) float64 { return p.TimerMpps }, "Mpps", rel(10, 0.05)),
+	}
+}
+
+func sep(i int) string {
+	if i == 0 {
+		return ""
+	}
+	return "; "
+}
+
+var overheadVariants = []string{"25G-1e-5", "25G-1e-4", "25G-1e-3", "100G-1e-5", "100G-1e-4", "100G-1e-3"}
+
+// overheadClaim reads the largest value over Table 4's six runs.
+func overheadClaim(id, expected, tol string, f func(*experiments.ProtegoRun) float64, unit string, c check) Claim {
+	return Claim{
+		ID: id, Source: "Protego paper §4.5, App. B.4 (Table 4)", Expected: expected, Tolerance: tol,
+		Note:     "protego-overhead: Protego at 25 and 100 Gb/s and loss 1e-5, 1e-4, 1e-3 (5 ms each); the largest value of the six runs",
+		scenario: "protego-overhead", variants: overheadVariants,
+		measure: protegoMeasure(overheadVariants, func(ps []*experiments.ProtegoRun) reading {
+			hi, lo := math.Inf(-1), math.Inf(1)
+			for _, p := range ps {
+				hi, lo = math.Max(hi, f(p)), math.Min(lo, f(p))
+			}
+			return read(fmt.Sprintf("%.3g %s (smallest %.3g)", hi, unit, lo), hi)
+		}),
+		check: c,
+	}
+}
+
+// buffersClaim checks the largest Tx and Rx buffer use of the variants.
+func buffersClaim(id, expected string, variants []string, txMax, rxMax float64) Claim {
+	return Claim{
+		ID: id, Source: "Protego paper §4.5 (Fig. 12)", Expected: expected,
+		Tolerance: fmt.Sprintf("Tx ≤ %.1f KB and Rx ≤ %.1f KB over loss 1e-4 and 1e-3", txMax/1000, rxMax/1000),
+		Note:      "protego-buffers (10 ms each): the most the recirculation port queues held (80-byte cells), the Tx buffer at the sender and the Rx buffer at the receiver; 200 KB caps (§4)",
+		long:      true, scenario: "protego-buffers", variants: variants,
+		measure: protegoMeasure(variants, func(ps []*experiments.ProtegoRun) reading {
+			var tx, rx int64
+			for _, p := range ps {
+				tx, rx = max(tx, p.TxBufferMaxBytes), max(rx, p.RxBufferMaxBytes)
+			}
+			return decided(fmt.Sprintf("Tx %.1f KB, Rx %.1f KB", float64(tx)/1000, float64(rx)/1000), float64(tx) <= txMax && float64(rx) <= rxMax)
+		}),
+		check: holds(1),
+	}
+}
