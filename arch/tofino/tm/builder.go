@@ -94,7 +94,8 @@ func (b Builder) Build(name string) *TrafficManager {
 	}
 	t := &TrafficManager{ComponentBase: sim.NewComponentBase(name), engine: b.engine, cfg: b.cfg, prog: b.prog, ledger: b.ledger,
 		egress: b.egress, mac: b.mac, recirc: b.recirc, pipeOf: b.pipeOf,
-		mirrors: map[int]*programs.MirrorSession{}, groups: map[int]*programs.MulticastGroup{}, onDrop: b.prog.TM.OnDrop}
+		mirrors: map[int]*programs.MirrorSession{}, groups: map[int]*programs.MulticastGroup{}, onDrop: b.prog.TM.OnDrop,
+		bridgeBytes: (b.prog.BridgeBits + 7) / 8}
 	t.totalCells = b.cfg.BufferBytes / int64(b.cfg.CellBytes)
 	for _, m := range b.prog.Mirrors {
 		t.mirrors[m.ID] = m

@@ -42,6 +42,9 @@ type TrafficManager struct {
 	mirrors    map[int]*programs.MirrorSession
 	groups     map[int]*programs.MulticastGroup
 	onDrop     programs.DropAction
+	// bridgeBytes is the bridged metadata in front of a packet from
+	// ingress (the program's bridged fields, whole bytes).
+	bridgeBytes int
 
 	Stats Stats
 
@@ -600,13 +603,20 @@ func (t *TrafficManager) dequeue(p *port, now int64) {
 	if t.dodDeqFn != nil && pkt.Deflected && q.qid == t.onDrop.Queue {
 		t.dodDeqFn(now, pkt)
 	}
-	p.busyUntil = now + p.ser.Ps(pkt.Len, p.gbps)
+	// The port is paced by the frame the MAC will send: the bridged
+	// metadata the ingress deparser put in front occupies buffer cells but
+	// the egress parser consumes it, so it never reaches the wire.
+	wire := pkt.Len
+	if !pkt.NoBridge {
+		wire -= t.bridgeBytes
+	}
+	p.busyUntil = now + p.ser.Ps(wire, p.gbps)
 	t.Stats.Dequeued++
 	if pkt.BypassEgress {
 		t.Stats.BypassedEgress++
 		// The egress parser would have consumed the bridged metadata the
 		// ingress deparser prepended; without egress, strip it here.
-		if n := (t.prog.BridgeBits + 7) / 8; n > 0 && len(pkt.Head) >= n {
+		if n := t.bridgeBytes; n > 0 && len(pkt.Head) >= n {
 			pkt.Head, pkt.Len = pkt.Head[n:], pkt.Len-n
 		}
 		packet.Schedule(t.engine, t.mac, now, packet.KindArrive, pkt, p.dev)
