@@ -130,6 +130,7 @@ func (b Builder) Build(name string) *Switch {
 		WithPorts(ports, c.PipeOf, recirc).
 		WithEgress(func(pipe int) sim.Handler { return sw.pipes[pipe].egress }, sw.ports).
 		WithLedger(ledger{sw}).
+		WithMACBusy(func(port int) int64 { return sw.ports.busyUntil[port] }).
 		Build(name + ".TM")
 	for pipe := 0; pipe < b.cfg.Pipes; pipe++ {
 		st := programs.NewState(sw.prog)

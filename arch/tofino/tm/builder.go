@@ -45,15 +45,16 @@ const (
 // Builder builds a traffic manager (Akita style: value receiver, WithX,
 // Build(name)).
 type Builder struct {
-	engine sim.Engine
-	cfg    Config
-	prog   *programs.Program
-	ports  []Port
-	recirc []int
-	pipeOf func(dev int) int
-	egress func(pipe int) sim.Handler
-	mac    sim.Handler
-	ledger Ledger
+	engine  sim.Engine
+	cfg     Config
+	prog    *programs.Program
+	ports   []Port
+	recirc  []int
+	pipeOf  func(dev int) int
+	egress  func(pipe int) sim.Handler
+	mac     sim.Handler
+	macBusy func(port int) int64
+	ledger  Ledger
 }
 
 // MakeBuilder returns a builder with no inputs set.
@@ -84,6 +85,13 @@ func (b Builder) WithEgress(egress func(pipe int) sim.Handler, mac sim.Handler) 
 	return b
 }
 
+// WithMACBusy gives the traffic manager the MACs' transmit state: when a
+// port's MAC is still busy (egress grew the frames it sends), the port
+// dequeues no more than a frame ahead of it, so the backlog stays in the
+// queues (and their limits, marks and drops apply), as a MAC's credits to
+// the traffic manager keep it.
+func (b Builder) WithMACBusy(f func(port int) int64) Builder { b.macBusy = f; return b }
+
 // WithLedger sets the switch's packet accounting.
 func (b Builder) WithLedger(l Ledger) Builder { b.ledger = l; return b }
 
@@ -93,7 +101,7 @@ func (b Builder) Build(name string) *TrafficManager {
 		panic("tm.Builder: engine, program, ports, egress and ledger are required")
 	}
 	t := &TrafficManager{ComponentBase: sim.NewComponentBase(name), engine: b.engine, cfg: b.cfg, prog: b.prog, ledger: b.ledger,
-		egress: b.egress, mac: b.mac, recirc: b.recirc, pipeOf: b.pipeOf,
+		egress: b.egress, mac: b.mac, macBusy: b.macBusy, recirc: b.recirc, pipeOf: b.pipeOf,
 		mirrors: map[int]*programs.MirrorSession{}, groups: map[int]*programs.MulticastGroup{}, onDrop: b.prog.TM.OnDrop,
 		bridgeBytes: (b.prog.BridgeBits + 7) / 8}
 	t.totalCells = b.cfg.BufferBytes / int64(b.cfg.CellBytes)

@@ -33,6 +33,7 @@ type TrafficManager struct {
 	ledger     Ledger
 	egress     func(pipe int) sim.Handler
 	mac        sim.Handler
+	macBusy    func(port int) int64 // when a port's MAC finishes its last frame (nil: not known)
 	pipeOf     func(dev int) int
 	recirc     []int // pipe -> its recirculation port
 	deadlinePs int64
@@ -567,6 +568,14 @@ func (t *TrafficManager) dequeue(p *port, now int64) {
 		// The run is over: what is queued stays queued (in flight).
 		p.pending = false
 		return
+	}
+	if t.macBusy != nil {
+		// Credits from the MAC: dequeue no more than one frame ahead of it
+		// (2048 bytes of transmit FIFO — assumed).
+		if mb, slack := t.macBusy(p.dev), int64(2048*8*1000/p.gbps); mb > now+slack {
+			packet.Schedule(t.engine, t, mb-slack, evDequeue, nil, p.dev)
+			return
+		}
 	}
 	q := p.pick(now)
 	if q == nil {
