@@ -519,11 +519,14 @@ func (s *Scenario) runProtego(spec runSpec) (*Run, error) {
 	for _, sw := range net.switches {
 		sender := sw == ends.tx
 		sw.OnDrop(func(pkt *packet.Packet, reason string) {
-			if !pkt.Mirrored && pkt.ID&^(1<<40-1) == srcTag {
-				if sender {
-					pr.SenderQueueDrops++
-				} else if strings.HasPrefix(reason, "traffic manager:") {
+			// The source's frames the traffic managers dropped: at the
+			// sender before the link (no Protego header yet: not a Tx
+			// buffer copy), at the receiver after it.
+			if !pkt.Mirrored && pkt.ID&^(1<<40-1) == srcTag && strings.HasPrefix(reason, "traffic manager:") {
+				if !sender {
 					pr.ReceiverQueueDrops++
+				} else if len(pkt.Head) < 14 || binary.BigEndian.Uint16(pkt.Head[12:]) != protegoEtype {
+					pr.SenderQueueDrops++
 				}
 			}
 			drops[reason]++
