@@ -51,7 +51,8 @@ func (s *Scenario) Preflight(opt Options) error {
 			}
 			seen[key] = true
 			o := arch.Overrides{Sets: setup.Set}
-			if _, err := job.Load(setup.Chip, o); err != nil {
+			target, err := job.Load(setup.Chip, o)
+			if err != nil {
 				return s.ix.locate(fieldErr(path+".set", "%v", err))
 			}
 			if setup.Program == "" {
@@ -64,6 +65,11 @@ func (s *Scenario) Preflight(opt Options) error {
 					return s.ix.locate(fieldErr(at, "with %s = %s: %v", s.Sweep.Var, spec.value, err))
 				}
 				return s.ix.locate(fieldErr(at, "%v", err))
+			}
+			if s.Workload.Kind == "protego-stress" {
+				if err := s.protegoFits(ts.Name, target, prog); err != nil {
+					return s.ix.locate(fieldErr(path+".program", "%v", err))
+				}
 			}
 			if a := spec.variant.AQM; a != nil && s.AQM != nil && ts.Name == s.AQM.Switch {
 				at := fmt.Sprintf("variants[%d].aqm", index[spec.variant.Name])

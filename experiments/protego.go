@@ -209,6 +209,62 @@ func (s *Scenario) validateProtego() error {
 	return nil
 }
 
+// protegoFits checks, before any run, that a switch at an end of the
+// protected link runs the right Protego program for the port the link
+// sits on: its protected port, a recirculation port in the port's pipe
+// for the buffer, and a buffer cap that holds a frame.
+func (s *Scenario) protegoFits(switchName string, target arch.Target, prog *programs.Program) error {
+	t := s.topology()
+	li := s.Protego.Link
+	l := t.Links[li]
+	end := -1
+	for i, n := range l.Between {
+		if n == switchName {
+			end = i
+		}
+	}
+	if end < 0 {
+		return nil
+	}
+	role, portName, capName := "protego-sender", "PROTECTED", "TXBUF_CELLS"
+	if end == 1 {
+		role, portName, capName = "protego-receiver", "LINK", "RXBUF_CELLS"
+	}
+	tt, ok := target.(interface {
+		FrontPorts() []int
+		RecircPortOf(port int) int
+	})
+	if !ok {
+		return fmt.Errorf("protego.link %d: switch %s is %s; Protego buffers by recirculation, on a Tofino switch", li, switchName, target.Name())
+	}
+	if prog == nil || !strings.HasPrefix(prog.Name, role) {
+		return fmt.Errorf("protego.link %d: switch %s must run %s", li, switchName, role)
+	}
+	front := tt.FrontPorts()
+	local := newPlan(t).linkLocal[li][end]
+	if local >= len(front) {
+		return fmt.Errorf("protego.link %d: switch %s has %d front-panel ports, the link needs port index %d", li, switchName, len(front), local)
+	}
+	port := front[local]
+	got := map[string]int64{}
+	for _, name := range []string{portName, "RECIRC", capName} {
+		v, err := constOf(prog, name)
+		if err != nil {
+			return err
+		}
+		got[name] = v
+	}
+	switch {
+	case got[portName] != int64(port):
+		return fmt.Errorf("protego.link %d: the link sits on port %d of %s, but %s's %s is %d (set it in the variant's params)", li, port, switchName, prog.Name, portName, got[portName])
+	case got["RECIRC"] != int64(tt.RecircPortOf(port)):
+		return fmt.Errorf("protego.link %d: %s's RECIRC is %d, but the protected port %d has no recirculation port there: its pipe's is %d", li, prog.Name, got["RECIRC"], port, tt.RecircPortOf(port))
+	case got[capName] <= 0:
+		return fmt.Errorf("protego.link %d: %s's %s is %d: the buffer needs room for at least one frame", li, prog.Name, capName, got[capName])
+	}
+	return nil
+}
+
 // protegoEnds is the protected link's two switches and ports.
 type protegoEnds struct {
 	tx, rx         arch.Switch

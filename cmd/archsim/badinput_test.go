@@ -63,3 +63,38 @@ variants:
 		}
 	}
 }
+
+// TestProtegoBadInput: a loss rate outside [0, 1), a target above the
+// link's loss, a protected port whose pipe has no recirculation port for
+// the buffer, and a buffer cap of 0 are each one line with FILE:LINE, exit
+// 2, before anything runs.
+func TestProtegoBadInput(t *testing.T) {
+	base, err := os.ReadFile("../../configs/scenarios/protego-eq1.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	pair := "sw2: {chip: tofino, program: protego-sender}, sw6: {chip: tofino, program: protego-receiver}}\n    protego: {mode: ordered}"
+	for _, c := range []struct {
+		name, from, to, want string
+	}{
+		{"rate.yaml", "loss: {rate: 1.0e-3}}", "loss: {rate: 1.5}}", "rate.yaml:23: topology.links[0].loss: rate must be in [0, 1), got 1.5"},
+		{"negative.yaml", "loss: {rate: 1.0e-5}}", "loss: {rate: -1.0e-5}}", "negative.yaml:31: variants[0].protego.loss: rate must be in [0, 1), got -1e-05"},
+		{"target.yaml", "target_loss: 1.0e-8", "target_loss: 1.0e-2", "target.yaml:26: protego.target_loss: got 0.01 (allowed: at most the link's loss rate 0.001"},
+		{"recirc.yaml", pair, strings.Replace(pair, "protego-sender}", "protego-sender, params: {RECIRC: 196}}", 1), "recirc.yaml:38: variants[2].switches.sw2.program: protego.link 0: protego-sender's RECIRC is 196, but the protected port 1 has no recirculation port there: its pipe's is 68"},
+		{"cap.yaml", pair, strings.Replace(pair, "protego-receiver}", "protego-receiver, params: {RXBUF_CELLS: 0}}", 1), "cap.yaml:38: variants[2].switches.sw6.program: protego.link 0: protego-receiver's RXBUF_CELLS is 0: the buffer needs room for at least one frame"},
+	} {
+		src := string(base)
+		if !strings.Contains(src, c.from) {
+			t.Fatalf("%s: %q not in protego-eq1.yaml", c.name, c.from)
+		}
+		p := filepath.Join(dir, c.name)
+		if err := os.WriteFile(p, []byte(strings.Replace(src, c.from, c.to, 1)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		out, msg, code := run(t, "run", "--no-files", "--scenario", p)
+		if code != 2 || !strings.Contains(msg, c.want) || strings.Contains(msg, "\n") || out != "" {
+			t.Errorf("%s: exit %d, %q; want exit 2, one line containing %q", c.name, code, msg, c.want)
+		}
+	}
+}
