@@ -220,7 +220,7 @@ func (s *Scenario) runOne(spec runSpec) (*Run, error) {
 	if k := s.Workload.Kind; k == "udp-risefall" || k == "tcp" {
 		return s.runAQM(spec)
 	}
-	if s.Workload.Kind == "protego-stress" {
+	if k := s.Workload.Kind; k == "protego-stress" || k == "protego-fct" {
 		return s.runProtego(spec)
 	}
 	start := time.Now()

@@ -10,6 +10,7 @@ import (
 	"github.com/sarchlab/akita/v3/sim"
 
 	"archsim/arch"
+	"archsim/components/flowgen"
 	"archsim/components/hosts"
 	"archsim/components/link"
 	"archsim/components/packet"
@@ -59,6 +60,12 @@ type VariantProtego struct {
 	// Gbps runs the protected link and both hosts' links at this rate
 	// (0: the topology's).
 	Gbps float64 `yaml:"gbps"`
+	// Transport and FlowBytes override a protego-fct workload's.
+	Transport string `yaml:"transport"`
+	FlowBytes int    `yaml:"flow_bytes"`
+	// Tail (default true) bootstraps the sender's dummy queue, Protego's
+	// tail-loss detection (§3.2); false is Table 2's "no Tail" ablation.
+	Tail *bool `yaml:"tail"`
 }
 
 // ProtegoRun is what a Protego run measures (the JSON keys are a
@@ -125,6 +132,10 @@ type ProtegoRun struct {
 	HeaderOverhead float64 `json:"header_overhead"`
 	// TimerMpps is the receiver's packet-generator rate (timer packets).
 	TimerMpps float64 `json:"timer_mpps"`
+	// FCTUs is the flows' completion times (protego-fct runs) and
+	// Transport what their transports did to recover.
+	FCTUs     *flowgen.Summary   `json:"fct_us,omitempty"`
+	Transport *TransportCounters `json:"transport,omitempty"`
 }
 
 // Protego programs' constants the runner reads (the programs' own names).
@@ -170,12 +181,16 @@ func (s *Scenario) validateProtego() error {
 	}
 	w := s.Workload
 	switch {
+	case len(s.Pattern.Flows) != 1:
+		return s.need("pattern.flows", "one [src, dst] pair across the protected link", len(s.Pattern.Flows))
+	case w.Kind == "protego-fct":
+		if err := s.validateFCT(); err != nil {
+			return err
+		}
 	case w.FrameBytes < 64 || w.FrameBytes > 9216:
 		return s.need("workload.frame_bytes", "64..9216", w.FrameBytes)
 	case !(w.RateGbps > 0 && w.RateGbps <= MaxLinkGbps):
 		return s.need("workload.rate_gbps", fmt.Sprintf("0 < rate_gbps ≤ %d", MaxLinkGbps), w.RateGbps)
-	case len(s.Pattern.Flows) != 1:
-		return s.need("pattern.flows", "one [src, dst] pair across the protected link", len(s.Pattern.Flows))
 	}
 	for i, v := range s.Variants {
 		if v.Protego == nil {
@@ -201,6 +216,12 @@ func (s *Scenario) validateProtego() error {
 		}
 		if vp.Copies < 0 || vp.Copies > 16 {
 			return s.need(at+".copies", "0..16 (0: the scenario's)", vp.Copies)
+		}
+		if vp.Transport != "" && vp.Transport != "dctcp" && vp.Transport != "cubic" && vp.Transport != "rdma" {
+			return s.need(at+".transport", "dctcp, cubic or rdma (empty: the workload's)", vp.Transport)
+		}
+		if vp.FlowBytes < 0 || vp.FlowBytes > 1<<30 {
+			return s.need(at+".flow_bytes", "0..2^30 (0: the workload's)", vp.FlowBytes)
 		}
 		if vp.Gbps < 0 || vp.Gbps > MaxLinkGbps {
 			return s.need(at+".gbps", fmt.Sprintf("0..%d (0: the topology's)", MaxLinkGbps), vp.Gbps)
@@ -380,9 +401,12 @@ func serialLess(a, b int) bool {
 // recoveryProbe times the recovery of each corrupted data frame at the
 // receiver's link port.
 type recoveryProbe struct {
-	lost    map[int]int64 // seq -> when the receiver saw the gap (0: not yet)
-	samples stats.Samples
-	inner   sim.Handler
+	// plain and plainLost count frames without a Protego header (an
+	// unprotected link's data) that reached the receiver or were lost.
+	plain, plainLost int64
+	lost             map[int]int64 // seq -> when the receiver saw the gap (0: not yet)
+	samples          stats.Samples
+	inner            sim.Handler
 	*sim.ComponentBase
 }
 
@@ -393,13 +417,22 @@ func (p *recoveryProbe) NotifyPortFree(sim.VTimeInSec, sim.Port) {}
 func (p *recoveryProbe) corrupted(pkt *packet.Packet, _ int64) {
 	if seq, pt, ok := protegoSeq(pkt.Head); ok && pt == protegoORIG {
 		p.lost[seq] = 0
+	} else if isIPv4(pkt.Head) {
+		p.plain++
+		p.plainLost++
 	}
 }
+
+// isIPv4 reports whether a frame is plain Ethernet/IPv4.
+func isIPv4(head []byte) bool { return len(head) >= 14 && binary.BigEndian.Uint16(head[12:]) == 0x0800 }
 
 // Handle sees a frame arriving at the receiver from the link, then hands
 // it on.
 func (p *recoveryProbe) Handle(e sim.Event) error {
 	ev := e.(*packet.Event)
+	if isIPv4(ev.Pkt.Head) {
+		p.plain++
+	}
 	if len(p.lost) > 0 {
 		if seq, pt, ok := protegoSeq(ev.Pkt.Head); ok {
 			now := ev.AtPs()
@@ -523,6 +556,17 @@ func (s *Scenario) runProtego(spec runSpec) (*Run, error) {
 	if err := setMode(ends, mode); err != nil {
 		return nil, fmt.Errorf("variant %s: %v", spec.variant.Name, err)
 	}
+	if vp.Tail != nil && !*vp.Tail {
+		d, ok := ends.tx.(interface {
+			DisablePktGen(app string, atPs int64) error
+		})
+		if !ok {
+			return nil, fmt.Errorf("variant %s: %s cannot disable a packet-generator application", spec.variant.Name, ends.tx.Name())
+		}
+		if err := d.DisablePktGen("dummy", 0); err != nil {
+			return nil, fmt.Errorf("variant %s: tail: false: %v", spec.variant.Name, err)
+		}
+	}
 	loss := net.losses[s.Protego.Link]
 	if vp.Loss != nil {
 		loss = link.NewCorruption(*vp.Loss, spec.seed*7919+int64(s.Protego.Link)+1)
@@ -588,27 +632,18 @@ func (s *Scenario) runProtego(spec runSpec) (*Run, error) {
 			drops[reason]++
 		})
 	}
-	// The UDP source and the sink.
-	w := s.Workload
-	hb := hosts.MakeBuilder().WithEngine(eng).WithDeadline(deadline)
-	src, dst := s.Pattern.Flows[0][0], s.Pattern.Flows[0][1]
-	ssw, sport := net.hostPort(src)
-	hprop := int64(s.Link.PropNs * 1000)
-	u, err := hb.WithHost(src, sport).WithUplink(ssw.IngressHandler(sport)).BuildUDP(sim.BuildNameWithIndex("Net", "UDPSource", src), hosts.UDPConfig{
-		NICGbps: srcGbps, PropPs: hprop, IPBytes: w.FrameBytes - 14, RateGbps: min(w.RateGbps, srcGbps), StopPs: trafficEnd,
-		Src: hosts.HostIP(src), Dst: hosts.HostIP(dst), SrcPort: 10000, DstPort: 5001, Batch: udpBatch})
-	if err != nil {
-		return nil, fmt.Errorf("pattern.flows[0]: %v", err)
+	var tr protegoTraffic
+	if s.Workload.Kind == "protego-fct" {
+		tr, err = s.protegoFCT(spec, eng, net, srcGbps, trafficEnd, deadline, probe)
+	} else {
+		tr, err = s.protegoStress(eng, net, srcGbps, trafficEnd, deadline)
 	}
-	ssw.Attach(sport, link.To(u, sport, hprop))
-	dsw, dport := net.hostPort(dst)
-	sink := hb.WithHost(dst, dport).BuildUDPSink(sim.BuildNameWithIndex("Net", "UDPSink", dst))
-	seen := &idSet{}
-	sink.OnReceive(func(_ int64, pkt *packet.Packet) {
-		seen.add(pkt.ID & (1<<40 - 1)) // the source's sequence number (hosts.UDPSource ids)
-	})
-	dsw.Attach(dport, link.To(sink, dport, hprop))
-	u.Start()
+	if err != nil {
+		return nil, err
+	}
+	if err := tr.start(); err != nil {
+		return nil, err
+	}
 	if err := eng.Run(); err != nil {
 		return nil, err
 	}
@@ -617,41 +652,38 @@ func (s *Scenario) runProtego(spec runSpec) (*Run, error) {
 			return nil, err
 		}
 	}
+	if err := tr.failed(); err != nil {
+		return nil, fmt.Errorf("variant %s: %v", spec.variant.Name, err)
+	}
 	// Rates are over the run up to its deadline (a pending PFC pause
 	// timer may keep the engine going past it).
 	span := min(packet.SecToPs(eng.CurrentTime()), deadline)
 
-	// What the switches' control planes read.
+	// What the switches' control planes read: the frames the sender
+	// sequenced (none when unprotected: the traffic counts them).
 	if mode != "off" {
 		v, err := ends.tx.ReadRegister("seq_reg", ends.txPort)
 		if err != nil {
 			return nil, err
 		}
 		pr.Offered = v
-	} else {
-		pr.Offered = int64(u.Sent) - int64(pr.SenderQueueDrops)
 	}
-	pr.Delivered, pr.Duplicates, pr.Reordered = seen.unique, seen.dups, seen.late
-	pr.Unrecovered = max(0, pr.Offered-pr.Delivered)
-	if pr.Offered > 0 {
-		n := float64(pr.Offered)
-		pr.EffectiveLoss = float64(pr.Unrecovered) / n
-		lo, hi := poissonCI95(pr.Unrecovered)
-		pr.EffectiveLossCI = [2]float64{lo / n, hi / n}
+	if loss != nil && loss.Frames > 0 {
+		pr.LinkLossMeasured = float64(loss.Lost) / float64(loss.Frames)
 	}
 	if mode == "off" {
 		pr.EffectiveLossExpected = pr.LinkLoss
 	} else {
 		pr.EffectiveLossExpected = link.ExpectedUnrecovered(pr.LinkLoss, pr.Copies)
 	}
+	tr.finish(pr, r, int64(len(probe.lost)))
+	if pr.Offered > 0 {
+		n := float64(pr.Offered)
+		pr.EffectiveLoss = float64(pr.Unrecovered) / n
+		lo, hi := poissonCI95(pr.Unrecovered)
+		pr.EffectiveLossCI = [2]float64{lo / n, hi / n}
+	}
 	pr.Measurable = float64(pr.Offered)*pr.EffectiveLossExpected >= 3
-	if loss != nil && loss.Frames > 0 {
-		pr.LinkLossMeasured = float64(loss.Lost) / float64(loss.Frames)
-	}
-	if sink.Packets > 0 && sink.LastPs > sink.FirstPs {
-		wire := float64(seen.unique) * float64(w.FrameBytes+24) * 8
-		pr.EffectiveGbps = wire / (float64(sink.LastPs-sink.FirstPs) / 1e12) / 1e9
-	}
 	if qu, ok := ends.tx.(arch.QueueUser); ok {
 		tx, _ := qu.QueueUse(ends.txRecirc, ends.txQueue)
 		rx, _ := ends.rx.(arch.QueueUser).QueueUse(ends.rxRecirc, ends.rxQueue)
@@ -681,7 +713,6 @@ func (s *Scenario) runProtego(spec runSpec) (*Run, error) {
 		r.DropReasons = append(r.DropReasons, DropCount{Reason: k, Packets: drops[k]})
 		r.Dropped += drops[k]
 	}
-	r.DataSent = int(u.Sent)
 	for _, sw := range net.switches {
 		r.SwitchHops += sw.Counters().Delivered
 	}
@@ -704,4 +735,65 @@ func (t *timerFunc) NotifyPortFree(sim.VTimeInSec, sim.Port) {}
 func (t *timerFunc) Handle(e sim.Event) error {
 	t.f(e.(*packet.Event).AtPs())
 	return nil
+}
+
+// protegoTraffic is what runs over the protected link: line-rate frames
+// (protego-stress) or closed-loop flows (protego-fct).
+type protegoTraffic interface {
+	start() error
+	// failed is an error the traffic found while running (nil: none).
+	failed() error
+	// finish fills the traffic's measurements; unrecovered is the number of
+	// corrupted data frames no copy repaired (the probe's count).
+	finish(pr *ProtegoRun, r *Run, unrecovered int64)
+}
+
+// protegoStressTraffic is the stress test's UDP source and sink.
+type protegoStressTraffic struct {
+	u          *hosts.UDPSource
+	sink       *hosts.UDPSink
+	seen       *idSet
+	frameBytes int
+}
+
+func (s *Scenario) protegoStress(eng sim.Engine, net *network, srcGbps float64, trafficEnd, deadline int64) (*protegoStressTraffic, error) {
+	w := s.Workload
+	hb := hosts.MakeBuilder().WithEngine(eng).WithDeadline(deadline)
+	src, dst := s.Pattern.Flows[0][0], s.Pattern.Flows[0][1]
+	ssw, sport := net.hostPort(src)
+	hprop := int64(s.Link.PropNs * 1000)
+	u, err := hb.WithHost(src, sport).WithUplink(ssw.IngressHandler(sport)).BuildUDP(sim.BuildNameWithIndex("Net", "UDPSource", src), hosts.UDPConfig{
+		NICGbps: srcGbps, PropPs: hprop, IPBytes: w.FrameBytes - 14, RateGbps: min(w.RateGbps, srcGbps), StopPs: trafficEnd,
+		Src: hosts.HostIP(src), Dst: hosts.HostIP(dst), SrcPort: 10000, DstPort: 5001, Batch: udpBatch})
+	if err != nil {
+		return nil, fmt.Errorf("pattern.flows[0]: %v", err)
+	}
+	ssw.Attach(sport, link.To(u, sport, hprop))
+	dsw, dport := net.hostPort(dst)
+	sink := hb.WithHost(dst, dport).BuildUDPSink(sim.BuildNameWithIndex("Net", "UDPSink", dst))
+	seen := &idSet{}
+	sink.OnReceive(func(_ int64, pkt *packet.Packet) {
+		seen.add(pkt.ID & (1<<40 - 1)) // the source's sequence number (hosts.UDPSource ids)
+	})
+	dsw.Attach(dport, link.To(sink, dport, hprop))
+	return &protegoStressTraffic{u: u, sink: sink, seen: seen, frameBytes: w.FrameBytes}, nil
+}
+
+func (t *protegoStressTraffic) start() error  { t.u.Start(); return nil }
+func (t *protegoStressTraffic) failed() error { return nil }
+
+// finish counts, at the sink, each frame the source sent once: delivered,
+// duplicated, out of order; the rest of the frames offered to the link
+// were never recovered.
+func (t *protegoStressTraffic) finish(pr *ProtegoRun, r *Run, _ int64) {
+	if pr.Offered == 0 { // unprotected: every frame that passed the sender's queue
+		pr.Offered = int64(t.u.Sent) - int64(pr.SenderQueueDrops)
+	}
+	pr.Delivered, pr.Duplicates, pr.Reordered = t.seen.unique, t.seen.dups, t.seen.late
+	pr.Unrecovered = max(0, pr.Offered-pr.Delivered)
+	if k := t.sink; k.Packets > 0 && k.LastPs > k.FirstPs {
+		wire := float64(t.seen.unique) * float64(t.frameBytes+24) * 8
+		pr.EffectiveGbps = wire / (float64(k.LastPs-k.FirstPs) / 1e12) / 1e9
+	}
+	r.DataSent = int(t.u.Sent)
 }

@@ -70,8 +70,20 @@ type Workload struct {
 	LowRateGbps float64 `yaml:"low_rate_gbps"`
 	// FrameBytes is the udp-risefall source's frame length.
 	FrameBytes int `yaml:"frame_bytes"`
-	// HostDelayUs is a tcp host's stack delay, each way (the base RTT).
+	// HostDelayUs is a tcp host's stack delay, each way (the base RTT);
+	// protego-fct: the TCP stack's or the RDMA NIC's delay per frame sent.
 	HostDelayUs float64 `yaml:"host_delay_us"`
+	// protego-fct (protego_fct.go): the transport (dctcp, cubic, rdma),
+	// the flows' size, how many (0: until duration_us), how many loops
+	// run at once and their gap between flows, TCP's minimum RTO (0:
+	// configs/tcp.yaml's) and the handshake's RTT sample.
+	Transport string  `yaml:"transport"`
+	FlowBytes int     `yaml:"flow_bytes"`
+	Flows     int     `yaml:"flows"`
+	Parallel  int     `yaml:"parallel"`
+	GapUs     float64 `yaml:"gap_us"`
+	RTOMinMs  float64 `yaml:"rto_min_ms"`
+	SynRTTUs  float64 `yaml:"syn_rtt_us"`
 }
 
 // Pattern says who sends to whom.
@@ -263,12 +275,12 @@ func (s *Scenario) validate() error {
 		if err := s.validateAQM(); err != nil {
 			return err
 		}
-	case "protego-stress":
+	case "protego-stress", "protego-fct":
 		if err := s.validateProtego(); err != nil {
 			return err
 		}
 	default:
-		return s.need("workload.kind", "ndp, cbr, udp-risefall, tcp, protego-stress", strconv.Quote(w.Kind))
+		return s.need("workload.kind", "ndp, cbr, udp-risefall, tcp, protego-stress, protego-fct", strconv.Quote(w.Kind))
 	}
 	p := s.Pattern
 	switch p.Kind {

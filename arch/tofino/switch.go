@@ -562,3 +562,14 @@ func (sw *Switch) QueueUse(port, qid int) (arch.QueueUse, bool) {
 func (sw *Switch) PipePacketsPerSecond() float64 {
 	return 1e12 / sw.cfg.CyclePs() * float64(sw.cfg.PacketsPerCycle)
 }
+
+// DisablePktGen stops a configured application from atPs on (no trigger
+// fires after that), in the pipe that has it.
+func (sw *Switch) DisablePktGen(app string, atPs int64) error {
+	for _, u := range sw.pipes {
+		if u.pktgen.App(app) != nil {
+			return u.pktgen.Disable(app, max(atPs, 1))
+		}
+	}
+	return fmt.Errorf("%s: no packet-generator application %q is configured", sw.name, app)
+}

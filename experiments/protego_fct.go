@@ -1,0 +1,157 @@
+package experiments
+
+import (
+	"fmt"
+
+	"github.com/sarchlab/akita/v3/sim"
+
+	"archsim/components/flowgen"
+	"archsim/components/link"
+	"archsim/components/rdma"
+	"archsim/components/tcp"
+	"archsim/configs"
+)
+
+// Protego's flow-completion-time experiments (workload kind protego-fct,
+// the paper's §4.3-4.4): closed-loop fixed-size flows from a host behind
+// the sender switch to a host behind the receiver switch, over the
+// corrupting link, with DCTCP (or CUBIC) end hosts or RoCEv2 NICs doing
+// RDMA WRITEs (components/flowgen). Data crosses the corrupting
+// direction; ACKs come back over the clean one.
+
+// TransportCounters sum what the finished flows' transports did.
+type TransportCounters struct {
+	Retransmits int `json:"retransmits"` // TCP segments / RDMA packets sent again
+	Timeouts    int `json:"timeouts"`    // TCP RTO / RDMA transport-timer expiries
+	LossProbes  int `json:"loss_probes"` // TCP tail loss probes
+	NAKs        int `json:"naks"`        // RDMA sequence-error NAKs
+}
+
+// validateFCT checks the protego-fct workload's fields.
+func (s *Scenario) validateFCT() error {
+	w := s.Workload
+	switch {
+	case w.Transport != "dctcp" && w.Transport != "cubic" && w.Transport != "rdma":
+		return s.need("workload.transport", "dctcp, cubic or rdma", w.Transport)
+	case w.FlowBytes < 1 || w.FlowBytes > 1<<30:
+		return s.need("workload.flow_bytes", "1..2^30", w.FlowBytes)
+	case w.Flows < 0 || w.Flows > 10_000_000:
+		return s.need("workload.flows", "0..10^7 (0: until duration_us)", w.Flows)
+	case w.Parallel < 1 || w.Parallel > 64:
+		return s.need("workload.parallel", "1..64", w.Parallel)
+	case w.GapUs < 0 || w.GapUs > 1e6:
+		return s.need("workload.gap_us", "0..10^6", w.GapUs)
+	case w.HostDelayUs < 0 || w.HostDelayUs > 1e4:
+		return s.need("workload.host_delay_us", "0..10^4", w.HostDelayUs)
+	case w.RTOMinMs < 0 || w.RTOMinMs > 1e3:
+		return s.need("workload.rto_min_ms", "0..1000 (0: configs/tcp.yaml's)", w.RTOMinMs)
+	case w.SynRTTUs < 0 || w.SynRTTUs > 1e4:
+		return s.need("workload.syn_rtt_us", "0..10^4", w.SynRTTUs)
+	}
+	return nil
+}
+
+// protegoFCTTraffic is the flow generator and its hosts.
+type protegoFCTTraffic struct {
+	client *flowgen.Client
+	probe  *recoveryProbe
+}
+
+// fctStartPs is when the first flows start: after the switches' control
+// planes have bootstrapped the dummy and explicit-ACK queues.
+const fctStartPs = 10_000_000
+
+func (s *Scenario) protegoFCT(spec runSpec, eng sim.Engine, net *network, gbps float64, trafficEnd, deadline int64, probe *recoveryProbe) (*protegoFCTTraffic, error) {
+	w := s.Workload
+	if vp := spec.variant.Protego; vp != nil {
+		if vp.Transport != "" {
+			w.Transport = vp.Transport
+		}
+		if vp.FlowBytes > 0 {
+			w.FlowBytes = vp.FlowBytes
+		}
+	}
+	src, dst := s.Pattern.Flows[0][0], s.Pattern.Flows[0][1]
+	prop := int64(s.Link.PropNs * 1000)
+	fc := flowgen.Config{Bytes: int64(w.FlowBytes), GapPs: int64(w.GapUs * 1e6), Flows: w.Flows, Parallel: w.Parallel,
+		StartPs: fctStartPs, StaggerPs: 1_000_000, DeadlinePs: trafficEnd, SynRTTPs: int64(w.SynRTTUs * 1e6)}
+	name := sim.BuildNameWithIndex("Net", "FlowGen", src)
+	var client *flowgen.Client
+	switch w.Transport {
+	case "dctcp", "cubic":
+		data, err := configs.Read("tcp.yaml")
+		if err != nil {
+			return nil, err
+		}
+		cfg, err := tcp.ParseConfig("configs/tcp.yaml", data, tcp.DefaultConfig())
+		if err != nil {
+			return nil, err
+		}
+		cfg.CC = w.Transport
+		if w.Transport == "dctcp" {
+			cfg.ECN = true // DCTCP needs ECN; the sender switch marks at 100 KB (§4)
+		}
+		if w.RTOMinMs > 0 {
+			cfg.RTOMinPs = int64(w.RTOMinMs * 1e9)
+		}
+		cfg.NICGbps, cfg.PropPs, cfg.StackDelayPs = gbps, prop, int64(w.HostDelayUs*1e6)
+		tb := tcp.MakeBuilder().WithEngine(eng).WithDeadline(deadline).WithConfig(cfg)
+		var hs [2]*tcp.Host
+		for i, h := range []int{src, dst} {
+			sw, port := net.hostPort(h)
+			host, err := tb.WithHost(h, port).WithUplink(sw.IngressHandler(port)).Build(sim.BuildNameWithIndex("Net", "TCPHost", h))
+			if err != nil {
+				return nil, fmt.Errorf("workload: %v", err)
+			}
+			sw.Attach(port, link.To(host, port, prop))
+			hs[i] = host
+		}
+		if client, err = flowgen.NewTCP(name, fc, eng, hs[0], src, hs[1], dst); err != nil {
+			return nil, fmt.Errorf("workload: %v", err)
+		}
+	case "rdma":
+		data, err := configs.Read("rdma.yaml")
+		if err != nil {
+			return nil, err
+		}
+		cfg, err := rdma.ParseConfig("configs/rdma.yaml", data, rdma.DefaultConfig())
+		if err != nil {
+			return nil, err
+		}
+		cfg.NICGbps, cfg.PropPs, cfg.NICDelayPs = gbps, prop, int64(w.HostDelayUs*1e6)
+		rb := rdma.MakeBuilder().WithEngine(eng).WithDeadline(deadline).WithConfig(cfg)
+		var hs [2]*rdma.Host
+		for i, h := range []int{src, dst} {
+			sw, port := net.hostPort(h)
+			host, err := rb.WithHost(h, port).WithUplink(sw.IngressHandler(port)).Build(sim.BuildNameWithIndex("Net", "RDMAHost", h))
+			if err != nil {
+				return nil, fmt.Errorf("workload: %v", err)
+			}
+			sw.Attach(port, link.To(host, port, prop))
+			hs[i] = host
+		}
+		if client, err = flowgen.NewRDMA(name, fc, eng, hs[0], src, hs[1], dst); err != nil {
+			return nil, fmt.Errorf("workload: %v", err)
+		}
+	}
+	return &protegoFCTTraffic{client: client, probe: probe}, nil
+}
+
+func (t *protegoFCTTraffic) start() error  { return t.client.Start() }
+func (t *protegoFCTTraffic) failed() error { return t.client.Err() }
+
+// finish reads the flows' completion times; the link's frames offered and
+// unrecovered come from the probe at the receiver.
+func (t *protegoFCTTraffic) finish(pr *ProtegoRun, r *Run, unrecovered int64) {
+	f := t.client.FCT()
+	pr.FCTUs = &f
+	c := t.client.Counters()
+	pr.Transport = &TransportCounters{Retransmits: c.Retransmits, Timeouts: c.Timeouts, LossProbes: c.LossProbes, NAKs: c.NAKs}
+	if pr.Offered == 0 { // unprotected: the data frames the link carried or lost
+		pr.Offered = t.probe.plain
+		unrecovered = t.probe.plainLost
+	}
+	pr.Unrecovered = unrecovered
+	pr.Delivered = pr.Offered - unrecovered
+	r.DataSent = t.client.Started()
+}
