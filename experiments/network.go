@@ -220,7 +220,7 @@ func (s *Scenario) runOne(spec runSpec) (*Run, error) {
 	if k := s.Workload.Kind; k == "udp-risefall" || k == "tcp" {
 		return s.runAQM(spec)
 	}
-	if k := s.Workload.Kind; k == "protego-stress" || k == "protego-fct" {
+	if k := s.Workload.Kind; k == "protego-stress" || k == "protego-fct" || k == "protego-bulk" {
 		return s.runProtego(spec)
 	}
 	start := time.Now()

@@ -66,7 +66,7 @@ func (s *Scenario) Preflight(opt Options) error {
 				}
 				return s.ix.locate(fieldErr(at, "%v", err))
 			}
-			if k := s.Workload.Kind; k == "protego-stress" || k == "protego-fct" {
+			if k := s.Workload.Kind; k == "protego-stress" || k == "protego-fct" || k == "protego-bulk" {
 				if err := s.protegoFits(ts.Name, target, prog); err != nil {
 					return s.ix.locate(fieldErr(path+".program", "%v", err))
 				}

@@ -134,8 +134,10 @@ type ProtegoRun struct {
 	TimerMpps float64 `json:"timer_mpps"`
 	// FCTUs is the flows' completion times (protego-fct runs) and
 	// Transport what their transports did to recover.
-	FCTUs     *flowgen.Summary   `json:"fct_us,omitempty"`
-	Transport *TransportCounters `json:"transport,omitempty"`
+	FCTUs *flowgen.Summary `json:"fct_us,omitempty"`
+	// GoodputGbps is a protego-bulk connection's goodput.
+	GoodputGbps *float64           `json:"goodput_gbps,omitempty"`
+	Transport   *TransportCounters `json:"transport,omitempty"`
 }
 
 // Protego programs' constants the runner reads (the programs' own names).
@@ -183,7 +185,7 @@ func (s *Scenario) validateProtego() error {
 	switch {
 	case len(s.Pattern.Flows) != 1:
 		return s.need("pattern.flows", "one [src, dst] pair across the protected link", len(s.Pattern.Flows))
-	case w.Kind == "protego-fct":
+	case w.Kind == "protego-fct" || w.Kind == "protego-bulk":
 		if err := s.validateFCT(); err != nil {
 			return err
 		}
@@ -633,9 +635,12 @@ func (s *Scenario) runProtego(spec runSpec) (*Run, error) {
 		})
 	}
 	var tr protegoTraffic
-	if s.Workload.Kind == "protego-fct" {
+	switch s.Workload.Kind {
+	case "protego-fct":
 		tr, err = s.protegoFCT(spec, eng, net, srcGbps, trafficEnd, deadline, probe)
-	} else {
+	case "protego-bulk":
+		tr, err = s.protegoBulk(eng, net, srcGbps, trafficEnd, deadline, probe)
+	default:
 		tr, err = s.protegoStress(eng, net, srcGbps, trafficEnd, deadline)
 	}
 	if err != nil {

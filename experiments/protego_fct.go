@@ -30,9 +30,13 @@ type TransportCounters struct {
 // validateFCT checks the protego-fct workload's fields.
 func (s *Scenario) validateFCT() error {
 	w := s.Workload
+	fct := w.Kind == "protego-fct"
 	switch {
 	case w.Transport != "dctcp" && w.Transport != "cubic" && w.Transport != "rdma":
 		return s.need("workload.transport", "dctcp, cubic or rdma", w.Transport)
+	case !fct && w.Transport == "rdma":
+		return s.need("workload.transport", "dctcp or cubic (protego-bulk runs one TCP connection)", w.Transport)
+	case !fct:
 	case w.FlowBytes < 1 || w.FlowBytes > 1<<30:
 		return s.need("workload.flow_bytes", "1..2^30", w.FlowBytes)
 	case w.Flows < 0 || w.Flows > 10_000_000:
@@ -41,6 +45,8 @@ func (s *Scenario) validateFCT() error {
 		return s.need("workload.parallel", "1..64", w.Parallel)
 	case w.GapUs < 0 || w.GapUs > 1e6:
 		return s.need("workload.gap_us", "0..10^6", w.GapUs)
+	}
+	switch {
 	case w.HostDelayUs < 0 || w.HostDelayUs > 1e4:
 		return s.need("workload.host_delay_us", "0..10^4", w.HostDelayUs)
 	case w.RTOMinMs < 0 || w.RTOMinMs > 1e3:
@@ -79,22 +85,10 @@ func (s *Scenario) protegoFCT(spec runSpec, eng sim.Engine, net *network, gbps f
 	var client *flowgen.Client
 	switch w.Transport {
 	case "dctcp", "cubic":
-		data, err := configs.Read("tcp.yaml")
+		cfg, err := s.tcpConfig(w, gbps)
 		if err != nil {
 			return nil, err
 		}
-		cfg, err := tcp.ParseConfig("configs/tcp.yaml", data, tcp.DefaultConfig())
-		if err != nil {
-			return nil, err
-		}
-		cfg.CC = w.Transport
-		if w.Transport == "dctcp" {
-			cfg.ECN = true // DCTCP needs ECN; the sender switch marks at 100 KB (§4)
-		}
-		if w.RTOMinMs > 0 {
-			cfg.RTOMinPs = int64(w.RTOMinMs * 1e9)
-		}
-		cfg.NICGbps, cfg.PropPs, cfg.StackDelayPs = gbps, prop, int64(w.HostDelayUs*1e6)
 		tb := tcp.MakeBuilder().WithEngine(eng).WithDeadline(deadline).WithConfig(cfg)
 		var hs [2]*tcp.Host
 		for i, h := range []int{src, dst} {
@@ -154,4 +148,86 @@ func (t *protegoFCTTraffic) finish(pr *ProtegoRun, r *Run, unrecovered int64) {
 	pr.Unrecovered = unrecovered
 	pr.Delivered = pr.Offered - unrecovered
 	r.DataSent = t.client.Started()
+}
+
+// tcpConfig is configs/tcp.yaml with the workload's transport, RTO_min,
+// link rate and stack delay.
+func (s *Scenario) tcpConfig(w Workload, gbps float64) (tcp.Config, error) {
+	data, err := configs.Read("tcp.yaml")
+	if err != nil {
+		return tcp.Config{}, err
+	}
+	cfg, err := tcp.ParseConfig("configs/tcp.yaml", data, tcp.DefaultConfig())
+	if err != nil {
+		return tcp.Config{}, err
+	}
+	cfg.CC = w.Transport
+	if w.Transport == "dctcp" {
+		cfg.ECN = true // DCTCP needs ECN; the sender switch marks at 100 KB (§4)
+	}
+	if w.RTOMinMs > 0 {
+		cfg.RTOMinPs = int64(w.RTOMinMs * 1e9)
+	}
+	cfg.NICGbps, cfg.PropPs, cfg.StackDelayPs = gbps, int64(s.Link.PropNs*1000), int64(w.HostDelayUs*1e6)
+	return cfg, nil
+}
+
+// protegoBulkTraffic is one long-lived TCP connection (protego-bulk: the
+// paper's Table 3, CUBIC goodput against the loss rate).
+type protegoBulkTraffic struct {
+	flow    *tcp.Flow
+	probe   *recoveryProbe
+	startPs int64
+	endPs   int64
+}
+
+func (s *Scenario) protegoBulk(eng sim.Engine, net *network, gbps float64, trafficEnd, deadline int64, probe *recoveryProbe) (*protegoBulkTraffic, error) {
+	w := s.Workload
+	if w.Transport == "rdma" {
+		return nil, fmt.Errorf("workload.transport: protego-bulk runs TCP (cubic or dctcp)")
+	}
+	cfg, err := s.tcpConfig(w, gbps)
+	if err != nil {
+		return nil, err
+	}
+	src, dst := s.Pattern.Flows[0][0], s.Pattern.Flows[0][1]
+	prop := int64(s.Link.PropNs * 1000)
+	tb := tcp.MakeBuilder().WithEngine(eng).WithDeadline(trafficEnd).WithConfig(cfg)
+	var hs [2]*tcp.Host
+	for i, h := range []int{src, dst} {
+		sw, port := net.hostPort(h)
+		host, err := tb.WithHost(h, port).WithUplink(sw.IngressHandler(port)).Build(sim.BuildNameWithIndex("Net", "TCPHost", h))
+		if err != nil {
+			return nil, fmt.Errorf("workload: %v", err)
+		}
+		sw.Attach(port, link.To(host, port, prop))
+		hs[i] = host
+	}
+	f := &tcp.Flow{ID: 0, Src: src, Dst: dst, StartPs: fctStartPs, SynRTTPs: int64(w.SynRTTUs * 1e6)}
+	if err := hs[1].AddReceiver(f); err != nil {
+		return nil, err
+	}
+	if err := hs[0].AddSender(f); err != nil {
+		return nil, err
+	}
+	return &protegoBulkTraffic{flow: f, probe: probe, startPs: fctStartPs, endPs: trafficEnd}, nil
+}
+
+func (t *protegoBulkTraffic) start() error  { return nil }
+func (t *protegoBulkTraffic) failed() error { return nil }
+
+// finish reads the connection's goodput (bytes delivered in order to the
+// receiving application over the traffic time).
+func (t *protegoBulkTraffic) finish(pr *ProtegoRun, r *Run, unrecovered int64) {
+	st := t.flow.Stats
+	g := float64(st.Delivered) * 8 / (float64(t.endPs-t.startPs) / 1e12) / 1e9
+	pr.GoodputGbps = &g
+	pr.Transport = &TransportCounters{Retransmits: st.Retransmits, Timeouts: st.Timeouts, LossProbes: st.LossProbes}
+	if pr.Offered == 0 {
+		pr.Offered = t.probe.plain
+		unrecovered = t.probe.plainLost
+	}
+	pr.Unrecovered = unrecovered
+	pr.Delivered = pr.Offered - unrecovered
+	r.DataSent = st.SegmentsSent
 }

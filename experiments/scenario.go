@@ -275,12 +275,12 @@ func (s *Scenario) validate() error {
 		if err := s.validateAQM(); err != nil {
 			return err
 		}
-	case "protego-stress", "protego-fct":
+	case "protego-stress", "protego-fct", "protego-bulk":
 		if err := s.validateProtego(); err != nil {
 			return err
 		}
 	default:
-		return s.need("workload.kind", "ndp, cbr, udp-risefall, tcp, protego-stress, protego-fct", strconv.Quote(w.Kind))
+		return s.need("workload.kind", "ndp, cbr, udp-risefall, tcp, protego-stress, protego-fct, protego-bulk", strconv.Quote(w.Kind))
 	}
 	p := s.Pattern
 	switch p.Kind {
