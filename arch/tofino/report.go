@@ -170,6 +170,12 @@ func RunResultOf(m *arch.Measurement) *RunResult {
 	}
 	r.EndToEndNs = sw.E2E.Summarize(1000)
 	r.Drops = sw.Drops()
+	if n := sw.tm.Queued(); n > 0 {
+		// Not dropped: still in a queue when the run ended (a
+		// self-replenishing queue always holds one).
+		r.Drops = append(r.Drops, DropCount{Reason: "still queued at the end of the run", Packets: n})
+		sort.Slice(r.Drops, func(i, j int) bool { return r.Drops[i].Reason < r.Drops[j].Reason })
+	}
 	r.TM = sw.tm.Stats
 	return r
 }

@@ -64,6 +64,9 @@ type Switch struct {
 	signal     *dodSignal          // the program's deflect-on-drop signal (nil: none)
 	speeds     map[int]float64     // front-panel ports a network set to another speed
 	pauses     map[int]*pauseState // PFC pause per port*8 + priority (mac.go)
+	// egressFixedPs is the egress pipeline's latency without the parts
+	// that depend on the packet (the traffic manager's credit from the MAC).
+	egressFixedPs int64
 	// PFC counts the PFC frames the MACs consumed.
 	PFC PFCStats
 	*arch.StateControl
@@ -114,6 +117,10 @@ func (b Builder) Build(name string) *Switch {
 		b.cfg = b.place.Chip
 	}
 	sw := &Switch{engine: b.engine, cfg: b.cfg, prog: b.place.Prog, codec: b.place.Prog.Codec(), place: b.place, drops: map[string]int{}, name: name}
+	// A dequeued frame reaches its MAC no sooner than the egress pipeline's
+	// fixed latency (parser and deparser bases, the placed MAU stages).
+	L := b.cfg.Latency
+	sw.egressFixedPs = b.cfg.CyclesToPs(int64(L.ParserBase + b.place.MAUCycles[spec.Egress] + L.DeparserBase))
 	sw.ports = &Ports{ComponentBase: sim.NewComponentBase(name + ".Ports"), sw: sw,
 		busyUntil: make([]int64, sw.cfg.Pipes*sw.cfg.DevPortPipeStride)}
 	c := b.cfg
@@ -130,7 +137,7 @@ func (b Builder) Build(name string) *Switch {
 		WithPorts(ports, c.PipeOf, recirc).
 		WithEgress(func(pipe int) sim.Handler { return sw.pipes[pipe].egress }, sw.ports).
 		WithLedger(ledger{sw}).
-		WithMACBusy(func(port int) int64 { return sw.ports.busyUntil[port] }).
+		WithMACBusy(func(port int) int64 { return sw.ports.busyUntil[port] - sw.egressFixedPs }).
 		Build(name + ".TM")
 	for pipe := 0; pipe < b.cfg.Pipes; pipe++ {
 		st := programs.NewState(sw.prog)

@@ -73,7 +73,7 @@ func benchWorkloads() []benchWorkload {
 	for _, v := range []string{"Protego", "ProtegoNB"} {
 		v := v
 		ws = append(ws, benchWorkload{id: "protego-10M/" + v, name: "Protego stress test, 10^7 MTU frames at 100 Gb/s through both switches, 1e-3 loss, " + v,
-			run: func(int) (benchRow, error) { return benchProtego(v, 1e7) }})
+			run: func(int) (benchRow, error) { return benchProtego(v, float64(benchFrames)) }})
 	}
 	ws = append(ws,
 		benchWorkload{id: "pipeline/tofino", name: "ndp pipeline latency, load 0.5",
@@ -101,6 +101,9 @@ the workload scripts/htsim-vs-archsim.sh runs on htsim too.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if packets < 1 {
 				return &exitError{code: 2, msg: fmt.Sprintf("--packets %d: must be ≥ 1", packets)}
+			}
+			if benchFrames < 1000 || benchFrames > 1_000_000_000 {
+				return &exitError{code: 2, msg: fmt.Sprintf("--frames %d: must be 1000..10^9", benchFrames)}
 			}
 			if err := checkPackets(cmd, packets, 0, 1, nil); err != nil {
 				return err
@@ -157,6 +160,7 @@ the workload scripts/htsim-vs-archsim.sh runs on htsim too.`,
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the rows as JSON")
 	cmd.Flags().IntVar(&packets, "packets", 20000, "packets for the pipeline-latency workloads")
+	cmd.Flags().IntVar(&benchFrames, "frames", 10_000_000, "frames for the Protego stress workloads (protego-10M/*)")
 	cmd.Flags().StringVar(&only, "only", "", "run one workload (e.g. htsim-incast-2m/Ideal, trim-fig6/Tofino, pipeline/trio, trio-ml)")
 	cmd.Flags().BoolVar(&quiet, "quiet", false, "no progress on stderr (there is none when stderr is not a terminal)")
 	cmd.Flags().BoolVar(&inProcess, "in-process", false, "run every workload in this process (peak memory is then the process's peak so far)")
@@ -171,7 +175,7 @@ func benchChild(w benchWorkload, packets int) (benchRow, error) {
 		return benchRow{}, err
 	}
 	var stdout, stderr bytes.Buffer
-	c := exec.Command(self, "bench", "--only", w.id, "--in-process", "--json", "--packets", fmt.Sprint(packets))
+	c := exec.Command(self, "bench", "--only", w.id, "--in-process", "--json", "--packets", fmt.Sprint(packets), "--frames", fmt.Sprint(benchFrames))
 	c.Stdout, c.Stderr = &stdout, &stderr
 	if err := c.Run(); err != nil {
 		return benchRow{}, fmt.Errorf("%v: %s", err, bytes.TrimSpace(stderr.Bytes()))
@@ -240,6 +244,9 @@ func benchScenario(name, variant, value string) (benchRow, error) {
 	}
 	return benchRow{SimulatedUs: s.DurationUs, Packets: r.DataSent, Events: r.Events, SwitchHops: r.SwitchHops}, nil
 }
+
+// benchFrames is how many frames the Protego rows send (bench --frames).
+var benchFrames = 10_000_000
 
 // benchProtego runs protego-speed's variant for as long as frames frames
 // take at 100 Gb/s (1518-byte frames: 123.36 ns each on the wire).

@@ -291,7 +291,7 @@ func TestBenchJSON(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the 64-sender Fig. 6 point twice")
 	}
-	out, msg, code := run(t, "bench", "--json", "--in-process", "--packets", "500")
+	out, msg, code := run(t, "bench", "--json", "--in-process", "--packets", "500", "--frames", "20000")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, msg)
 	}
@@ -299,7 +299,7 @@ func TestBenchJSON(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &rows); err != nil {
 		t.Fatal(err)
 	}
-	if len(rows) != 11 {
+	if len(rows) != 13 {
 		t.Fatalf("%d rows", len(rows))
 	}
 	for _, r := range rows {

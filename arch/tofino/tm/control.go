@@ -242,3 +242,18 @@ func (t *TrafficManager) SetGroup(id int, ports []int) error {
 	t.groups[id] = &programs.MulticastGroup{ID: id, Ports: append([]int(nil), ports...)}
 	return nil
 }
+
+// Queued is the number of packets in every queue now (at the end of a
+// run: still in flight, e.g. a self-replenishing queue's one packet).
+func (t *TrafficManager) Queued() int {
+	n := 0
+	for _, p := range t.ports {
+		if p == nil {
+			continue
+		}
+		for _, q := range p.queues {
+			n += q.len()
+		}
+	}
+	return n
+}

@@ -570,9 +570,10 @@ func (t *TrafficManager) dequeue(p *port, now int64) {
 		return
 	}
 	if t.macBusy != nil {
-		// Credits from the MAC: dequeue no more than one frame ahead of it
-		// (2048 bytes of transmit FIFO — assumed).
-		if mb, slack := t.macBusy(p.dev), int64(2048*8*1000/p.gbps); mb > now+slack {
+		// Credits from the MAC: a frame is dequeued only if the MAC will be
+		// within its FIFO of free when the frame comes out of egress (the
+		// MAC's time is given net of the egress pipeline's latency).
+		if mb, slack := t.macBusy(p.dev), t.macSlack(p); mb > now+slack {
 			packet.Schedule(t.engine, t, mb-slack, evDequeue, nil, p.dev)
 			return
 		}
@@ -619,7 +620,15 @@ func (t *TrafficManager) dequeue(p *port, now int64) {
 	if !pkt.NoBridge {
 		wire -= t.bridgeBytes
 	}
-	p.busyUntil = now + p.ser.Ps(wire, p.gbps)
+	ser := p.ser.Ps(wire, p.gbps)
+	p.busyUntil = now + ser
+	if t.macBusy != nil {
+		// The next frame may leave once this one is within the MAC's FIFO
+		// of being sent (see dequeue's credit check): one wake-up, not two.
+		if mb := t.macBusy(p.dev) + ser - t.macSlack(p); mb > p.busyUntil {
+			p.busyUntil = mb
+		}
+	}
 	t.Stats.Dequeued++
 	if pkt.BypassEgress {
 		t.Stats.BypassedEgress++
@@ -638,6 +647,10 @@ func (t *TrafficManager) dequeue(p *port, now int64) {
 		p.pending = false // the next enqueue restarts the transmitter
 	}
 }
+
+// macSlack is how far a port's MAC may be behind: its transmit FIFO,
+// 2048 bytes (assumed), at the port's rate.
+func (t *TrafficManager) macSlack(p *port) int64 { return int64(2048*8*1000/p.gbps + 0.5) }
 
 // idle handles a transmitter with nothing it may send now: it sleeps until
 // the next enqueue, or until a shaped queue may send again (if that is
