@@ -406,9 +406,12 @@ type recoveryProbe struct {
 	// plain and plainLost count frames without a Protego header (an
 	// unprotected link's data) that reached the receiver or were lost.
 	plain, plainLost int64
-	lost             map[int]int64 // seq -> when the receiver saw the gap (0: not yet)
-	samples          stats.Samples
-	inner            sim.Handler
+	// pending are corrupted data frames the receiver has not yet seen a
+	// gap for; lost maps the ones it has to when it saw it.
+	pending []int
+	lost    map[int]int64
+	samples stats.Samples
+	inner   sim.Handler
 	*sim.ComponentBase
 }
 
@@ -418,7 +421,7 @@ func (p *recoveryProbe) NotifyPortFree(sim.VTimeInSec, sim.Port) {}
 // corrupted notes a data frame the link lost.
 func (p *recoveryProbe) corrupted(pkt *packet.Packet, _ int64) {
 	if seq, pt, ok := protegoSeq(pkt.Head); ok && pt == protegoORIG {
-		p.lost[seq] = 0
+		p.pending = append(p.pending, seq)
 	} else if isIPv4(pkt.Head) {
 		p.plain++
 		p.plainLost++
@@ -435,18 +438,24 @@ func (p *recoveryProbe) Handle(e sim.Event) error {
 	if isIPv4(ev.Pkt.Head) {
 		p.plain++
 	}
-	if len(p.lost) > 0 {
+	if len(p.pending) > 0 || len(p.lost) > 0 {
 		if seq, pt, ok := protegoSeq(ev.Pkt.Head); ok {
 			now := ev.AtPs()
 			switch pt {
 			case protegoORIG, protegoDUMMY:
-				for x, at := range p.lost {
-					if at == 0 && (serialLess(x, seq) || (pt == protegoDUMMY && x == seq)) {
+				// A later frame (or a dummy carrying the lost frame's own
+				// number) shows the receiver the gap.
+				keep := p.pending[:0]
+				for _, x := range p.pending {
+					if serialLess(x, seq) || (pt == protegoDUMMY && x == seq) {
 						p.lost[x] = now
+					} else {
+						keep = append(keep, x)
 					}
 				}
+				p.pending = keep
 			case protegoRETX:
-				if at, ok := p.lost[seq]; ok && at > 0 {
+				if at, ok := p.lost[seq]; ok {
 					p.samples.Add(now - at)
 					delete(p.lost, seq)
 				}
@@ -616,7 +625,7 @@ func (s *Scenario) runProtego(spec runSpec) (*Run, error) {
 			}
 		}()
 	}
-	drops := map[string]int{}
+	drops := map[string]*int{}
 	srcTag := uint64(s.Pattern.Flows[0][0]+1) << 40 // hosts.UDPSource ids: (host+1) << 40 | seq
 	for _, sw := range net.switches {
 		sender := sw == ends.tx
@@ -631,7 +640,12 @@ func (s *Scenario) runProtego(spec runSpec) (*Run, error) {
 					pr.SenderQueueDrops++
 				}
 			}
-			drops[reason]++
+			c := drops[reason]
+			if c == nil {
+				c = new(int)
+				drops[reason] = c
+			}
+			*c++
 		})
 	}
 	var tr protegoTraffic
@@ -681,7 +695,7 @@ func (s *Scenario) runProtego(spec runSpec) (*Run, error) {
 	} else {
 		pr.EffectiveLossExpected = link.ExpectedUnrecovered(pr.LinkLoss, pr.Copies)
 	}
-	tr.finish(pr, r, int64(len(probe.lost)))
+	tr.finish(pr, r, int64(len(probe.lost)+len(probe.pending)))
 	if pr.Offered > 0 {
 		n := float64(pr.Offered)
 		pr.EffectiveLoss = float64(pr.Unrecovered) / n
@@ -718,8 +732,8 @@ func (s *Scenario) runProtego(spec runSpec) (*Run, error) {
 		pr.TimerMpps = float64(g.PktGenerated()) / (float64(span) / 1e12) / 1e6
 	}
 	for _, k := range sortedKeys(drops) {
-		r.DropReasons = append(r.DropReasons, DropCount{Reason: k, Packets: drops[k]})
-		r.Dropped += drops[k]
+		r.DropReasons = append(r.DropReasons, DropCount{Reason: k, Packets: *drops[k]})
+		r.Dropped += *drops[k]
 	}
 	for _, sw := range net.switches {
 		r.SwitchHops += sw.Counters().Delivered

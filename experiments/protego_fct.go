@@ -89,16 +89,9 @@ func (s *Scenario) protegoFCT(spec runSpec, eng sim.Engine, net *network, gbps f
 		if err != nil {
 			return nil, err
 		}
-		tb := tcp.MakeBuilder().WithEngine(eng).WithDeadline(deadline).WithConfig(cfg)
-		var hs [2]*tcp.Host
-		for i, h := range []int{src, dst} {
-			sw, port := net.hostPort(h)
-			host, err := tb.WithHost(h, port).WithUplink(sw.IngressHandler(port)).Build(sim.BuildNameWithIndex("Net", "TCPHost", h))
-			if err != nil {
-				return nil, fmt.Errorf("workload: %v", err)
-			}
-			sw.Attach(port, link.To(host, port, prop))
-			hs[i] = host
+		hs, err := s.tcpPair(eng, net, cfg, deadline)
+		if err != nil {
+			return nil, err
 		}
 		if client, err = flowgen.NewTCP(name, fc, eng, hs[0], src, hs[1], dst); err != nil {
 			return nil, fmt.Errorf("workload: %v", err)
@@ -114,15 +107,11 @@ func (s *Scenario) protegoFCT(spec runSpec, eng sim.Engine, net *network, gbps f
 		}
 		cfg.NICGbps, cfg.PropPs, cfg.NICDelayPs = gbps, prop, int64(w.HostDelayUs*1e6)
 		rb := rdma.MakeBuilder().WithEngine(eng).WithDeadline(deadline).WithConfig(cfg)
-		var hs [2]*rdma.Host
-		for i, h := range []int{src, dst} {
-			sw, port := net.hostPort(h)
-			host, err := rb.WithHost(h, port).WithUplink(sw.IngressHandler(port)).Build(sim.BuildNameWithIndex("Net", "RDMAHost", h))
-			if err != nil {
-				return nil, fmt.Errorf("workload: %v", err)
-			}
-			sw.Attach(port, link.To(host, port, prop))
-			hs[i] = host
+		hs, err := hostPair(s, net, "RDMAHost", func(h, port int, name string, up sim.Handler) (*rdma.Host, error) {
+			return rb.WithHost(h, port).WithUplink(up).Build(name)
+		})
+		if err != nil {
+			return nil, err
 		}
 		if client, err = flowgen.NewRDMA(name, fc, eng, hs[0], src, hs[1], dst); err != nil {
 			return nil, fmt.Errorf("workload: %v", err)
@@ -191,17 +180,9 @@ func (s *Scenario) protegoBulk(eng sim.Engine, net *network, gbps float64, traff
 		return nil, err
 	}
 	src, dst := s.Pattern.Flows[0][0], s.Pattern.Flows[0][1]
-	prop := int64(s.Link.PropNs * 1000)
-	tb := tcp.MakeBuilder().WithEngine(eng).WithDeadline(trafficEnd).WithConfig(cfg)
-	var hs [2]*tcp.Host
-	for i, h := range []int{src, dst} {
-		sw, port := net.hostPort(h)
-		host, err := tb.WithHost(h, port).WithUplink(sw.IngressHandler(port)).Build(sim.BuildNameWithIndex("Net", "TCPHost", h))
-		if err != nil {
-			return nil, fmt.Errorf("workload: %v", err)
-		}
-		sw.Attach(port, link.To(host, port, prop))
-		hs[i] = host
+	hs, err := s.tcpPair(eng, net, cfg, trafficEnd)
+	if err != nil {
+		return nil, err
 	}
 	f := &tcp.Flow{ID: 0, Src: src, Dst: dst, StartPs: fctStartPs, SynRTTPs: int64(w.SynRTTUs * 1e6)}
 	if err := hs[1].AddReceiver(f); err != nil {
@@ -230,4 +211,29 @@ func (t *protegoBulkTraffic) finish(pr *ProtegoRun, r *Run, unrecovered int64) {
 	pr.Unrecovered = unrecovered
 	pr.Delivered = pr.Offered - unrecovered
 	r.DataSent = st.SegmentsSent
+}
+
+// hostPair builds the pattern's two hosts with build and attaches each to
+// its switch port.
+func hostPair[H sim.Handler](s *Scenario, net *network, kind string, build func(h, port int, name string, uplink sim.Handler) (H, error)) ([2]H, error) {
+	var hs [2]H
+	prop := int64(s.Link.PropNs * 1000)
+	for i, h := range s.Pattern.Flows[0] {
+		sw, port := net.hostPort(h)
+		host, err := build(h, port, sim.BuildNameWithIndex("Net", kind, h), sw.IngressHandler(port))
+		if err != nil {
+			return hs, fmt.Errorf("workload: %v", err)
+		}
+		sw.Attach(port, link.To(host, port, prop))
+		hs[i] = host
+	}
+	return hs, nil
+}
+
+// tcpPair builds the pattern's two TCP hosts.
+func (s *Scenario) tcpPair(eng sim.Engine, net *network, cfg tcp.Config, deadline int64) ([2]*tcp.Host, error) {
+	tb := tcp.MakeBuilder().WithEngine(eng).WithDeadline(deadline).WithConfig(cfg)
+	return hostPair(s, net, "TCPHost", func(h, port int, name string, up sim.Handler) (*tcp.Host, error) {
+		return tb.WithHost(h, port).WithUplink(up).Build(name)
+	})
 }

@@ -172,16 +172,7 @@ func oneLine(s string) string {
 
 // FrontPorts are the chip's front-panel ports, pipe by pipe (what a
 // Switch built from the target gives hosts and links).
-func (t *Target) FrontPorts() []int {
-	c := t.cfg
-	out := make([]int, 0, c.Pipes*c.FrontPortsPerPipe)
-	for pipe := 0; pipe < c.Pipes; pipe++ {
-		for local := 0; local < c.FrontPortsPerPipe; local++ {
-			out = append(out, c.DevPort(pipe, local))
-		}
-	}
-	return out
-}
+func (t *Target) FrontPorts() []int { return frontPorts(t.cfg) }
 
 // RecircPortOf is the recirculation port of a port's pipe.
 func (t *Target) RecircPortOf(port int) int { return t.cfg.RecircPort(t.cfg.PipeOf(port)) }

@@ -40,8 +40,12 @@ type Switch struct {
 	tm     *tm.TrafficManager
 	ports  *Ports
 
-	drops     map[string]int
-	Delivered int
+	drops map[string]*int
+	// lastReason and lastDrop cache the counter of the latest drop reason
+	// (drops come in runs of one reason: a string hash per drop is saved).
+	lastReason string
+	lastDrop   *int
+	Delivered  int
 	// Copies counts packets the switch created (mirror and multicast
 	// copies); Replicated counts packets that ended as their copies
 	// (multicast, or mirrored and then dropped, as a trimmed header is). Every packet (offered or created) ends exactly once:
@@ -116,7 +120,7 @@ func (b Builder) Build(name string) *Switch {
 	if b.cfg == nil {
 		b.cfg = b.place.Chip
 	}
-	sw := &Switch{engine: b.engine, cfg: b.cfg, prog: b.place.Prog, codec: b.place.Prog.Codec(), place: b.place, drops: map[string]int{}, name: name}
+	sw := &Switch{engine: b.engine, cfg: b.cfg, prog: b.place.Prog, codec: b.place.Prog.Codec(), place: b.place, drops: map[string]*int{}, name: name}
 	// A dequeued frame reaches its MAC no sooner than the egress pipeline's
 	// fixed latency (parser and deparser bases, the placed MAU stages).
 	L := b.cfg.Latency
@@ -162,7 +166,7 @@ func (b Builder) Build(name string) *Switch {
 }
 
 func (sw *Switch) dropped(pkt *packet.Packet, reason string) {
-	sw.drops[reason]++
+	sw.count(reason)
 	if sw.dropHook != nil {
 		sw.dropHook(pkt, reason)
 	}
@@ -170,7 +174,20 @@ func (sw *Switch) dropped(pkt *packet.Packet, reason string) {
 
 // expired counts a packet still in the switch at the end of the run (not a
 // drop: it is in flight).
-func (sw *Switch) expired(pkt *packet.Packet) { sw.drops["still in flight at the end of the run"]++ }
+func (sw *Switch) expired(pkt *packet.Packet) { sw.count("still in flight at the end of the run") }
+
+// count adds one to a drop reason's counter.
+func (sw *Switch) count(reason string) {
+	if sw.lastDrop == nil || reason != sw.lastReason {
+		c := sw.drops[reason]
+		if c == nil {
+			c = new(int)
+			sw.drops[reason] = c
+		}
+		sw.lastReason, sw.lastDrop = reason, c
+	}
+	*sw.lastDrop++
+}
 
 // ledger is the switch's packet accounting as the traffic manager keeps it.
 type ledger struct{ sw *Switch }
@@ -300,7 +317,7 @@ func (sw *Switch) Drops() []DropCount {
 	sort.Strings(reasons)
 	var out []DropCount
 	for _, k := range reasons {
-		out = append(out, DropCount{Reason: k, Packets: sw.drops[k]})
+		out = append(out, DropCount{Reason: k, Packets: *sw.drops[k]})
 	}
 	return out
 }
@@ -414,8 +431,10 @@ func (sw *Switch) Name() string { return sw.name }
 func (sw *Switch) TapWire(f arch.WireTap) { sw.tap = f }
 
 // FrontPorts are the front-panel ports, pipe by pipe.
-func (sw *Switch) FrontPorts() []int {
-	c := sw.cfg
+func (sw *Switch) FrontPorts() []int { return frontPorts(sw.cfg) }
+
+// frontPorts lists a chip's front-panel device ports, pipe by pipe.
+func frontPorts(c *Config) []int {
 	out := make([]int, 0, c.Pipes*c.FrontPortsPerPipe)
 	for pipe := 0; pipe < c.Pipes; pipe++ {
 		for local := 0; local < c.FrontPortsPerPipe; local++ {
