@@ -43,11 +43,7 @@ type PipeThread struct {
 	codec                    *programs.Codec // the program's parser and deparser, flattened
 
 	nextIssuePs int64
-	// lastOutPs is when the latest packet left the deparser: a pipeline
-	// is first in, first out, so a packet that needs fewer deparser
-	// cycles still leaves after the one ahead of it.
-	lastOutPs int64
-	Stats     ThreadStats
+	Stats       ThreadStats
 
 	// Per-packet constants, derived once from cfg and prog (the same
 	// values the Config and Program methods compute).
@@ -148,8 +144,7 @@ func (p *PipeThread) process(pkt *packet.Packet, nowPs int64) {
 	parser := L.ParserBase + L.ParserPerState*res.States + ceilDiv(res.Bytes, L.ParserWindowBytes)
 	deparser := L.DeparserBase + ceilDiv(emitted, L.DeparserBytesPerCycle)
 	fixed := int64(float64(int64(parser+p.place.MAUCycles[p.gress]+deparser))*cyc + 0.5) // c.CyclesToPs
-	outPs := max(issuePs+fixed, p.lastOutPs)
-	p.lastOutPs = outPs
+	outPs := issuePs + fixed
 	p.Stats.Latency.Add(outPs - nowPs)
 	p.Stats.WaitPs.Add(issuePs - nowPs)
 	pkt.Head, pkt.Len = head, length
