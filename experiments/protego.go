@@ -705,7 +705,7 @@ func (s *Scenario) runProtego(spec runSpec) (*Run, error) {
 	pr.Measurable = float64(pr.Offered)*pr.EffectiveLossExpected >= 3
 	// The ledger of the frames offered to the protected link: each is
 	// delivered once (in order with Protego) or counted as unrecovered.
-	r.ConservationOK = pr.Delivered+pr.Unrecovered == pr.Offered && pr.Duplicates == 0 && (mode != "ordered" || pr.Reordered == 0)
+	r.ConservationOK = pr.Delivered+pr.Unrecovered == pr.Offered && pr.Duplicates == 0 && (mode != "ordered" || vp.SwitchAtUs > 0 || pr.Reordered == 0)
 	if qu, ok := ends.tx.(arch.QueueUser); ok {
 		tx, _ := qu.QueueUse(ends.txRecirc, ends.txQueue)
 		rx, _ := ends.rx.(arch.QueueUser).QueueUse(ends.rxRecirc, ends.rxQueue)
