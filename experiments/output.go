@@ -96,6 +96,9 @@ func (r *Result) runRows() [][]string {
 	if len(r.Runs) > 0 && r.Runs[0].PIERun != nil {
 		return r.aqmRunRows()
 	}
+	if len(r.Runs) > 0 && r.Runs[0].ProtegoRun != nil {
+		return r.protegoRunRows()
+	}
 	rows := [][]string{{"variant", "sweep_value", "senders", "data_sent", "delivered_full", "delivered_trimmed", "dropped",
 		"in_flight_at_end", "trims_ingress", "trims_dod", "trims_queue", "trims_tm", "trims", "max_dod_queue_pkts",
 		"mean_goodput_gbps", "min_goodput_gbps", "max_goodput_gbps", "events", "events_per_packet", "conservation_ok"}}

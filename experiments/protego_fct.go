@@ -2,6 +2,7 @@ package experiments
 
 import (
 	"fmt"
+	"strconv"
 
 	"github.com/sarchlab/akita/v3/sim"
 
@@ -236,4 +237,36 @@ func (s *Scenario) tcpPair(eng sim.Engine, net *network, cfg tcp.Config, deadlin
 	return hostPair(s, net, "TCPHost", func(h, port int, name string, up sim.Handler) (*tcp.Host, error) {
 		return tb.WithHost(h, port).WithUplink(up).Build(name)
 	})
+}
+
+// protegoRunRows are runs.csv's rows for Protego scenarios (the JSON keys
+// that are numbers, flattened).
+func (r *Result) protegoRunRows() [][]string {
+	rows := [][]string{{"variant", "sweep_value", "link_loss", "link_loss_measured", "copies", "offered", "delivered", "unrecovered",
+		"duplicates", "reordered", "effective_loss", "effective_loss_ci95_lo", "effective_loss_ci95_hi", "effective_loss_expected",
+		"effective_gbps", "tx_buffer_max_bytes", "rx_buffer_max_bytes", "recovery_us_p50", "recovery_us_p99", "recovery_us_max",
+		"ack_timeouts", "pfc_pauses", "paused_us", "tx_recirc_share", "rx_recirc_share", "fct_us_p50", "fct_us_p99", "fct_us_p999",
+		"tcp_goodput_gbps", "events", "conservation_ok"}}
+	i64 := func(x int64) string { return strconv.FormatInt(x, 10) }
+	for _, run := range r.Runs {
+		p := run.ProtegoRun
+		if p == nil {
+			continue
+		}
+		fct := []string{"", "", ""}
+		if f := p.FCTUs; f != nil {
+			fct = []string{f2s(f.P50), f2s(f.P99), f2s(f.P999)}
+		}
+		good := ""
+		if p.GoodputGbps != nil {
+			good = f2s(*p.GoodputGbps)
+		}
+		rows = append(rows, append(append([]string{run.Variant, run.Value, f2s(p.LinkLoss), f2s(p.LinkLossMeasured), strconv.Itoa(p.Copies),
+			i64(p.Offered), i64(p.Delivered), i64(p.Unrecovered), i64(p.Duplicates), i64(p.Reordered), f2s(p.EffectiveLoss),
+			f2s(p.EffectiveLossCI[0]), f2s(p.EffectiveLossCI[1]), f2s(p.EffectiveLossExpected), f2s(p.EffectiveGbps),
+			i64(p.TxBufferMaxBytes), i64(p.RxBufferMaxBytes), f2s(p.RecoveryUs.P50), f2s(p.RecoveryUs.P99), f2s(p.RecoveryUs.Max),
+			i64(p.AckTimeouts), strconv.Itoa(p.PFCPauses), f2s(p.PausedUs), f2s(p.TxRecircShare), f2s(p.RxRecircShare)}, fct...),
+			good, i64(run.Events), strconv.FormatBool(run.ConservationOK)))
+	}
+	return rows
 }

@@ -152,6 +152,8 @@ func renderScenario(w io.Writer, res *experiments.Result, files []string) {
 	fmt.Fprintf(w, "%s (%s)\n\n", res.Name, res.Source)
 	if len(res.Runs) > 0 && res.Runs[0].PIERun != nil {
 		renderAQM(w, res)
+	} else if len(res.Runs) > 0 && res.Runs[0].ProtegoRun != nil {
+		renderProtego(w, res)
 	} else {
 		renderNDP(w, res)
 	}
@@ -191,6 +193,36 @@ func renderNDP(w io.Writer, res *experiments.Result) {
 			fmt.Sprint(r.Dropped), fmt.Sprint(r.InFlight), fmt.Sprint(r.TrimsIngress), fmt.Sprint(r.TrimsDoD), fmt.Sprint(r.TrimsQueue), fmt.Sprint(r.TrimsTM),
 			fmt.Sprint(r.MaxDoDQueue), fmt.Sprintf("%.2f [%.2f..%.2f]", r.MeanGoodputGbps, r.MinGoodputGbps, r.MaxGoodputGbps),
 			fmt.Sprintf("%.1f", r.EventsPerPacket), fmt.Sprint(r.ConservationOK))
+	}
+	t.Render()
+}
+
+// renderProtego is the summary of a Protego scenario: what reached the
+// far side of the corrupting link, at what speed, with what buffers.
+func renderProtego(w io.Writer, res *experiments.Result) {
+	t := tables.New(w, "Variant", "Sweep", "Link loss", "Copies", "Offered", "Unrecovered", "Effective loss [95 %]", "Gb/s",
+		"Tx buf KB", "Rx buf KB", "Recovery us p50/max", "PFC pauses", "FCT us p50/p99.9", "Conserved")
+	for _, r := range res.Runs {
+		p := r.ProtegoRun
+		if p == nil {
+			continue
+		}
+		sw := "-"
+		if r.Value != "" {
+			sw = r.Sweep + "=" + r.Value
+		}
+		fct := "-"
+		if f := p.FCTUs; f != nil && f.N > 0 {
+			fct = fmt.Sprintf("%.1f / %.1f", f.P50, f.P999)
+		}
+		gbps := fmt.Sprintf("%.2f", p.EffectiveGbps)
+		if p.GoodputGbps != nil {
+			gbps = fmt.Sprintf("%.2f (TCP)", *p.GoodputGbps)
+		}
+		t.Row(r.Variant, sw, fmt.Sprintf("%.3g", p.LinkLoss), fmt.Sprint(p.Copies), fmt.Sprint(p.Offered), fmt.Sprint(p.Unrecovered),
+			fmt.Sprintf("%.2g [%.2g, %.2g]", p.EffectiveLoss, p.EffectiveLossCI[0], p.EffectiveLossCI[1]), gbps,
+			fmt.Sprintf("%.1f", float64(p.TxBufferMaxBytes)/1000), fmt.Sprintf("%.1f", float64(p.RxBufferMaxBytes)/1000),
+			fmt.Sprintf("%.2f / %.2f", p.RecoveryUs.P50, p.RecoveryUs.Max), fmt.Sprint(p.PFCPauses), fct, fmt.Sprint(r.ConservationOK))
 	}
 	t.Render()
 }
