@@ -253,25 +253,12 @@ func EncodeUDP(b []byte, c UDPConfig, ipID uint16) []byte {
 	ip[9] = 17
 	binary.BigEndian.PutUint32(ip[12:], c.Src)
 	binary.BigEndian.PutUint32(ip[16:], c.Dst)
-	binary.BigEndian.PutUint16(ip[10:], ipv4Checksum(ip[:ipLen]))
+	binary.BigEndian.PutUint16(ip[10:], packet.IPv4Checksum(ip[:ipLen]))
 	udp := ip[ipLen:]
 	binary.BigEndian.PutUint16(udp[0:], c.SrcPort)
 	binary.BigEndian.PutUint16(udp[2:], c.DstPort)
 	binary.BigEndian.PutUint16(udp[4:], uint16(c.IPBytes-ipLen))
 	return b
-}
-
-// ipv4Checksum is the IPv4 header checksum (RFC 791) of hdr with its
-// checksum field taken as is (zero when computing it).
-func ipv4Checksum(hdr []byte) uint16 {
-	var sum uint32
-	for i := 0; i+1 < len(hdr); i += 2 {
-		sum += uint32(binary.BigEndian.Uint16(hdr[i:]))
-	}
-	for sum > 0xffff {
-		sum = sum&0xffff + sum>>16
-	}
-	return ^uint16(sum)
 }
 
 // UDPSink counts the UDP frames that reach it.

@@ -202,7 +202,7 @@ func TestUDPFrameFormat(t *testing.T) {
 			binary.BigEndian.Uint16(ip[2:]) != 1000 || binary.BigEndian.Uint32(ip[12:]) != HostIP(0) || binary.BigEndian.Uint32(ip[16:]) != HostIP(1) {
 			t.Fatalf("frame %d: bad IPv4 header % x", i, ip[:20])
 		}
-		if ipv4Checksum(ip[:20]) != 0 {
+		if packet.IPv4Checksum(ip[:20]) != binary.BigEndian.Uint16(ip[10:]) {
 			t.Fatalf("frame %d: checksum does not verify", i)
 		}
 		if _, ecn, ok := packet.DSCPECN(h); !ok || ecn != ECNECT0 {

@@ -74,3 +74,20 @@ func SetDSCP(head []byte, dscp int) bool {
 	}
 	return true
 }
+
+// IPv4Checksum is the header checksum of an IPv4 header (RFC 791, the
+// one's-complement sum of RFC 1071) with its checksum field (bytes 10-11)
+// left out: the value to store there, or to compare with it.
+func IPv4Checksum(hdr []byte) uint16 {
+	var sum uint32
+	for i := 0; i+1 < len(hdr); i += 2 {
+		if i == 10 {
+			continue
+		}
+		sum += uint32(binary.BigEndian.Uint16(hdr[i:]))
+	}
+	for sum>>16 != 0 {
+		sum = sum&0xffff + sum>>16
+	}
+	return ^uint16(sum)
+}

@@ -286,7 +286,7 @@ func TestWireRoundTrip(t *testing.T) {
 		if !Decode(b, &y) || y != x {
 			t.Errorf("round trip:\n got %+v\nwant %+v", y, x)
 		}
-		if ipChecksum(b[ethLen:ethLen+ipLen]) != uint16(b[ethLen+10])<<8|uint16(b[ethLen+11]) {
+		if packet.IPv4Checksum(b[ethLen:ethLen+ipLen]) != uint16(b[ethLen+10])<<8|uint16(b[ethLen+11]) {
 			t.Error("bad IPv4 checksum")
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 
 	"archsim/components/hosts"
+	"archsim/components/packet"
 )
 
 // Wire format of RoCEv2 (InfiniBand Architecture Specification Vol. 1
@@ -122,7 +123,7 @@ func Encode(b []byte, h *Header, ipID uint16) []byte {
 	ip[9] = 17
 	binary.BigEndian.PutUint32(ip[12:], h.Src)
 	binary.BigEndian.PutUint32(ip[16:], h.Dst)
-	binary.BigEndian.PutUint16(ip[10:], ipChecksum(ip[:ipLen]))
+	binary.BigEndian.PutUint16(ip[10:], packet.IPv4Checksum(ip[:ipLen]))
 	u := ip[ipLen:]
 	binary.BigEndian.PutUint16(u[0:], h.SrcPort)
 	binary.BigEndian.PutUint16(u[2:], UDPPort)
@@ -147,21 +148,6 @@ func Encode(b []byte, h *Header, ipID uint16) []byte {
 		binary.BigEndian.PutUint32(x[12:], h.DMALen)
 	}
 	return b
-}
-
-// ipChecksum is the IPv4 header checksum (RFC 791, RFC 1071).
-func ipChecksum(h []byte) uint16 {
-	var sum uint32
-	for i := 0; i+1 < len(h); i += 2 {
-		if i == 10 {
-			continue
-		}
-		sum += uint32(h[i])<<8 | uint32(h[i+1])
-	}
-	for sum>>16 != 0 {
-		sum = sum&0xffff + sum>>16
-	}
-	return ^uint16(sum)
 }
 
 // Decode reads a RoCEv2 frame's headers; ok is false for anything else.

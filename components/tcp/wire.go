@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 
 	"archsim/components/hosts"
+	"archsim/components/packet"
 )
 
 // Wire format: Ethernet II (ethertype 0x0800), IPv4 without options
@@ -100,7 +101,7 @@ func encode(b []byte, s *Segment, ipID uint16) []byte {
 	ip[9] = 6
 	binary.BigEndian.PutUint32(ip[12:], s.Src)
 	binary.BigEndian.PutUint32(ip[16:], s.Dst)
-	binary.BigEndian.PutUint16(ip[10:], ipChecksum(ip[:ipLen]))
+	binary.BigEndian.PutUint16(ip[10:], packet.IPv4Checksum(ip[:ipLen]))
 	t := ip[ipLen:]
 	binary.BigEndian.PutUint16(t[0:], s.SrcPort)
 	binary.BigEndian.PutUint16(t[2:], s.DstPort)
@@ -122,21 +123,6 @@ func encode(b []byte, s *Segment, ipID uint16) []byte {
 		}
 	}
 	return b
-}
-
-// ipChecksum is the IPv4 header checksum (RFC 791, RFC 1071).
-func ipChecksum(h []byte) uint16 {
-	var sum uint32
-	for i := 0; i+1 < len(h); i += 2 {
-		if i == 10 {
-			continue
-		}
-		sum += uint32(h[i])<<8 | uint32(h[i+1])
-	}
-	for sum>>16 != 0 {
-		sum = sum&0xffff + sum>>16
-	}
-	return ^uint16(sum)
 }
 
 // Decode reads a TCP/IPv4 frame's headers; ok is false for anything else

@@ -29,7 +29,7 @@ func TestWireRoundTrip(t *testing.T) {
 		if binary.BigEndian.Uint16(b[12:]) != 0x0800 || b[ethLen+9] != 6 {
 			t.Errorf("not Ethernet/IPv4/TCP: % x", b[:24])
 		}
-		if ipChecksum(b[ethLen:ethLen+ipLen]) != binary.BigEndian.Uint16(b[ethLen+10:]) {
+		if packet.IPv4Checksum(b[ethLen:ethLen+ipLen]) != binary.BigEndian.Uint16(b[ethLen+10:]) {
 			t.Error("bad IPv4 header checksum")
 		}
 		if _, ecn, _ := packet.DSCPECN(b); ecn != int(c.s.ECN) {
