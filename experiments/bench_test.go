@@ -31,3 +31,31 @@ func benchFig6(b *testing.B, variant int) {
 	b.ReportMetric(float64(pkts)/b.Elapsed().Seconds(), "packets/s")
 	b.ReportMetric(float64(events)/b.Elapsed().Seconds(), "events/s")
 }
+
+// BenchmarkHtsimIncast2MTofino is htsim's own incast (63 senders, 2 MiB
+// NDP flows each, one switch) through the Tofino model running ndp.p4 on
+// every packet: the issue-12 yardstick against htsim.
+func BenchmarkHtsimIncast2MTofino(b *testing.B) { benchScenario(b, "htsim-incast-2m", 1, 63) }
+
+// BenchmarkHtsimIncast2MIdeal is the same incast through the ideal switch.
+func BenchmarkHtsimIncast2MIdeal(b *testing.B) { benchScenario(b, "htsim-incast-2m", 0, 63) }
+
+func benchScenario(b *testing.B, name string, variant, senders int) {
+	s, err := Load(name)
+	if err != nil {
+		b.Fatal(err)
+	}
+	spec := runSpec{variant: s.Variants[variant], senders: senders, params: map[string]string{}, seed: s.Seed}
+	var events, pkts int64
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		r, err := s.runOne(spec)
+		if err != nil {
+			b.Fatal(err)
+		}
+		events += r.Events
+		pkts += int64(r.DataSent)
+	}
+	b.ReportMetric(float64(events)/float64(pkts), "events/packet")
+	b.ReportMetric(float64(pkts)/b.Elapsed().Seconds(), "packets/s")
+}

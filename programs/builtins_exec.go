@@ -292,6 +292,7 @@ func (x *Exec) load(t *Table, i int64) ActionCall {
 		for j, k := range t.Keys {
 			f := k.Field
 			x.PHV[f.Slot] = f.Type.Norm(r.key[j])
+			x.Dirty |= HeaderBit(f)
 		}
 		call = r.e.Call
 	}

@@ -452,6 +452,18 @@ func (k *compiled) switchStmt(s *SwitchStmt) stmtFn {
 func (k *compiled) fieldAssign(s *AssignStmt) stmtFn {
 	slot, n := s.Dst.Field.Slot, normOf(s.Dst.Field.Type)
 	st := k.traced(s)
+	if bit := HeaderBit(s.Dst.Field); bit != 0 {
+		// A header field (or validity bit): assign marks its header for
+		// the deparser.
+		body := k.assign(s)
+		return func(x *Exec) {
+			if x.Tracer != nil {
+				x.traceStmt(&st)
+			}
+			body(x)
+			x.Steps++
+		}
+	}
 	if c, ok := s.Src.(*ConstExpr); ok {
 		v := n.of(c.Val)
 		return func(x *Exec) {
@@ -490,6 +502,21 @@ func (k *compiled) assign(s *AssignStmt) stmtFn {
 	switch {
 	case dst.Field != nil:
 		slot, n := dst.Field.Slot, normOf(dst.Field.Type)
+		if bit := HeaderBit(dst.Field); bit != 0 {
+			// A header field or validity bit: the deparser must rewrite
+			// its header (Exec.Dirty).
+			if c, ok := s.Src.(*ConstExpr); ok {
+				v := n.of(c.Val)
+				return func(x *Exec) {
+					x.PHV[slot] = v
+					x.Dirty |= bit
+				}
+			}
+			return func(x *Exec) {
+				x.PHV[slot] = n.of(src(x))
+				x.Dirty |= bit
+			}
+		}
 		if c, ok := s.Src.(*ConstExpr); ok {
 			v := n.of(c.Val)
 			return func(x *Exec) { x.PHV[slot] = v }

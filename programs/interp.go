@@ -287,6 +287,11 @@ type Exec struct {
 	// (nil: none was); the caller decides what a cut loop means (the
 	// chips fail the run, naming the loop's file:line).
 	LoopCut *ForStmt
+	// Dirty has bit HeaderBit(h) set for every header h whose fields or
+	// validity the code wrote since the caller last cleared it: a
+	// deparser that kept the parsed bytes rewrites only those headers
+	// (Codec.DeparsePass).
+	Dirty uint64
 	// Steps counts executed table applications and inline statements,
 	// useful to check that a program did work on a packet.
 	Steps int

@@ -18,6 +18,9 @@ type Codec struct {
 	// ingress and egress are the parse graphs flattened: states by
 	// index, next states as indices.
 	ingress, egress *flatParser
+	// selective: ParsePass extracts only touched fields and DeparsePass
+	// keeps the parsed bytes (passcodec.go).
+	selective bool
 }
 
 // flatParser is a parse graph with its states and headers as indices:
@@ -99,6 +102,10 @@ type hdrCodec struct {
 	// field cut out of (or or-ed into) its word(s) by plan.
 	words int
 	plan  []fieldPlan
+	// sub is the plan's fields the program's code touches, and subMask
+	// the bits they cover, by word (passcodec.go).
+	sub     []fieldPlan
+	subMask [maxHdrWords]uint64
 }
 
 // maxHdrWords is the most 64-bit words a header read or written a word at
@@ -300,6 +307,7 @@ func (p *Program) NewCodec() *Codec {
 	if p.EgressParser != nil {
 		c.egress = c.flatten(p.EgressParser)
 	}
+	c.planPass()
 	return c
 }
 

@@ -41,6 +41,7 @@ type PipeThread struct {
 	// drop reasons ("ingress parser reject", ...), built once
 	rejectReason, dropReason string
 	codec                    *programs.Codec // the program's parser and deparser, flattened
+	view                     *programs.PassView
 
 	nextIssuePs int64
 	Stats       ThreadStats
@@ -120,7 +121,7 @@ func (p *PipeThread) process(pkt *packet.Packet, nowPs int64) {
 			phv[p.std(programs.StdMirrorCopy)] = int64(pkt.MirrorSession)
 		}
 	}
-	res := p.codec.Parse(pkt.Head, pkt.Len, phv, p.gress == spec.Egress, p.gress == spec.Egress && !pkt.NoBridge)
+	res := p.codec.ParsePass(pkt.Head, pkt.Len, phv, p.gress == spec.Egress, p.gress == spec.Egress && !pkt.NoBridge, p.view)
 	if res.Rejected {
 		p.Stats.ParserDrops++
 		p.sw.dropped(pkt, p.rejectReason)
@@ -134,11 +135,12 @@ func (p *PipeThread) process(pkt *packet.Packet, nowPs int64) {
 		ctl = p.prog.Egress
 	}
 	p.exec.PHV = phv
+	p.exec.Dirty = 0
 	p.exec.RunControl(ctl)
 
 	// The packet owns its head bytes (hosts and generators make them
 	// fresh, copies get their own), so the deparser may rewrite them.
-	head, length := p.codec.DeparseInPlace(phv, pkt.Head, pkt.Len, res.Offset, p.gress == spec.Ingress)
+	head, length := p.codec.DeparsePass(phv, pkt.Head, pkt.Len, res.Offset, p.gress == spec.Ingress, p.view, p.exec.Dirty)
 	emitted := len(head) - max(0, len(pkt.Head)-res.Offset)
 	L := c.Latency
 	parser := L.ParserBase + L.ParserPerState*res.States + ceilDiv(res.Bytes, L.ParserWindowBytes)
@@ -189,6 +191,7 @@ func newPipeThread(sw *Switch, gress spec.Gress, pipe int, state *programs.State
 		dropReason:   gress.String() + " program drop",
 	}
 	p.codec = sw.codec
+	p.view = sw.codec.NewPassView()
 	p.cyclePs = sw.cfg.CyclePs()
 	p.slotPs = max(1, sw.cfg.CyclesToPs(1)/int64(sw.cfg.PacketsPerCycle))
 	for id := range p.slots {

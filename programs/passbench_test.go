@@ -1,0 +1,99 @@
+package programs
+
+import (
+	"math/rand"
+	"testing"
+)
+
+// BenchmarkNDPPass times one ingress pass of ndp on an NDP data packet
+// (ParsePass, the ingress control, DeparsePass), the unit of work a
+// Tofino pipeline thread does per packet, without the engine around it.
+func BenchmarkNDPPass(b *testing.B) {
+	prog, err := Resolve("ndp", nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var tmpl *FlowTemplate
+	for _, ft := range prog.Traffic {
+		if ft.Name == "ndp-data" {
+			tmpl = ft
+		}
+	}
+	head0 := tmpl.BuildPacket(0, 4000)
+	c := prog.Codec()
+	st := NewState(prog)
+	x := NewExec(st, rand.New(rand.NewSource(1)))
+	phv := make([]int64, len(prog.Fields))
+	x.PHV = phv
+	head := make([]byte, len(head0), 128)
+	view := c.NewPassView()
+	lenSlot := prog.Std[StdPacketLength].Slot
+	inSlot := prog.Std[StdIngressPort].Slot
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		clear(phv)
+		copy(head, head0)
+		head = head[:len(head0)]
+		phv[lenSlot] = 4000
+		phv[inSlot] = 0
+		x.NowPs = int64(i) * 330000
+		r := c.ParsePass(head, 4000, phv, false, false, view)
+		x.Dirty = 0
+		x.RunControl(prog.Ingress)
+		head, _ = c.DeparsePass(phv, head, 4000, r.Offset, true, view, x.Dirty)
+	}
+}
+
+// BenchmarkCodecPass times the codec's part of a pass on ndp's data
+// packet: parsing alone, and parse plus deparse with nothing written,
+// with two headers written in place, and the full path for comparison.
+func BenchmarkCodecPass(b *testing.B) {
+	prog, err := Resolve("ndp", nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var tmpl *FlowTemplate
+	for _, ft := range prog.Traffic {
+		if ft.Name == "ndp-data" {
+			tmpl = ft
+		}
+	}
+	head0 := tmpl.BuildPacket(0, 4000)
+	c := prog.Codec()
+	phv := make([]int64, len(prog.Fields))
+	head := make([]byte, len(head0), 128)
+	view := c.NewPassView()
+	b.Run("parse", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			clear(phv)
+			c.ParsePass(head0, 4000, phv, false, false, view)
+		}
+	})
+	b.Run("parse-full", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			clear(phv)
+			c.Parse(head0, 4000, phv, false, false)
+		}
+	})
+	for _, d := range []struct {
+		name  string
+		dirty uint64
+	}{{"clean", 0}, {"two-dirty", 3 << 3}} {
+		b.Run("parse-deparse-"+d.name, func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				clear(phv)
+				head = append(head[:0], head0...)
+				r := c.ParsePass(head, 4000, phv, false, false, view)
+				head, _ = c.DeparsePass(phv, head, 4000, r.Offset, false, view, d.dirty)
+			}
+		})
+	}
+	b.Run("parse-deparse-full", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			clear(phv)
+			head = append(head[:0], head0...)
+			r := c.Parse(head, 4000, phv, false, false)
+			head, _ = c.DeparseInPlace(phv, head, 4000, r.Offset, false)
+		}
+	})
+}

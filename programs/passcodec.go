@@ -1,0 +1,311 @@
+package programs
+
+// A pipeline pass (parse, run the control, deparse) through the codec's
+// pass path does the work a PISA parser and deparser do, and no more: the
+// parser extracts only the header fields the program's code can read or
+// write (the fields it never names are bytes the packet carries through),
+// and the deparser, which keeps the parsed bytes, rewrites only the
+// headers the code wrote (Exec.Dirty) and moves bytes only where a header
+// was added, removed or the bridged metadata changed. The bytes it
+// produces are those Parse + DeparseInPlace produce (a differential test,
+// passcodec_test.go, runs every built-in program both ways).
+//
+// A program with a header that is not a whole number of bytes, or wider
+// than the word plan handles, or code that builds packets from the whole
+// header vector (emit), takes the full path: every field extracted, every
+// header composed.
+
+// HeaderBit is the bit of Exec.Dirty for the header of f (0 for a field
+// that is not a header field or validity bit). Headers past the 63rd
+// share bit 63.
+func HeaderBit(f *Field) uint64 {
+	if f == nil || f.Header == nil || (f.Kind != HeaderField && f.Kind != ValidBit) {
+		return 0
+	}
+	return headerBit(f.Header.Index)
+}
+
+func headerBit(i int) uint64 { return 1 << uint(min(i, 63)) }
+
+// PassView is what ParsePass saw of one packet, for DeparsePass: where each
+// header's bytes were. One per pipeline thread; its contents are valid
+// from a ParsePass to the DeparsePass after it.
+type PassView struct {
+	// orig is, by header index, the byte offset the header was extracted
+	// from (-1: not extracted from bytes the packet holds).
+	orig []int32
+}
+
+// NewPassView returns a view sized for the codec's program.
+func (c *Codec) NewPassView() *PassView { return &PassView{orig: make([]int32, len(c.hdrs))} }
+
+// touchedSlots marks the fields the program's code names (reads or
+// writes) anywhere: the controls, functions, timers, actions, register
+// actions, table keys and both parsers' selects. It reports false when
+// the code builds packets from the whole header vector (emit), which
+// needs every field.
+func (p *Program) touchedSlots() ([]bool, bool) {
+	touched := make([]bool, p.NumSlots)
+	mark := func(f *Field) {
+		if f != nil && f.Slot >= 0 && f.Slot < len(touched) {
+			touched[f.Slot] = true
+		}
+	}
+	expr := func(e Expr) {
+		if fe, ok := e.(*FieldExpr); ok {
+			mark(fe.F)
+		}
+	}
+	whole := true
+	for _, body := range p.allBodies() {
+		WalkStmtExprs(body, expr)
+		WalkStmts(body, func(s Stmt) {
+			switch s := s.(type) {
+			case *AssignStmt:
+				mark(s.Dst.Field)
+			case *BuiltinStmt:
+				if s.Builtin != nil && s.Builtin.Name == "emit" {
+					whole = false
+				}
+			}
+		})
+	}
+	for _, t := range p.Tables {
+		for _, k := range t.Keys {
+			WalkExpr(k.Expr, expr)
+			mark(k.Field)
+		}
+	}
+	for _, pg := range []*Parser{p.Parser, p.EgressParser} {
+		if pg == nil {
+			continue
+		}
+		for _, s := range pg.States {
+			mark(s.Select)
+		}
+	}
+	return touched, whole
+}
+
+// planPass gives each header the sub-plan of its touched fields and
+// decides whether the pass path is selective (see the file comment).
+func (c *Codec) planPass() {
+	touched, ok := c.p.touchedSlots()
+	for i := range c.hdrs {
+		if hc := &c.hdrs[i]; hc.words == 0 || hc.bits%8 != 0 {
+			ok = false
+		}
+	}
+	c.selective = ok
+	if !ok {
+		return
+	}
+	for i := range c.hdrs {
+		hc := &c.hdrs[i]
+		for _, f := range hc.plan {
+			if touched[f.slot] {
+				hc.sub = append(hc.sub, f)
+				end := uint(f.o) + uint(f.bits)
+				if end <= 64 {
+					hc.subMask[f.w] |= (^uint64(0) >> (64 - uint(f.bits))) << (64 - end)
+				} else {
+					hc.subMask[f.w] |= ^uint64(0) >> f.o
+					hc.subMask[f.w+1] |= ^uint64(0) << (128 - end)
+				}
+			}
+		}
+	}
+}
+
+// ParsePass is Parse for a pipeline pass: on a selective codec it extracts
+// only the fields the program touches and records in v where each header
+// was. Fields it does not extract keep their value in phv (the caller
+// clears phv per packet).
+func (c *Codec) ParsePass(head []byte, length int, phv []int64, egress, bridged bool, v *PassView) ParseResult {
+	for i := range v.orig {
+		v.orig[i] = -1
+	}
+	if !c.selective {
+		return c.Parse(head, length, phv, egress, bridged)
+	}
+	var r ParseResult
+	off := 0 // bit offset
+	if bridged && c.p.BridgeBits > 0 {
+		for i := range c.bridge {
+			f := &c.bridge[i]
+			phv[f.slot] = f.norm(getBits(head, int(f.off), int(f.bits)))
+		}
+		off = c.bridgeBits
+		r.Bytes += off / 8
+	}
+	fp := c.ingress
+	if egress {
+		fp = c.egress
+	}
+	first := int32(0)
+	if len(fp.states) == 0 {
+		first = -1
+	}
+	for si := first; si >= 0; {
+		s := &fp.states[si]
+		if s.reject {
+			r.Rejected = true
+			break
+		}
+		r.States++
+		for _, hi := range s.extract {
+			hc := &c.hdrs[hi]
+			if (off+hc.bits)/8 > length {
+				r.Rejected = true
+				r.Offset = off / 8
+				return r
+			}
+			// Every header is whole bytes, so off is byte-aligned.
+			var ws [maxHdrWords]uint64
+			if b := off >> 3; b+hc.bytes <= len(head) {
+				loadWords(&ws, head, b, hc.bytes)
+				extractWords(hc.sub, &ws, phv)
+				v.orig[hi] = int32(b)
+			} else {
+				// The header runs past the stored head: those bytes read
+				// as zero, and the deparser composes it whole.
+				var buf [maxHdrWords * 8]byte
+				if b < len(head) {
+					copy(buf[:], head[b:])
+				}
+				loadWords(&ws, buf[:], 0, hc.bytes)
+				extractWords(hc.plan, &ws, phv)
+				v.orig[hi] = -1
+			}
+			phv[hc.valid] = 1
+			off += hc.bits
+			r.Bytes += hc.bytes
+		}
+		next := int32(-1)
+		if s.sel < 0 {
+			next = s.trans[0].next
+		} else {
+			val := phv[s.sel]
+			for i := range s.trans {
+				t := &s.trans[i]
+				if t.dflt || val&t.mask == t.value {
+					next = t.next
+					break
+				}
+			}
+		}
+		si = next
+	}
+	r.Offset = off / 8
+	return r
+}
+
+// DeparsePass is DeparseInPlace after ParsePass (v) and the control, whose
+// header writes dirty records: the same bytes, produced by rewriting only
+// the dirty headers' touched fields when nothing moves, and otherwise by
+// moving the parsed headers' bytes and rewriting the dirty ones. head's
+// array must be the caller's own.
+func (c *Codec) DeparsePass(phv []int64, head []byte, length, payloadOff int, withBridge bool, v *PassView, dirty uint64) ([]byte, int) {
+	if !c.selective {
+		return c.DeparseInPlace(phv, head, length, payloadOff, withBridge)
+	}
+	bb := 0
+	if withBridge {
+		bb = (c.p.BridgeBits + 7) / 8
+	}
+	n, same := bb, true
+	for i := range c.hdrs {
+		hc := &c.hdrs[i]
+		if phv[hc.valid] == 0 {
+			continue
+		}
+		if int(v.orig[i]) != n {
+			same = false
+		}
+		n += hc.bytes
+	}
+	if same && n == payloadOff && payloadOff <= len(head) {
+		// Every header stays where it was parsed.
+		if withBridge {
+			clear(head[:bb])
+			c.putBridge(phv, head)
+		}
+		for i := range c.hdrs {
+			hc := &c.hdrs[i]
+			if dirty&headerBit(i) != 0 && phv[hc.valid] != 0 {
+				c.overlay(hc, head, int(v.orig[i]), phv)
+			}
+		}
+		return head, n + deparsePayload(length, payloadOff)
+	}
+	// Headers move: keep the parsed bytes aside, lay the new head out.
+	held := min(payloadOff, len(head))
+	var stack [256]byte
+	var src []byte
+	if held <= len(stack) {
+		src = stack[:held]
+	} else {
+		src = make([]byte, held)
+	}
+	copy(src, head[:held])
+	rest := 0
+	if payloadOff < len(head) {
+		rest = len(head) - payloadOff
+	}
+	var out []byte
+	if cap(head) >= n+rest {
+		out = head[:n+rest]
+		if rest > 0 && n != payloadOff {
+			copy(out[n:], head[payloadOff:payloadOff+rest]) // memmove: the ranges may overlap
+		}
+	} else {
+		out = make([]byte, n+rest, max(n+rest+16, 64))
+		if rest > 0 {
+			copy(out[n:], head[payloadOff:])
+		}
+	}
+	if withBridge {
+		clear(out[:bb])
+		c.putBridge(phv, out)
+	}
+	off := bb
+	for i := range c.hdrs {
+		hc := &c.hdrs[i]
+		if phv[hc.valid] == 0 {
+			continue
+		}
+		if o := int(v.orig[i]); o >= 0 {
+			copy(out[off:off+hc.bytes], src[o:o+hc.bytes])
+			if dirty&headerBit(i) != 0 {
+				c.overlay(hc, out, off, phv)
+			}
+		} else {
+			var ws [maxHdrWords]uint64
+			composeWords(hc.plan, &ws, hc.words, phv)
+			storeWords(&ws, out, off, hc.bytes)
+		}
+		off += hc.bytes
+	}
+	return out, n + deparsePayload(length, payloadOff)
+}
+
+// putBridge writes the bridged metadata at the start of out (its bytes
+// zeroed by the caller, or holding the same layout).
+func (c *Codec) putBridge(phv []int64, out []byte) {
+	for i := range c.bridge {
+		f := &c.bridge[i]
+		putBits(out, int(f.off), int(f.bits), uint64(phv[f.slot]))
+	}
+}
+
+// overlay rewrites the touched fields of header hc at byte b of out from
+// phv, keeping its other bits.
+func (c *Codec) overlay(hc *hdrCodec, out []byte, b int, phv []int64) {
+	var ws, nw [maxHdrWords]uint64
+	loadWords(&ws, out, b, hc.bytes)
+	composeWords(hc.sub, &nw, hc.words, phv)
+	for k := 0; k < hc.words; k++ {
+		ws[k&(maxHdrWords-1)] = ws[k&(maxHdrWords-1)]&^hc.subMask[k&(maxHdrWords-1)] | nw[k&(maxHdrWords-1)]
+	}
+	storeWords(&ws, out, b, hc.bytes)
+}
