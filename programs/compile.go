@@ -253,7 +253,26 @@ func (k *compiled) stmts(list []Stmt) []stmtFn {
 		}
 		run, one, idxs, words = nil, nil, nil, nil
 	}
+	var moves []move
+	var moveFns []stmtFn
+	var moveDirty uint64
+	flushMoves := func() {
+		if len(moves) >= 2 {
+			out = append(out, moveRun(moves, moveDirty, moveFns))
+		} else {
+			out = append(out, moveFns...)
+		}
+		moves, moveFns, moveDirty = nil, nil, 0
+	}
 	for _, s := range list {
+		if m, ok := k.moveOf(s); ok {
+			flush()
+			moves = append(moves, m)
+			moveFns = append(moveFns, k.stmt(s))
+			moveDirty |= HeaderBit(s.(*AssignStmt).Dst.Field)
+			continue
+		}
+		flushMoves()
 		if bt != nil {
 			if c, ok := regAddOf(s); ok {
 				st := k.traced(s)
@@ -276,6 +295,7 @@ func (k *compiled) stmts(list []Stmt) []stmtFn {
 		out = append(out, k.stmt(s))
 	}
 	flush()
+	flushMoves()
 	return out
 }
 
@@ -563,8 +583,8 @@ func (k *compiled) assign(s *AssignStmt) stmtFn {
 type tableCode struct {
 	t    *Table
 	keys []evalFn
-	// slots, when every key is a plain field, are the fields' slots (read
-	// without calling keys).
+	// slots, when every key is a plain field or a validity test, are the
+	// slots read (without calling keys).
 	slots []int
 	// acts are the table's actions (and its default's) with their
 	// compiled bodies, found by pointer when an entry selects one.
@@ -586,8 +606,17 @@ func (k *compiled) table(t *Table) *tableCode {
 	k.tables[t] = tc
 	for _, key := range t.Keys {
 		tc.keys = append(tc.keys, k.expr(key.Expr))
-		if f, ok := key.Expr.(*FieldExpr); ok && f.F.Slot != k.dynSlot && tc.slots != nil {
-			tc.slots = append(tc.slots, f.F.Slot)
+		slot := -1
+		switch e := key.Expr.(type) {
+		case *FieldExpr:
+			if e.F.Slot != k.dynSlot {
+				slot = e.F.Slot
+			}
+		case *ValidExpr:
+			slot = e.H.Valid.Slot
+		}
+		if slot >= 0 && tc.slots != nil {
+			tc.slots = append(tc.slots, slot)
 		} else {
 			tc.slots = nil
 		}
@@ -646,8 +675,14 @@ func (tc *tableCode) apply(x *Exec) (bool, *Action) {
 		}
 	} else {
 		buf := x.keyBuf[:0]
-		for _, f := range tc.keys {
-			buf = append(buf, f(x))
+		if tc.slots != nil {
+			for _, s := range tc.slots {
+				buf = append(buf, x.PHV[s])
+			}
+		} else {
+			for _, f := range tc.keys {
+				buf = append(buf, f(x))
+			}
 		}
 		x.keyBuf = buf
 		e = ts.match(buf)

@@ -60,7 +60,10 @@ type TableState struct {
 	ordered []*Entry  // otherwise, in match priority order
 	// runs indexes ordered for lookups (see maskRun); nil until the first
 	// lookup after ordered changed, indexed tells whether it was built.
-	runs    []maskRun
+	runs []maskRun
+	// flat holds ordered as masks and values, for the linear scan of a
+	// table without runs and without range keys (nil otherwise).
+	flat    []flatEntry
 	indexed bool
 	Hits    int64
 	Misses  int64
@@ -143,14 +146,34 @@ func (ts *TableState) Lookup(vals []int64) *Entry {
 	}
 	if !ts.indexed {
 		ts.runs, ts.indexed = buildMaskRuns(ts.T, ts.ordered), true
+		ts.flat = nil
+		if ts.runs == nil {
+			ts.flat = buildFlat(ts.T, ts.ordered)
+		}
+	}
+	if ts.flat != nil {
+		for i := range ts.flat {
+			f := &ts.flat[i]
+			hit := true
+			for j, v := range vals {
+				if v&f.masks[j] != f.vals[j] {
+					hit = false
+					break
+				}
+			}
+			if hit {
+				return f.e
+			}
+		}
+		return nil
 	}
 	if ts.runs != nil {
 		if len(vals) == 1 && ts.runs[0].by1 != nil {
 			v := vals[0]
 			for i := range ts.runs {
 				r := &ts.runs[i]
-				if e := r.by1[v&r.masks[0]]; e != nil {
-					return e
+				if rec := r.by1.get(v & r.masks[0]); rec != nil {
+					return rec.e
 				}
 			}
 			return nil
@@ -182,7 +205,39 @@ func (ts *TableState) Lookup(vals []int64) *Entry {
 type maskRun struct {
 	masks   [maxExactKeys]int64
 	entries map[[maxExactKeys]int64]*Entry
-	by1     map[int64]*Entry // entries by their first value, for a one-key table
+	by1     *keyIndex // entries by their first value, for a one-key table
+}
+
+// flatEntry is an entry of a ternary, LPM or exact-and-ternary table as
+// masks and values (an exact key's mask is all ones): it matches key
+// values v when v & masks equals vals, key by key.
+type flatEntry struct {
+	masks, vals [maxExactKeys]int64
+	e           *Entry
+}
+
+// buildFlat returns ordered as flat entries; nil when t has a range key
+// or more than maxExactKeys keys.
+func buildFlat(t *Table, ordered []*Entry) []flatEntry {
+	if len(t.Keys) > maxExactKeys {
+		return nil
+	}
+	out := make([]flatEntry, 0, len(ordered))
+	for _, e := range ordered {
+		f := flatEntry{e: e}
+		for i, k := range t.Keys {
+			switch k.Kind {
+			case MatchExact:
+				f.masks[i], f.vals[i] = -1, e.Values[i]
+			case MatchTernary, MatchLPM:
+				f.masks[i], f.vals[i] = e.Masks[i], e.Values[i]
+			default:
+				return nil
+			}
+		}
+		out = append(out, f)
+	}
+	return out
 }
 
 // buildMaskRuns indexes ordered, the entries of t in priority order; nil
@@ -208,14 +263,14 @@ func buildMaskRuns(t *Table, ordered []*Entry) []maskRun {
 		if len(runs) == 0 || runs[len(runs)-1].masks != masks {
 			r := maskRun{masks: masks, entries: map[[maxExactKeys]int64]*Entry{}}
 			if len(t.Keys) == 1 {
-				r.by1 = map[int64]*Entry{}
+				r.by1 = &keyIndex{}
 			}
 			runs = append(runs, r)
 		}
 		if r := runs[len(runs)-1]; r.entries[vals] == nil {
 			r.entries[vals] = e
 			if r.by1 != nil {
-				r.by1[vals[0]] = e
+				r.by1.set(vals[0], &record{e: e})
 			}
 		}
 	}
