@@ -103,7 +103,7 @@ func TestStateControl(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i, st := range cp.States {
-		if st.Regs[r.Index][1] != r.Type.Norm(5) {
+		if st.Regs[r.Index].Get(1) != r.Type.Norm(5) {
 			t.Errorf("unit %d: register not written", i)
 		}
 	}

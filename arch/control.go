@@ -78,7 +78,7 @@ func (c *StateControl) ReadRegister(name string, index int) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	return c.States[0].Regs[r.Index][index], nil
+	return c.States[0].Regs[r.Index].Get(index), nil
 }
 
 // WriteRegister writes a register cell in every unit.
@@ -88,7 +88,7 @@ func (c *StateControl) WriteRegister(name string, index int, v int64) error {
 		return err
 	}
 	for _, st := range c.States {
-		st.Regs[r.Index][index] = r.Type.Norm(v)
+		st.Regs[r.Index].Set(index, r.Type.Norm(v))
 	}
 	return nil
 }

@@ -149,8 +149,9 @@ func (x *Exec) emit(r *Register, start64, cells64 int64) {
 func (x *Exec) cellBytes(r *Register, start, n int) []byte {
 	w := r.Type.Bits / 8
 	out := make([]byte, n*w)
-	for i, v := range x.State.Regs[r.Index][start : start+n] {
-		u := uint64(v)
+	cells := x.State.Regs[r.Index]
+	for i := 0; i < n; i++ {
+		u := uint64(cells.Get(start + i))
 		for k := 0; k < w; k++ {
 			out[i*w+k] = byte(u >> (8 * (w - 1 - k)))
 		}
@@ -178,11 +179,7 @@ func (x *Exec) clearCells(r *Register, start64, cells64 int64) {
 	if n == 0 {
 		return
 	}
-	v := r.Type.Norm(r.Init)
-	cells := x.State.Regs[r.Index][start : start+n]
-	for i := range cells {
-		cells[i] = v
-	}
+	x.State.Regs[r.Index].Fill(start, n, r.Type.Norm(r.Init))
 	if x.Tracer != nil {
 		x.Tracer.Clear(r, start, n)
 	}

@@ -200,7 +200,7 @@ func TestClearErrors(t *testing.T) {
 func TestClear(t *testing.T) {
 	p := loadCl(t, clProgram)
 	buf, pr, flags := p.Registers[0], p.Registers[1], p.Registers[2]
-	if got := NewState(p).Regs[pr.Index][0]; got != 0x500000007 {
+	if got := NewState(p).Regs[pr.Index].Get(0); got != 0x500000007 {
 		t.Fatalf("pr starts at %#x, want its init 0x500000007", got)
 	}
 	cases := []struct {
@@ -223,11 +223,11 @@ func TestClear(t *testing.T) {
 			tr := &clearTracer{}
 			x := NewExec(NewState(p), rand.New(rand.NewSource(1)))
 			x.Tracer = tr
-			for i := range x.State.Regs[buf.Index] {
-				x.State.Regs[buf.Index][i] = int64(0xa0b0c000 + i)
+			for i := 0; i < x.State.Regs[buf.Index].Len(); i++ {
+				x.State.Regs[buf.Index].Set(i, int64(0xa0b0c000+i))
 			}
-			for i := range x.State.Regs[pr.Index] {
-				x.State.Regs[pr.Index][i] = int64(0x100000000*(10+i) + 20 + i) // hi 10+i, lo 20+i
+			for i := 0; i < x.State.Regs[pr.Index].Len(); i++ {
+				x.State.Regs[pr.Index].Set(i, int64(0x100000000*(10+i)+20+i)) // hi 10+i, lo 20+i
 			}
 			x.PHV = make([]int64, len(p.Fields))
 			x.PHV[p.Field("meta.start").Slot] = c.start
@@ -236,7 +236,7 @@ func TestClear(t *testing.T) {
 			if x.PHV[p.Field("meta.after").Slot] != 1 {
 				t.Fatal("the statements after clear() did not run")
 			}
-			for i, v := range x.State.Regs[buf.Index] {
+			for i, v := range x.State.Regs[buf.Index].Values() {
 				want := int64(0xa0b0c000 + i)
 				for _, z := range c.zeroed {
 					if z == i {
@@ -250,7 +250,7 @@ func TestClear(t *testing.T) {
 			// reset() cleared pr cells 1 and 2: both halves back to init
 			// (hi 5, lo 7); cells 0 and 3 kept theirs.
 			wantPr := []int64{0xa00000014, 0x500000007, 0x500000007, 0xd00000017}
-			if got := x.State.Regs[pr.Index]; !reflect.DeepEqual(got, wantPr) {
+			if got := x.State.Regs[pr.Index].Values(); !reflect.DeepEqual(got, wantPr) {
 				t.Errorf("pr %#x, want %#x", got, wantPr)
 			}
 			want := append(c.clears, clearCall{"pr", 1, 2})
@@ -266,18 +266,16 @@ func TestClear(t *testing.T) {
 	x := NewExec(NewState(p), rand.New(rand.NewSource(1)))
 	tr := &clearTracer{}
 	x.Tracer = tr
-	for i := range x.State.Regs[flags.Index] {
-		x.State.Regs[flags.Index][i] = 1
-	}
+	x.State.Regs[flags.Index].Fill(0, x.State.Regs[flags.Index].Len(), 1)
 	x.PHV = make([]int64, len(p.Fields))
 	x.RunTimer(p.Timer("sweep"), 2)
-	if got := x.State.Regs[flags.Index]; !reflect.DeepEqual(got, []int64{1, 1, 0, 1}) {
+	if got := x.State.Regs[flags.Index].Values(); !reflect.DeepEqual(got, []int64{1, 1, 0, 1}) {
 		t.Errorf("after timer thread 2: flags %v, want [1 1 0 1]", got)
 	}
 	x.PHV = make([]int64, len(p.Fields))
 	x.PHV[p.Field("eth.etype").Slot] = 1
 	x.RunControl(p.Egress)
-	if got := x.State.Regs[flags.Index]; !reflect.DeepEqual(got, []int64{0, 0, 0, 0}) {
+	if got := x.State.Regs[flags.Index].Values(); !reflect.DeepEqual(got, []int64{0, 0, 0, 0}) {
 		t.Errorf("after egress: flags %v, want all 0", got)
 	}
 	if want := []clearCall{{"flags", 2, 1}, {"flags", 0, 4}}; !reflect.DeepEqual(tr.clears, want) {

@@ -864,12 +864,12 @@ func pureAddend(e Expr) bool {
 
 // run runs the call and returns the action's output.
 func (c *regCallCode) run(x *Exec) int64 {
-	cells := x.State.Regs[c.reg]
 	i := cellIndex(c.idx(x), c.size)
+	cell := x.State.Regs[c.reg].Ptr(i)
 	if c.pure {
 		// The addend cannot see the action's cell, output or the
 		// running action: only the cell changes.
-		cells[i] = c.cellT.of(c.addT.of(cells[i] + c.add(x)))
+		*cell = c.cellT.of(c.addT.of(*cell + c.add(x)))
 		x.Steps++
 		if x.OnRegister != nil {
 			x.OnRegister(c.ra, int64(i), x.NowPs)
@@ -884,7 +884,7 @@ func (c *regCallCode) run(x *Exec) int64 {
 		return 0
 	}
 	savedRA, savedCell, savedOut := x.ra, x.cell, x.out
-	x.ra, x.cell, x.out = c.ra, cells[i], 0
+	x.ra, x.cell, x.out = c.ra, *cell, 0
 	if c.add != nil {
 		// The body's one statement, as its compiled assignment runs it
 		// (the cell is read before the addend is evaluated).
@@ -894,7 +894,7 @@ func (c *regCallCode) run(x *Exec) int64 {
 	} else {
 		c.body.exec(x)
 	}
-	cells[i] = x.cell
+	*cell = x.cell
 	out := x.out
 	if x.OnRegister != nil {
 		x.OnRegister(c.ra, int64(i), x.NowPs)

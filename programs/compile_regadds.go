@@ -220,10 +220,12 @@ func (k *compiled) regAddRun(adds []regAdd, one []stmtFn, bt RegAddTracer, idxs,
 				} else {
 					pw = payloadWord(x.Payload, w)
 				}
-				cells[i] = c.cellT.of(c.addT.of(cells[i] + pw))
+				cell := cells.Ptr(i)
+				*cell = c.cellT.of(c.addT.of(*cell + pw))
 			} else {
 				r.Payload = false
-				cells[i] = c.cellT.of(c.addT.of(cells[i] + c.add(x)))
+				cell := cells.Ptr(i)
+				*cell = c.cellT.of(c.addT.of(*cell + c.add(x)))
 			}
 			r.Index, r.Stmt, r.Reg = i, a.st, c.rh
 		}

@@ -483,10 +483,11 @@ func TestEmitPayload(t *testing.T) {
 			tr := &bulkTracer{}
 			x := NewExec(NewState(p), rand.New(rand.NewSource(1)))
 			x.Tracer = tr
-			for i := range x.State.Regs[0] {
-				x.State.Regs[0][i] = int64(0xa0b0c000 + i)
+			for i := 0; i < x.State.Regs[0].Len(); i++ {
+				x.State.Regs[0].Set(i, int64(0xa0b0c000+i))
 			}
-			x.State.Regs[1][1], x.State.Regs[1][2] = -2, 0x1234
+			x.State.Regs[1].Set(1, -2)
+			x.State.Regs[1].Set(2, 0x1234)
 			x.PHV = make([]int64, len(p.Fields))
 			x.PHV[p.Field("meta.start").Slot] = c.start
 			x.PHV[p.Field("meta.n").Slot] = c.n

@@ -12,7 +12,7 @@ import (
 // State (no coherency between pipes); on Trio a PFE shares one.
 type State struct {
 	Prog     *Program
-	Regs     [][]int64
+	Regs     []*Cells
 	Meters   [][]meter.TrTCM
 	Counters [][][2]int64 // [counter][index] = {packets, bytes}
 	Tables   []*TableState
@@ -23,11 +23,7 @@ type State struct {
 func NewState(prog *Program) *State {
 	s := &State{Prog: prog}
 	for _, r := range prog.Registers {
-		cells := make([]int64, r.Size)
-		for i := range cells {
-			cells[i] = r.Type.Norm(r.Init)
-		}
-		s.Regs = append(s.Regs, cells)
+		s.Regs = append(s.Regs, NewCells(r.Size, r.Type.Norm(r.Init)))
 	}
 	for _, m := range prog.Meters {
 		ms := make([]meter.TrTCM, m.Size)

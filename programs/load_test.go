@@ -198,8 +198,8 @@ func TestInterpreter(t *testing.T) {
 			t.Fatal("deparsed packet does not parse back to the same fields")
 		}
 	}
-	if st.Regs[0][0] != 3 {
-		t.Fatalf("register cell = %d, want 3", st.Regs[0][0])
+	if st.Regs[0].Get(0) != 3 {
+		t.Fatalf("register cell = %d, want 3", st.Regs[0].Get(0))
 	}
 }
 

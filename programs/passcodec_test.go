@@ -127,9 +127,10 @@ func TestPassPathMatchesFullPath(t *testing.T) {
 				checkPass(t, where+" egress", eb, qb, en, qn, erej, qrej, emeta, qmeta)
 			}
 			for i := range full.x.State.Regs {
-				for j := range full.x.State.Regs[i] {
-					if full.x.State.Regs[i][j] != pass.x.State.Regs[i][j] {
-						t.Fatalf("register %s[%d]: full %d, pass %d", p.Registers[i].Name, j, full.x.State.Regs[i][j], pass.x.State.Regs[i][j])
+				fv, pv := full.x.State.Regs[i].Values(), pass.x.State.Regs[i].Values()
+				for j := range fv {
+					if fv[j] != pv[j] {
+						t.Fatalf("register %s[%d]: full %d, pass %d", p.Registers[i].Name, j, fv[j], pv[j])
 					}
 				}
 			}

@@ -176,8 +176,8 @@ func TestPayloadInterpreter(t *testing.T) {
 	if phv[slot("meta.w")] != 20 || phv[slot("meta.u")] != 0 {
 		t.Fatalf("meta.w %d meta.u %d, want 20 and 0", phv[slot("meta.w")], phv[slot("meta.u")])
 	}
-	if st.Regs[0][1] != 20 || phv[slot("meta.s")] != 20 {
-		t.Fatalf("sum[1] = %d (out %d), want 20", st.Regs[0][1], phv[slot("meta.s")])
+	if st.Regs[0].Get(1) != 20 || phv[slot("meta.s")] != 20 {
+		t.Fatalf("sum[1] = %d (out %d), want 20", st.Regs[0].Get(1), phv[slot("meta.s")])
 	}
 	// The tracer sees every read with its word index: ingress (1), the
 	// table's action (2), the inline action (3), the register action (1).
@@ -186,16 +186,16 @@ func TestPayloadInterpreter(t *testing.T) {
 	}
 	// A second packet adds its word 0 to the same cell.
 	phv = run(16+16, held, 0)
-	if phv[slot("meta.w")] != 10 || st.Regs[0][1] != 30 {
-		t.Fatalf("meta.w %d sum[1] %d, want 10 and 30", phv[slot("meta.w")], st.Regs[0][1])
+	if phv[slot("meta.w")] != 10 || st.Regs[0].Get(1) != 30 {
+		t.Fatalf("meta.w %d sum[1] %d, want 10 and 30", phv[slot("meta.w")], st.Regs[0].Get(1))
 	}
 	// The table's action reads word 2 (30) when the inline call does not
 	// overwrite it: check through a frame where word 3 is beyond the frame.
 	// The frame ends after two words: word 2 (held, but past the frame's
 	// length) reads 0, and so does the register action's addition.
 	phv = run(16+8, held, 2)
-	if phv[slot("meta.w")] != 0 || st.Regs[0][1] != 30 {
-		t.Fatalf("beyond the frame: meta.w %d sum[1] %d, want 0 and 30", phv[slot("meta.w")], st.Regs[0][1])
+	if phv[slot("meta.w")] != 0 || st.Regs[0].Get(1) != 30 {
+		t.Fatalf("beyond the frame: meta.w %d sum[1] %d, want 0 and 30", phv[slot("meta.w")], st.Regs[0].Get(1))
 	}
 	// Beyond the held bytes (the frame is 64 words long, the model holds
 	// three and a bit): word 10 reads 0.

@@ -223,9 +223,9 @@ func (x *refExec) callRegister(c *RegisterCall) int64 {
 	cells := x.State.Regs[r.Index]
 	i := x.index(c.Index, r.Size)
 	savedRA, savedCell, savedOut := x.ra, x.cell, x.out
-	x.ra, x.cell, x.out = ra, cells[i], 0
+	x.ra, x.cell, x.out = ra, cells.Get(i), 0
 	x.stmts(ra.Body)
-	cells[i] = x.cell
+	cells.Set(i, x.cell)
 	out := x.out
 	if x.OnRegister != nil {
 		x.OnRegister(ra, int64(i), x.NowPs)
@@ -420,7 +420,7 @@ func refexecEmit(x *refExec, s *BuiltinStmt) {
 func (x *refExec) cellBytes(r *Register, start, n int) []byte {
 	w := r.Type.Bits / 8
 	out := make([]byte, n*w)
-	for i, v := range x.State.Regs[r.Index][start : start+n] {
+	for i, v := range x.State.Regs[r.Index].Values()[start : start+n] {
 		u := uint64(v)
 		for k := 0; k < w; k++ {
 			out[i*w+k] = byte(u >> (8 * (w - 1 - k)))
@@ -445,9 +445,9 @@ func refexecClear(x *refExec, s *BuiltinStmt) {
 		return
 	}
 	v := r.Type.Norm(r.Init)
-	cells := x.State.Regs[r.Index][start : start+n]
-	for i := range cells {
-		cells[i] = v
+	cells := x.State.Regs[r.Index]
+	for i := start; i < start+n; i++ {
+		cells.Set(i, v)
 	}
 	if x.Tracer != nil {
 		x.Tracer.Clear(r, start, n)

@@ -155,8 +155,8 @@ func TestRunTimer(t *testing.T) {
 	}
 	want := []int64{100, 101, 102, 103, 0, 0, 0, 0}
 	for i, w := range want {
-		if st.Regs[0][i] != w {
-			t.Fatalf("register seen = %v, want %v", st.Regs[0], want)
+		if st.Regs[0].Get(i) != w {
+			t.Fatalf("register seen = %v, want %v", st.Regs[0].Values(), want)
 		}
 	}
 	if tr.stmts == 0 {

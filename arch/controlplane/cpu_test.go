@@ -81,8 +81,8 @@ func small(t *testing.T) *programs.Program {
 func TestReadWriteTiming(t *testing.T) {
 	r := newRig(t, small(t))
 	reg := r.state.Regs[r.ctl.Prog.Register("r").Index]
-	r.pr.at(r.e, 3*us-1, func() { reg[1] = 5 }) // just before the read arrives
-	r.pr.at(r.e, 3*us+1, func() { reg[1] = 7 }) // just after
+	r.pr.at(r.e, 3*us-1, func() { reg.Set(1, 5) }) // just before the read arrives
+	r.pr.at(r.e, 3*us+1, func() { reg.Set(1, 7) }) // just after
 	var got int64 = -1
 	var gotAt int64
 	if err := r.cpu.ReadRegister("r", 1, func(v int64) { got, gotAt = v, r.cpu.NowPs() }); err != nil {
@@ -93,7 +93,7 @@ func TestReadWriteTiming(t *testing.T) {
 		t.Fatal(err)
 	}
 	r.pr.at(r.e, 6*us-1, func() {
-		if reg[2] != 0 {
+		if reg.Get(2) != 0 {
 			t.Errorf("the write took effect before it reached the chip")
 		}
 	})
@@ -105,8 +105,8 @@ func TestReadWriteTiming(t *testing.T) {
 	}
 	// The write starts when the read's response is back (4 us), leaves
 	// the CPU at 5 us and lands at 6 us.
-	if reg[2] != 42 || doneAt != 6*us {
-		t.Errorf("write: cell %d, done at %d ps; want 42 at 6 us", reg[2], doneAt)
+	if reg.Get(2) != 42 || doneAt != 6*us {
+		t.Errorf("write: cell %d, done at %d ps; want 42 at 6 us", reg.Get(2), doneAt)
 	}
 	st := r.cpu.Stats
 	if st.RegisterReads != 1 || st.RegisterWrites != 1 || st.BusyPs != 5*us {

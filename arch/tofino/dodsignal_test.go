@@ -70,7 +70,7 @@ func TestDoDSignalReachesEveryPipe(t *testing.T) {
 	reg := r.sw.prog.Register("armed")
 	last := (deq.deqs[len(deq.deqs)-1] + 1_000_000) / 1000
 	for pipe, st := range r.sw.StateControl.States {
-		if got := st.Regs[reg.Index][1]; got != last {
+		if got := st.Regs[reg.Index].Get(1); got != last {
 			t.Errorf("pipe %d: armed[1] = %d, want the last signal's time %d ns", pipe, got, last)
 		}
 	}

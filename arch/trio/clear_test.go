@@ -15,8 +15,8 @@ func clearRun(t *testing.T, c *spec.Config, p *programs.Program) *PFE {
 	t.Helper()
 	engine := newEngine()
 	pfe := MakeBuilder().WithEngine(engine).WithConfig(c).WithMicrocode(lowerT(t, c, p)).WithSeed(1).Build("Trio.PFE")
-	for i := range pfe.State().Regs[0] {
-		pfe.State().Regs[0][i] = int64(i + 1)
+	for i := 0; i < pfe.State().Regs[0].Len(); i++ {
+		pfe.State().Regs[0].Set(i, int64(i+1))
 	}
 	pfe.Inject(&packet.Packet{ID: 1, Flow: 1, Head: p.Traffic[0].BuildPacket(0, 64), Len: 64}, 0)
 	if err := engine.Run(); err != nil {
@@ -57,12 +57,12 @@ func TestClearWrites(t *testing.T) {
 	if w := pfe.Stats.XTXN[0][lower.XWrite]; w != 64 {
 		t.Errorf("%d writes, want 64 (4096 B in 64-byte transactions)", w)
 	}
-	for i, v := range pfe.State().Regs[0] {
+	for i, v := range pfe.State().Regs[0].Values() {
 		if v != 0 {
 			t.Fatalf("aggr[%d] = %d after clear(), want 0", i, v)
 		}
 	}
-	if pp.State().Regs[0][1023] != 1024 {
+	if pp.State().Regs[0].Get(1023) != 1024 {
 		t.Fatal("the register was not filled")
 	}
 	in, inPlain := pfe.Stats.Instr[0].Summarize(1).Mean, pp.Stats.Instr[0].Summarize(1).Mean
@@ -92,15 +92,15 @@ func TestClearWrites(t *testing.T) {
 	if in := clip.Stats.Instr[0].Summarize(1).Mean; in-inPlain != lower.BulkLoopInstr {
 		t.Errorf("clipped: %.0f instructions, %.0f without clear(): want %d more", in, inPlain, lower.BulkLoopInstr)
 	}
-	for i, v := range clip.State().Regs[0] {
+	for i, v := range clip.State().Regs[0].Values() {
 		if want := map[bool]int64{true: int64(i + 1), false: 0}[i < 1000]; v != want {
 			t.Fatalf("clipped: aggr[%d] = %d, want %d", i, v, want)
 		}
 	}
 	// An empty range costs nothing beyond its operands.
 	none := clearRun(t, c, prog(t, regs, "std.egress_port = 1\nclear(aggr, 0, meta.m7)"))
-	if w := none.Stats.XTXN[0][lower.XWrite]; w != 0 || none.State().Regs[0][0] != 1 {
-		t.Errorf("empty range: %d writes, aggr[0] = %d; want none and 1", w, none.State().Regs[0][0])
+	if w := none.Stats.XTXN[0][lower.XWrite]; w != 0 || none.State().Regs[0].Get(0) != 1 {
+		t.Errorf("empty range: %d writes, aggr[0] = %d; want none and 1", w, none.State().Regs[0].Get(0))
 	}
 
 	// Cells narrower than a byte count as a byte each: 100 1-bit cells
@@ -111,7 +111,7 @@ func TestClearWrites(t *testing.T) {
 	if w := fl.Stats.XTXN[0][lower.XWrite]; w != 2 {
 		t.Errorf("1-bit cells: %d writes, want 2", w)
 	}
-	if v := fl.State().Regs[0][99]; v != 1 {
+	if v := fl.State().Regs[0].Get(99); v != 1 {
 		t.Errorf("1-bit cells: flags[99] = %d after clear(), want its init 1", v)
 	}
 }

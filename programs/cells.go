@@ -1,0 +1,87 @@
+package programs
+
+// Cells holds the cells of one register in pages of 1<<cellPageBits
+// cells, each allocated at the first access that may write it: a page
+// never touched reads as the register's initial value and costs no
+// memory. Memory then follows the cells a run uses, not the register's
+// declared size (Trio-ML's aggregation buffer has BLOCKS x GRAD_MAX cells,
+// of which a job touches its own blocks').
+type Cells struct {
+	pages [][]int64
+	init  int64
+	n     int
+}
+
+const (
+	cellPageBits = 12
+	cellPage     = 1 << cellPageBits
+)
+
+// NewCells returns n cells holding init.
+func NewCells(n int, init int64) *Cells {
+	return &Cells{pages: make([][]int64, (n+cellPage-1)/cellPage), init: init, n: n}
+}
+
+// Len is the number of cells.
+func (c *Cells) Len() int { return c.n }
+
+// Get reads cell i (0 <= i < Len()).
+func (c *Cells) Get(i int) int64 {
+	if p := c.pages[i>>cellPageBits]; p != nil {
+		return p[i&(cellPage-1)]
+	}
+	return c.init
+}
+
+// Set writes cell i.
+func (c *Cells) Set(i int, v int64) { *c.Ptr(i) = v }
+
+// Ptr returns cell i's storage, allocating its page.
+func (c *Cells) Ptr(i int) *int64 {
+	p := c.pages[i>>cellPageBits]
+	if p == nil {
+		p = c.page(i >> cellPageBits)
+	}
+	return &p[i&(cellPage-1)]
+}
+
+// page allocates page k, its cells at the initial value.
+func (c *Cells) page(k int) []int64 {
+	p := make([]int64, min(cellPage, c.n-k*cellPage))
+	if c.init != 0 {
+		for i := range p {
+			p[i] = c.init
+		}
+	}
+	c.pages[k] = p
+	return p
+}
+
+// Values returns a copy of every cell (for reports and tests).
+func (c *Cells) Values() []int64 {
+	out := make([]int64, c.n)
+	for i := range out {
+		out[i] = c.Get(i)
+	}
+	return out
+}
+
+// Fill sets cells [start, start+n) to v; pages never touched stay
+// unallocated when v is the initial value.
+func (c *Cells) Fill(start, n int, v int64) {
+	for i := start; i < start+n; {
+		k := i >> cellPageBits
+		end := min(start+n, (k+1)*cellPage)
+		if p := c.pages[k]; p != nil {
+			for j := i; j < end; j++ {
+				p[j&(cellPage-1)] = v
+			}
+		} else if v != c.init {
+			p := c.page(k)
+			for j := i; j < end; j++ {
+				p[j&(cellPage-1)] = v
+			}
+		}
+		i = end
+	}
+}
