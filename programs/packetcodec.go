@@ -114,14 +114,22 @@ const maxHdrWords = 8
 
 // fieldPlan places a field in its header's words: bits [o, o+bits) of
 // word w (bit 0 is the word's most significant), continuing into word w+1
-// when o+bits > 64.
+// when o+bits > 64. rs is 64 - bits (0 for a 64-bit field): shifting a
+// word left by o and right by rs cuts the field out of it; shifting a
+// value left by rs and right by o puts its low bits in place.
 type fieldPlan struct {
-	slot   int32
-	w      uint8
-	o      uint8
-	bits   uint8
-	signed bool
+	slot  int32
+	w     uint8
+	o     uint8
+	bits  uint8
+	rs    uint8
+	flags uint8 // planStraddles, planSigned
 }
+
+const (
+	planStraddles = 1 << iota // the field continues into word w+1
+	planSigned                // a signed field narrower than 64 bits
+)
 
 // planFields returns the word plan of a header (nil when a field is wider
 // than 64 bits or the header spans more than maxHdrWords words).
@@ -134,7 +142,14 @@ func planFields(fields []fieldCodec, bytes int) []fieldPlan {
 		if f.bits <= 0 || f.bits > 64 || int(f.off)+int(f.bits) > 8*bytes {
 			return nil
 		}
-		plan = append(plan, fieldPlan{slot: f.slot, w: uint8(f.off / 64), o: uint8(f.off % 64), bits: uint8(f.bits), signed: f.signed})
+		fp := fieldPlan{slot: f.slot, w: uint8(f.off / 64), o: uint8(f.off % 64), bits: uint8(f.bits), rs: uint8((64 - f.bits) % 64)}
+		if int(fp.o)+int(fp.bits) > 64 {
+			fp.flags |= planStraddles
+		}
+		if f.signed && f.bits < 64 {
+			fp.flags |= planSigned
+		}
+		plan = append(plan, fp)
 	}
 	return plan
 }
@@ -160,59 +175,45 @@ func loadWords(ws *[maxHdrWords]uint64, head []byte, b, bytes int) {
 	}
 }
 
-// extractWords reads a header's fields out of its words into phv (the
-// plan's fields are in bit order, so the current word stays in a
-// register).
+// extractWords reads a header's fields out of its words into phv.
 func extractWords(plan []fieldPlan, ws *[maxHdrWords]uint64, phv []int64) {
-	cw := uint8(0)
-	cur := ws[0]
 	for i := range plan {
 		f := &plan[i]
-		if f.w != cw {
-			cw = f.w
-			cur = ws[cw&(maxHdrWords-1)]
-		}
-		end := uint(f.o) + uint(f.bits)
-		v := cur << f.o >> (64 - uint(f.bits))
-		if end > 64 {
-			v |= ws[(f.w+1)&(maxHdrWords-1)] >> (128 - end)
-		}
-		if f.signed && f.bits < 64 {
-			sh := 64 - uint(f.bits)
-			v = uint64(int64(v<<sh) >> sh)
+		v := ws[f.w&(maxHdrWords-1)] << (f.o & 63) >> (f.rs & 63)
+		if f.flags != 0 {
+			v = f.finishExtract(ws, v)
 		}
 		phv[f.slot] = int64(v)
 	}
 }
 
+// finishExtract completes a straddling or signed field's value.
+func (f *fieldPlan) finishExtract(ws *[maxHdrWords]uint64, v uint64) uint64 {
+	if f.flags&planStraddles != 0 {
+		end := uint(f.o) + uint(f.bits)
+		v |= ws[(f.w+1)&(maxHdrWords-1)] >> (128 - end)
+	}
+	if f.flags&planSigned != 0 {
+		v = uint64(int64(v<<(f.rs&63)) >> (f.rs & 63))
+	}
+	return v
+}
+
 // composeWords builds a header's words from phv (each field cut to its
-// width; bits no field covers are 0). The word being built stays in a
-// register until the fields move on to the next.
+// width; bits no field covers are 0).
 func composeWords(plan []fieldPlan, ws *[maxHdrWords]uint64, words int, phv []int64) {
 	for k := 0; k < words; k++ {
 		ws[k&(maxHdrWords-1)] = 0
 	}
-	cw := uint8(0)
-	var acc uint64
 	for i := range plan {
 		f := &plan[i]
-		if f.w != cw {
-			ws[cw&(maxHdrWords-1)] |= acc
-			cw, acc = f.w, 0
-		}
 		v := uint64(phv[f.slot])
-		if f.bits < 64 {
-			v &= 1<<uint(f.bits) - 1
-		}
-		end := uint(f.o) + uint(f.bits)
-		if end <= 64 {
-			acc |= v << (64 - end)
-		} else {
-			acc |= v >> (end - 64)
+		ws[f.w&(maxHdrWords-1)] |= v << (f.rs & 63) >> (f.o & 63)
+		if f.flags&planStraddles != 0 {
+			end := uint(f.o) + uint(f.bits)
 			ws[(f.w+1)&(maxHdrWords-1)] |= v << (128 - end)
 		}
 	}
-	ws[cw&(maxHdrWords-1)] |= acc
 }
 
 // storeWords writes a header's words at byte b of out (bytes bytes).

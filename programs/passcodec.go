@@ -34,6 +34,8 @@ type PassView struct {
 	// orig is, by header index, the byte offset the header was extracted
 	// from (-1: not extracted from bytes the packet holds).
 	orig []int32
+	// held keeps the parsed headers' bytes while DeparsePass moves them.
+	held []byte
 }
 
 // NewPassView returns a view sized for the codec's program.
@@ -239,15 +241,8 @@ func (c *Codec) DeparsePass(phv []int64, head []byte, length, payloadOff int, wi
 		return head, n + deparsePayload(length, payloadOff)
 	}
 	// Headers move: keep the parsed bytes aside, lay the new head out.
-	held := min(payloadOff, len(head))
-	var stack [256]byte
-	var src []byte
-	if held <= len(stack) {
-		src = stack[:held]
-	} else {
-		src = make([]byte, held)
-	}
-	copy(src, head[:held])
+	v.held = append(v.held[:0], head[:min(payloadOff, len(head))]...)
+	src := v.held
 	rest := 0
 	if payloadOff < len(head) {
 		rest = len(head) - payloadOff
