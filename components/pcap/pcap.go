@@ -1,6 +1,7 @@
 // Package pcap writes packet captures of simulated switch ports: one
 // pcapng file per port that carried a frame, readable by Wireshark and
-// tcpdump, written with gopacket's pure-Go pcapgo (no cgo, no libpcap).
+// tcpdump, written by the package's own pcapng writer (pcapng.go: why not
+// a library).
 //
 // archsim keeps only a frame's head bytes (packet.Packet.Head) and its
 // total length (Len), so a record's captured bytes are the head and its
@@ -27,11 +28,6 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"time"
-
-	"github.com/google/gopacket"
-	"github.com/google/gopacket/layers"
-	"github.com/google/gopacket/pcapgo"
 
 	"archsim/components/packet"
 )
@@ -83,10 +79,10 @@ type Capture struct {
 type portFile struct {
 	path     string
 	f        *os.File
-	w        *pcapgo.NgWriter
+	w        *ngWriter
 	written  [numIfs]uint64
 	skipped  [numIfs]uint64
-	lastTime time.Time
+	lastTime int64 // ns since the epoch
 }
 
 // Summary is what a capture wrote.
@@ -174,9 +170,8 @@ func (c *Capture) write(base, swName string, port int, pkt *packet.Packet, start
 		}
 		c.files[key] = pf
 	}
-	ts := time.Unix(0, startPs/1000).UTC()
-	ci := gopacket.CaptureInfo{Timestamp: ts, CaptureLength: len(head), Length: max(pkt.Len, len(head)), InterfaceIndex: k}
-	if err := pf.w.WritePacket(ci, head); err != nil {
+	ts := startPs / 1000
+	if err := pf.w.writePacket(k, ts, head, max(pkt.Len, len(head))); err != nil {
 		c.err = fmt.Errorf("%s: %v", pf.path, err)
 		return
 	}
@@ -192,20 +187,13 @@ func (c *Capture) open(key, swName string, port int) (*portFile, error) {
 		return nil, fmt.Errorf("pcap: %v", err)
 	}
 	name := fmt.Sprintf("%s.port%d", swName, port)
-	intf := pcapgo.NgInterface{Name: name, Description: ifDoc[ifData], LinkType: layers.LinkTypeEthernet,
-		TimestampResolution: 9}
-	opts := pcapgo.NgWriterOptions{SectionInfo: pcapgo.NgSectionInfo{Application: "archsim (simulated time)"}}
-	w, err := pcapgo.NewNgWriterInterface(f, intf, opts)
+	w, err := newNgWriter(f, "archsim (simulated time)")
+	for k := 0; k < numIfs && err == nil; k++ {
+		err = w.addInterface(ngInterface{Name: name + ifSuffix[k], Description: ifDoc[k]})
+	}
 	if err != nil {
 		f.Close()
 		return nil, fmt.Errorf("%s: %v", path, err)
-	}
-	for k := ifTrimmed; k < numIfs; k++ {
-		intf.Name, intf.Description = name+ifSuffix[k], ifDoc[k]
-		if _, err := w.AddInterface(intf); err != nil {
-			f.Close()
-			return nil, fmt.Errorf("%s: %v", path, err)
-		}
 	}
 	return &portFile{path: path, f: f, w: w}, nil
 }
@@ -232,13 +220,11 @@ func (c *Capture) Close() (Summary, error) {
 		}
 		s.Files = append(s.Files, pf.path)
 		for i := range numIfs {
-			st := pcapgo.NgInterfaceStatistics{LastUpdate: pf.lastTime, PacketsReceived: pf.written[i] + pf.skipped[i],
-				PacketsDropped: pf.skipped[i]}
-			if e := pf.w.WriteInterfaceStats(i, st); e != nil && err == nil {
+			if e := pf.w.writeStats(i, pf.lastTime, pf.written[i]+pf.skipped[i], pf.skipped[i]); e != nil && err == nil {
 				err = fmt.Errorf("%s: %v", pf.path, e)
 			}
 		}
-		if e := pf.w.Flush(); e != nil && err == nil {
+		if e := pf.w.flush(); e != nil && err == nil {
 			err = fmt.Errorf("%s: %v", pf.path, e)
 		}
 		if e := pf.f.Close(); e != nil && err == nil {
