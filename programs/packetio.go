@@ -194,11 +194,21 @@ func (p *Program) BuildEmitted(phv []int64, payload []byte) (head []byte, length
 // seq, cycling through each field's list) into the head bytes of a packet of
 // the given size.
 func (ft *FlowTemplate) BuildPacket(seq int, size int) []byte {
+	_ = size
+	return ft.AppendPacket(nil, seq)
+}
+
+// AppendPacket appends the template's header bytes for packet seq to b.
+func (ft *FlowTemplate) AppendPacket(b []byte, seq int) []byte {
 	n := 0
 	for _, h := range ft.Headers {
 		n += h.Bytes()
 	}
-	out := make([]byte, n)
+	start := len(b)
+	for i := 0; i < n; i++ {
+		b = append(b, 0)
+	}
+	out := b[start:]
 	off := 0
 	for _, h := range ft.Headers {
 		for _, f := range h.Fields {
@@ -208,6 +218,5 @@ func (ft *FlowTemplate) BuildPacket(seq int, size int) []byte {
 		}
 		off += h.Bits
 	}
-	_ = size
-	return out
+	return b
 }

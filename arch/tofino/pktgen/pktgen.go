@@ -324,7 +324,11 @@ func (g *Generator) runBatch(a *App, now int64) {
 		packet.Schedule(g.engine, g, now+a.IBGNs*1000, kindBatch, nil, g.index(a))
 		return
 	}
-	a.pending = a.pending[1:]
+	// Shift in place: the queue of triggers keeps its array (a timer
+	// application fires millions of times).
+	n := copy(a.pending, a.pending[1:])
+	a.pending[n] = trigger{}
+	a.pending = a.pending[:n]
 	g.startNext(a, now)
 }
 
@@ -332,18 +336,30 @@ func (g *Generator) runBatch(a *App, now int64) {
 // lists cycle packet by packet) with the generator's header written over
 // the first 6 bytes.
 func (g *Generator) build(a *App, batch, pkt int, bornPs int64) *packet.Packet {
-	head := a.Template.BuildPacket(a.seq, a.Length)
+	// The packet and its head in one allocation, with room for the
+	// headers a pipeline adds (a timer application fires millions of
+	// times).
+	b := &struct {
+		pkt  packet.Packet
+		head [genHeadCap]byte
+	}{}
+	head := a.Template.AppendPacket(b.head[:0], a.seq)
 	a.seq++
 	if a.Header {
-		if len(head) < programs.PktgenHeaderBytes {
-			head = append(head, make([]byte, programs.PktgenHeaderBytes-len(head))...)
+		for len(head) < programs.PktgenHeaderBytes {
+			head = append(head, 0)
 		}
 		WriteHeader(head, g.pipe, a.ID, batch, pkt)
 	}
 	g.nextID++
-	return &packet.Packet{ID: uint64(1)<<62 | uint64(g.pipe)<<54 | g.nextID, Flow: 1<<24 + a.Port*16 + a.ID,
+	b.pkt = packet.Packet{ID: uint64(1)<<62 | uint64(g.pipe)<<54 | g.nextID, Flow: 1<<24 + a.Port*16 + a.ID,
 		Head: head, Len: max(a.Length, len(head)), InPort: a.Port, BornPs: bornPs, Passes: 1}
+	return &b.pkt
 }
+
+// genHeadCap is the head bytes a generated packet carries next to it
+// (a template longer than that gets its own array).
+const genHeadCap = 96
 
 // WriteHeader writes the 6-byte generator header at the start of b: 3
 // pad bits, the 2-bit pipe, the 3-bit application id, 8 pad bits, the
