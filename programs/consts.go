@@ -34,6 +34,26 @@ var builtinConsts = map[string]int64{
 // constScope resolves names to compile-time constants.
 type constScope struct {
 	names map[string]number
+	// parsed caches the syntax trees of the expressions parsed so far (a
+	// table's for-loop evaluates the same key and action strings once
+	// per iteration); the trees are only read.
+	parsed map[string]ast.Expr
+}
+
+// parse parses src as a Go expression, once per string.
+func (s *constScope) parse(src string) (ast.Expr, error) {
+	if e, ok := s.parsed[src]; ok {
+		return e, nil
+	}
+	e, err := parser.ParseExpr(src)
+	if err != nil {
+		return nil, err
+	}
+	if s.parsed == nil {
+		s.parsed = map[string]ast.Expr{}
+	}
+	s.parsed[src] = e
+	return e, nil
 }
 
 func (s *constScope) lookup(name string) (number, bool) {
@@ -54,7 +74,7 @@ func (s *constScope) evalConstString(src string) (number, error) {
 	if v, ok := parseAddress(src); ok {
 		return number{i: v}, nil
 	}
-	e, err := parser.ParseExpr(src)
+	e, err := s.parse(src)
 	if err != nil {
 		return number{}, fmt.Errorf("cannot parse %q as an expression", src)
 	}

@@ -3,7 +3,6 @@ package programs
 import (
 	"fmt"
 	"go/ast"
-	"go/parser"
 	"strings"
 
 	"gopkg.in/yaml.v3"
@@ -201,7 +200,7 @@ func (l *loader) loadKey(src string, n node) (*Key, error) {
 
 // parseActionCall parses "name" or "name(arg, ...)" with constant arguments.
 func (l *loader) parseActionCall(n node, s string, t *Table) (ActionCall, error) {
-	e, err := parser.ParseExpr(strings.TrimSpace(s))
+	e, err := l.consts.parse(strings.TrimSpace(s))
 	if err != nil {
 		return ActionCall{}, n.errf("cannot parse action call %q", s)
 	}
