@@ -68,10 +68,12 @@ for size in 512k:528000 2m:2100000; do
     for i in $(seq 1 63); do echo "$i->0 id $i start 0 size $bytes"; done; } >"$work/incast-$name.cm"
 done
 
-# Start-up and set-up of each simulator, timed on the same topology with
-# (almost) nothing to simulate: htsim with one 1-packet flow, archsim with
-# the 2 MiB scenario cut to 1 us. The second ratio subtracts them.
-{ echo "Nodes 64"; echo "Connections 1"; echo "1->0 id 1 start 0 size 4000"; } >"$work/empty.cm"
+# Start-up and set-up of each simulator, timed on the same topology and
+# flows with (almost) nothing to simulate: htsim with the 63 flows cut to
+# one packet each, archsim with the 2 MiB scenario cut to 1 us. The second
+# ratio subtracts them.
+{ echo "Nodes 64"; echo "Connections 63"
+  for i in $(seq 1 63); do echo "$i->0 id $i start 0 size 4000"; done; } >"$work/empty.cm"
 sed 's/^duration_us: .*/duration_us: 1/' configs/scenarios/htsim-incast-2m.yaml >"$work/empty.yaml"
 
 # --- archsim build -------------------------------------------------------
@@ -82,14 +84,17 @@ now_ns() { date +%s%N; }
 median() { sort -n | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
 
 printf '%s, %s cores, %s runs each (alternating)\n\n' "$(date -u +%Y-%m-%d)" "$(nproc)" "$runs"
-: >"$work/h0.t"; : >"$work/a0.t"
+: >"$work/h0.t"; : >"$work/Ideal0.t"; : >"$work/Tofino0.t"
 for _ in $(seq "$runs"); do
-  t0=$(now_ns); (cd "$work" && "$htsim" -strat perm -q 35 -mtu 4000 -cwnd 50 -nodes 64 -conns 1 -seed 13 -end 100000 \
+  t0=$(now_ns); (cd "$work" && "$htsim" -strat perm -q 35 -mtu 4000 -cwnd 50 -nodes 64 -conns 63 -seed 13 -end 100000 \
     -topo "$work/one-switch.topo" -tm "$work/empty.cm" -o "$work/htsim.log" >/dev/null 2>&1); t1=$(now_ns); echo $(( t1 - t0 )) >>"$work/h0.t"
-  t0=$(now_ns); "$archsim" run --scenario "$work/empty.yaml" --variant Tofino --jobs 1 --no-files --quiet --json >/dev/null; t1=$(now_ns); echo $(( t1 - t0 )) >>"$work/a0.t"
+  for variant in Ideal Tofino; do
+    t0=$(now_ns); "$archsim" run --scenario "$work/empty.yaml" --variant "$variant" --jobs 1 --no-files --quiet --json >/dev/null; t1=$(now_ns); echo $(( t1 - t0 )) >>"$work/$variant"0.t
+  done
 done
-h0=$(median <"$work/h0.t") a0=$(median <"$work/a0.t")
-printf 'start-up and set-up (nothing to simulate): htsim %.4f s, archsim %.4f s\n\n' "$(awk -v x="$h0" 'BEGIN{print x/1e9}')" "$(awk -v x="$a0" 'BEGIN{print x/1e9}')"
+h0=$(median <"$work/h0.t")
+printf 'start-up and set-up (nothing to simulate): htsim %.4f s, archsim Ideal %.4f s, Tofino %.4f s (placing ndp.p4)\n\n' \
+  "$(awk -v x="$h0" 'BEGIN{print x/1e9}')" "$(median <"$work/Ideal0.t" | awk '{print $1/1e9}')" "$(median <"$work/Tofino0.t" | awk '{print $1/1e9}')"
 printf '%-22s %12s %12s %12s %14s %14s %8s %10s\n' workload "htsim s" "archsim s" "data pkts" "htsim hops/s" "archsim hops/s" "ratio" "sim ratio"
 for name in 512k 2m; do
   hs_cmd=("$htsim" -strat perm -q 35 -mtu 4000 -cwnd 50 -nodes 64 -conns 63 -seed 13 -end 100000
@@ -107,7 +112,7 @@ for name in 512k 2m; do
       t0=$(now_ns); (cd "$work" && "${hs_cmd[@]}" >/dev/null 2>&1); t1=$(now_ns); echo $(( t1 - t0 )) >>"$work/h.t"
       t0=$(now_ns); "${as_cmd[@]}" >/dev/null; t1=$(now_ns); echo $(( t1 - t0 )) >>"$work/a.t"
     done
-    h=$(median <"$work/h.t") a=$(median <"$work/a.t")
+    h=$(median <"$work/h.t") a=$(median <"$work/a.t") a0=$(median <"$work/$variant"0.t)
     awk -v w="$name $variant" -v h="$h" -v a="$a" -v hp="$hs_pkts" -v ap="$as_pkts" -v hops="$as_hops" -v h0="$h0" -v a0="$a0" 'BEGIN {
       printf "%-22s %12.4f %12.4f %6d/%-6d %14.0f %14.0f %7.2fx %9.2fx\n", w, h/1e9, a/1e9, hp, ap, hops/(h/1e9), hops/(a/1e9), h/a, (h-h0)/(a-a0) }'
   done
