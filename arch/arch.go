@@ -280,6 +280,54 @@ type DropCount struct {
 	Packets int    `json:"packets"`
 }
 
+// DropCounter counts drops by reason. Drops come in runs of one reason (a
+// full queue drops many in a row), so the latest reason's counter is kept
+// at hand: most drops cost a string comparison, not a map lookup. The zero
+// value is an empty counter.
+type DropCounter struct {
+	m     map[string]*int
+	last  string
+	lastN *int
+}
+
+// Add counts one drop for reason.
+func (d *DropCounter) Add(reason string) {
+	if d.lastN == nil || reason != d.last {
+		c := d.m[reason]
+		if c == nil {
+			if d.m == nil {
+				d.m = map[string]*int{}
+			}
+			c = new(int)
+			d.m[reason] = c
+		}
+		d.last, d.lastN = reason, c
+	}
+	*d.lastN++
+}
+
+// Len is the number of reasons.
+func (d *DropCounter) Len() int { return len(d.m) }
+
+// Total is the number of drops.
+func (d *DropCounter) Total() int {
+	n := 0
+	for _, c := range d.m {
+		n += *c
+	}
+	return n
+}
+
+// Sorted lists the counts sorted by reason.
+func (d *DropCounter) Sorted() []DropCount {
+	out := make([]DropCount, 0, len(d.m))
+	for r, c := range d.m {
+		out = append(out, DropCount{r, *c})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Reason < out[j].Reason })
+	return out
+}
+
 // SortedDrops turns drop counts by reason into a list sorted by reason.
 func SortedDrops(m map[string]int) []DropCount {
 	out := make([]DropCount, 0, len(m))

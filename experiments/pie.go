@@ -411,21 +411,16 @@ func (s *Scenario) runAQM(spec runSpec) (*Run, error) {
 	// The hosts' packets that a switch drops go back to their pool (at
 	// 100 Gb/s into a 10 Gb/s port, nine in ten are dropped).
 	hb := hosts.MakeBuilder().WithEngine(eng)
-	reasons := map[string]*int{}
+	var reasons arch.DropCounter
 	for _, sw := range net.switches {
 		sw.OnDrop(func(pkt *packet.Packet, reason string) {
-			n := reasons[reason]
-			if n == nil {
-				n = new(int)
-				reasons[reason] = n
-			}
-			*n++
+			reasons.Add(reason)
 			hb.Recycle(pkt)
 		})
 	}
 	defer func() {
-		for _, k := range sortedKeys(reasons) {
-			n := *reasons[k]
+		for _, d := range reasons.Sorted() {
+			k, n := d.Reason, d.Packets
 			r.DropReasons = append(r.DropReasons, DropCount{Reason: k, Packets: n})
 			if strings.HasPrefix(k, "traffic manager:") || strings.Contains(k, "queue full") {
 				r.TailDrops += n

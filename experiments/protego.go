@@ -625,7 +625,7 @@ func (s *Scenario) runProtego(spec runSpec) (*Run, error) {
 			}
 		}()
 	}
-	drops := map[string]*int{}
+	var drops arch.DropCounter
 	srcTag := uint64(s.Pattern.Flows[0][0]+1) << 40 // hosts.UDPSource ids: (host+1) << 40 | seq
 	for _, sw := range net.switches {
 		sender := sw == ends.tx
@@ -640,12 +640,7 @@ func (s *Scenario) runProtego(spec runSpec) (*Run, error) {
 					pr.SenderQueueDrops++
 				}
 			}
-			c := drops[reason]
-			if c == nil {
-				c = new(int)
-				drops[reason] = c
-			}
-			*c++
+			drops.Add(reason)
 		})
 	}
 	var tr protegoTraffic
@@ -731,9 +726,9 @@ func (s *Scenario) runProtego(spec runSpec) (*Run, error) {
 	if g, ok := ends.rx.(arch.PacketGenerator); ok && span > 0 {
 		pr.TimerMpps = float64(g.PktGenerated()) / (float64(span) / 1e12) / 1e6
 	}
-	for _, k := range sortedKeys(drops) {
-		r.DropReasons = append(r.DropReasons, DropCount{Reason: k, Packets: *drops[k]})
-		r.Dropped += *drops[k]
+	for _, d := range drops.Sorted() {
+		r.DropReasons = append(r.DropReasons, DropCount{Reason: d.Reason, Packets: d.Packets})
+		r.Dropped += d.Packets
 	}
 	for _, sw := range net.switches {
 		r.SwitchHops += sw.Counters().Delivered

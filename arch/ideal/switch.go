@@ -59,7 +59,7 @@ type Switch struct {
 	Trims      int
 	HeaderDrop int
 	Delivered  int
-	drops      map[string]int
+	drops      arch.DropCounter
 	pieHook    PIEUpdateHook
 	deadline   int64 // 0: none (PIE timers stop after it)
 	arch.NoControl
@@ -110,7 +110,7 @@ func (b Builder) Build(name string) *Switch {
 
 func newSwitch(name string, engine sim.Engine, cfg Config) *Switch {
 	s := &Switch{ComponentBase: sim.NewComponentBase(name), engine: engine, cfg: cfg,
-		rng: rand.New(rand.NewSource(cfg.Seed)), ports: make([]*port, cfg.Ports), out: make([]link.End, cfg.Ports), drops: map[string]int{}}
+		rng: rand.New(rand.NewSource(cfg.Seed)), ports: make([]*port, cfg.Ports), out: make([]link.End, cfg.Ports)}
 	for i := range s.ports {
 		s.ports[i] = &port{}
 	}
@@ -169,7 +169,7 @@ func (s *Switch) SetDeadline(ps int64) { s.deadline = ps }
 
 // Counters are the switch's deliveries, drops and trims.
 func (s *Switch) Counters() arch.Counters {
-	return arch.Counters{Delivered: s.Delivered, Drops: arch.SortedDrops(s.drops), QueueTrims: s.Trims}
+	return arch.Counters{Delivered: s.Delivered, Drops: s.drops.Sorted(), QueueTrims: s.Trims}
 }
 
 // MaxDataQueue is the longest data queue seen on any port, in packets.
@@ -260,7 +260,7 @@ func (s *Switch) enqueueHeader(p *port, pkt *packet.Packet) {
 }
 
 func (s *Switch) dropped(pkt *packet.Packet, reason string) {
-	s.drops[reason]++
+	s.drops.Add(reason)
 	if s.drop != nil {
 		s.drop(pkt, reason)
 	}

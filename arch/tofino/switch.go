@@ -11,7 +11,6 @@ package tofino
 import (
 	"fmt"
 	"math/rand"
-	"sort"
 
 	"github.com/sarchlab/akita/v3/sim"
 
@@ -40,11 +39,7 @@ type Switch struct {
 	tm     *tm.TrafficManager
 	ports  *Ports
 
-	drops map[string]*int
-	// lastReason and lastDrop cache the counter of the latest drop reason
-	// (drops come in runs of one reason: a string hash per drop is saved).
-	lastReason string
-	lastDrop   *int
+	drops arch.DropCounter
 	Delivered  int
 	// Copies counts packets the switch created (mirror and multicast
 	// copies); Replicated counts packets that ended as their copies
@@ -120,7 +115,7 @@ func (b Builder) Build(name string) *Switch {
 	if b.cfg == nil {
 		b.cfg = b.place.Chip
 	}
-	sw := &Switch{engine: b.engine, cfg: b.cfg, prog: b.place.Prog, codec: b.place.Prog.Codec(), place: b.place, drops: map[string]*int{}, name: name}
+	sw := &Switch{engine: b.engine, cfg: b.cfg, prog: b.place.Prog, codec: b.place.Prog.Codec(), place: b.place, name: name}
 	// A dequeued frame reaches its MAC no sooner than the egress pipeline's
 	// fixed latency (parser and deparser bases, the placed MAU stages).
 	L := b.cfg.Latency
@@ -177,17 +172,7 @@ func (sw *Switch) dropped(pkt *packet.Packet, reason string) {
 func (sw *Switch) expired(pkt *packet.Packet) { sw.count("still in flight at the end of the run") }
 
 // count adds one to a drop reason's counter.
-func (sw *Switch) count(reason string) {
-	if sw.lastDrop == nil || reason != sw.lastReason {
-		c := sw.drops[reason]
-		if c == nil {
-			c = new(int)
-			sw.drops[reason] = c
-		}
-		sw.lastReason, sw.lastDrop = reason, c
-	}
-	*sw.lastDrop++
-}
+func (sw *Switch) count(reason string) { sw.drops.Add(reason) }
 
 // ledger is the switch's packet accounting as the traffic manager keeps it.
 type ledger struct{ sw *Switch }
@@ -310,16 +295,10 @@ func (sw *Switch) Config() *Config { return sw.cfg }
 
 // Drops returns drop counts by reason, sorted by reason.
 func (sw *Switch) Drops() []DropCount {
-	reasons := make([]string, 0, len(sw.drops))
-	for k := range sw.drops {
-		reasons = append(reasons, k)
+	if sw.drops.Len() == 0 {
+		return nil
 	}
-	sort.Strings(reasons)
-	var out []DropCount
-	for _, k := range reasons {
-		out = append(out, DropCount{Reason: k, Packets: *sw.drops[k]})
-	}
-	return out
+	return sw.drops.Sorted()
 }
 
 // MaxDeflectQueue is the longest deflect-on-drop queue (the recirculation

@@ -54,7 +54,7 @@ func (p *PFE) OnDrop(f func(*packet.Packet, string)) { p.dropHook = f }
 func (p *PFE) TapWire(f arch.WireTap) { p.tap = f }
 
 func (p *PFE) dropped(pkt *packet.Packet, reason string) {
-	p.drops[reason]++
+	p.drops.Add(reason)
 	if p.dropHook != nil {
 		p.dropHook(pkt, reason)
 	}

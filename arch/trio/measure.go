@@ -102,10 +102,10 @@ func summary(p *PFE, g int) ThreadSummary {
 }
 
 func (p *PFE) dropList() []DropCount {
-	if len(p.drops) == 0 {
+	if p.drops.Len() == 0 {
 		return nil
 	}
-	return arch.SortedDrops(p.drops)
+	return p.drops.Sorted()
 }
 
 // saturation is the rate probe's outcome (n packets offered at once): the

@@ -164,7 +164,7 @@ type PFE struct {
 	attached  map[int]link.End
 	// Stats.
 	Stats    PFEStats
-	drops    map[string]int
+	drops    arch.DropCounter
 	dropHook func(*packet.Packet, string)
 	speeds   map[int]float64 // ports a network set to another speed
 	*arch.StateControl
@@ -249,7 +249,7 @@ func (b Builder) Build(name string) *PFE {
 
 func newPFE(name string, engine sim.Engine, cfg *spec.Config, mc *lower.Microcode, seed int64) *PFE {
 	p := &PFE{ComponentBase: sim.NewComponentBase(name), cfg: cfg, mc: mc, prog: mc.Prog, engine: engine,
-		order: map[int64]*flowOrder{}, out: map[int]*outQueue{}, drops: map[string]int{}}
+		order: map[int64]*flowOrder{}, out: map[int]*outQueue{}}
 	p.codec = p.prog.Codec()
 	p.bridgeBytes = (p.prog.BridgeBits + 7) / 8
 	p.hdrs = make([]byte, 0, 256)
@@ -396,7 +396,7 @@ func (p *PFE) startTimer(ts *timerStart, now int64) {
 // arrive hands a head to the dispatcher.
 func (p *PFE) arrive(pkt *packet.Packet, gress int, now int64) {
 	if now > p.deadlinePs {
-		p.drops["still in flight at the end of the run"]++
+		p.drops.Add("still in flight at the end of the run")
 		return
 	}
 	th := p.newThread(pkt, gress, now)

@@ -49,7 +49,7 @@ type Samples struct {
 	sum      int64   // exact while sumAbs < 2^63
 	sumAbs   uint64  // Σ|x|, saturating
 	fsum     float64 // Σx in float64, in the order added (for overflow)
-	counts   map[int64]int
+	counts   *countMap
 	coarse   bool // degraded: counts are per bucket (keyed by its midpoint)
 	// The last value added and how many times in a row it came, not yet
 	// in counts (latencies repeat; this spares most map updates).
@@ -95,13 +95,13 @@ func (s *Samples) flush() {
 
 func (s *Samples) count(x int64, c int) {
 	if s.counts == nil {
-		s.counts = map[int64]int{}
+		s.counts = newCountMap(0)
 	}
 	if s.coarse {
 		x = bucket(x)
 	}
-	s.counts[x] += c
-	if !s.coarse && len(s.counts) > MaxExact {
+	s.counts.add(x, c)
+	if !s.coarse && s.counts.len() > MaxExact {
 		s.degrade()
 	}
 }
@@ -110,10 +110,8 @@ func (s *Samples) count(x int64, c int) {
 func (s *Samples) degrade() {
 	old := s.counts
 	s.coarse = true
-	s.counts = make(map[int64]int, len(old)/2)
-	for x, c := range old {
-		s.counts[bucket(x)] += c
-	}
+	s.counts = newCountMap(old.len() / 2)
+	old.each(func(x int64, c int) { s.counts.add(bucket(x), c) })
 }
 
 // bucket is the representative (midpoint, rounded down) of x's bucket.
@@ -144,7 +142,7 @@ func (s *Samples) Exact() bool { return !s.coarse }
 // degraded): the summary's size.
 func (s *Samples) Entries() int {
 	s.flush()
-	return len(s.counts)
+	return s.counts.len()
 }
 
 // Min returns the smallest sample (0 if none).
@@ -177,7 +175,7 @@ func (s *Samples) sortedSum(keys []int64) float64 {
 	}
 	var sum float64
 	for _, k := range keys {
-		for range s.counts[k] {
+		for range s.counts.get(k) {
 			sum += float64(k)
 		}
 	}
@@ -188,10 +186,8 @@ func (s *Samples) sortedSum(keys []int64) float64 {
 // degraded) in increasing order.
 func (s *Samples) sortedKeys() []int64 {
 	s.flush()
-	keys := make([]int64, 0, len(s.counts))
-	for k := range s.counts {
-		keys = append(keys, k)
-	}
+	keys := make([]int64, 0, s.counts.len())
+	s.counts.each(func(k int64, _ int) { keys = append(keys, k) })
 	slices.Sort(keys)
 	return keys
 }
@@ -204,7 +200,7 @@ func (s *Samples) quantile(keys []int64, p float64) float64 {
 	k := max(0, min(int(math.Ceil(p*float64(s.n)))-1, s.n-1))
 	seen := 0
 	for _, x := range keys {
-		seen += s.counts[x]
+		seen += s.counts.get(x)
 		if seen > k {
 			return float64(min(max(x, s.min), s.max))
 		}
@@ -268,9 +264,7 @@ func (s *Samples) Merge(o *Samples) {
 		s.degrade()
 	}
 	s.coarse = s.coarse || o.coarse
-	for x, c := range o.counts {
-		s.count(x, c)
-	}
+	o.counts.each(func(x int64, c int) { s.count(x, c) })
 }
 
 // Quantile returns the nearest-rank p-quantile of xs: the k-th smallest
