@@ -39,8 +39,8 @@ type Switch struct {
 	tm     *tm.TrafficManager
 	ports  *Ports
 
-	drops arch.DropCounter
-	Delivered  int
+	drops     arch.DropCounter
+	Delivered int
 	// Copies counts packets the switch created (mirror and multicast
 	// copies); Replicated counts packets that ended as their copies
 	// (multicast, or mirrored and then dropped, as a trimmed header is). Every packet (offered or created) ends exactly once:
