@@ -119,6 +119,11 @@ func (c *Codec) planPass() {
 	}
 }
 
+// Selective reports whether the pass path extracts only the touched fields
+// and keeps the parsed bytes (otherwise ParsePass and DeparsePass are
+// Parse and DeparseInPlace).
+func (c *Codec) Selective() bool { return c.selective }
+
 // ParsePass is Parse for a pipeline pass: on a selective codec it extracts
 // only the fields the program touches and records in v where each header
 // was. Fields it does not extract keep their value in phv (the caller

@@ -124,6 +124,9 @@ type PFE struct {
 	mc          *lower.Microcode
 	prog        *programs.Program
 	codec       *programs.Codec // the program's parser and deparser, flattened
+	// view, for a program the codec parses selectively, is what a
+	// thread's parse saw, for its deparse (nil: the full path).
+	view *programs.PassView
 	engine      sim.Engine
 	state       *programs.State
 	exec        *programs.Exec
@@ -251,6 +254,9 @@ func newPFE(name string, engine sim.Engine, cfg *spec.Config, mc *lower.Microcod
 	p := &PFE{ComponentBase: sim.NewComponentBase(name), cfg: cfg, mc: mc, prog: mc.Prog, engine: engine,
 		order: map[int64]*flowOrder{}, out: map[int]*outQueue{}}
 	p.codec = p.prog.Codec()
+	if p.codec.Selective() {
+		p.view = p.codec.NewPassView()
+	}
 	p.bridgeBytes = (p.prog.BridgeBits + 7) / 8
 	p.hdrs = make([]byte, 0, 256)
 	p.state = programs.NewState(p.prog)
@@ -511,7 +517,12 @@ func (p *PFE) runScript(th *thread) {
 	// The ingress thread bridges the program's bridged metadata to the
 	// egress thread in front of the head (a PPE writes what it likes into
 	// the head), as a Tofino ingress deparser does.
-	res := p.codec.Parse(pkt.Head, pkt.Len, phv, egress, egress && p.bridges() && !pkt.NoBridge)
+	var res programs.ParseResult
+	if p.view != nil {
+		res = p.codec.ParsePass(pkt.Head, pkt.Len, phv, egress, egress && p.bridges() && !pkt.NoBridge, p.view)
+	} else {
+		res = p.codec.Parse(pkt.Head, pkt.Len, phv, egress, egress && p.bridges() && !pkt.NoBridge)
+	}
 	th.addInstr(res.States)
 	if res.Rejected {
 		th.drop = true
@@ -539,10 +550,17 @@ func (p *PFE) runScript(th *thread) {
 	if egress {
 		ctl = prog.Egress
 	}
+	p.exec.Dirty = 0
 	p.exec.RunControl(ctl)
 	// One instruction hands the head to the reorder engine (assumed).
 	th.addInstr(1)
-	pkt.Head, pkt.Len = p.deparse(phv, pkt.Head, pkt.Len, res.Offset, !egress && p.bridges())
+	if p.view != nil {
+		// The packet owns its head (hosts and generators make heads
+		// fresh, copies get their own): it is rewritten in place.
+		pkt.Head, pkt.Len = p.codec.DeparsePass(phv, pkt.Head, pkt.Len, res.Offset, !egress && p.bridges(), p.view, p.exec.Dirty)
+	} else {
+		pkt.Head, pkt.Len = p.deparse(phv, pkt.Head, pkt.Len, res.Offset, !egress && p.bridges())
+	}
 	if !egress {
 		pkt.NoBridge = !p.bridges()
 	}
