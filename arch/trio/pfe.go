@@ -124,6 +124,7 @@ type PFE struct {
 	mc          *lower.Microcode
 	prog        *programs.Program
 	codec       *programs.Codec // the program's parser and deparser, flattened
+	freeIx      freeIndex       // the PPEs by free threads, for dispatch
 	// view, for a program the codec parses selectively, is what a
 	// thread's parse saw, for its deparse (nil: the full path).
 	view *programs.PassView
@@ -270,6 +271,7 @@ func newPFE(name string, engine sim.Engine, cfg *spec.Config, mc *lower.Microcod
 	for i := range p.ppes {
 		p.ppes[i].free = cfg.ThreadsPerPPE
 	}
+	p.freeIx.init(cfg.PPEs, cfg.ThreadsPerPPE)
 	p.groups = map[int]*programs.MulticastGroup{}
 	for _, g := range p.prog.Multicast {
 		p.groups[g.ID] = g
@@ -440,18 +442,14 @@ func (p *PFE) newThread(pkt *packet.Packet, gress int, now int64) *thread {
 // dispatch gives the head a thread on the PPE with the most free threads
 // (lowest index on ties), or queues it.
 func (p *PFE) dispatch(th *thread, now int64) {
-	best := -1
-	for i := range p.ppes {
-		if p.ppes[i].free > 0 && (best < 0 || p.ppes[i].free > p.ppes[best].free) {
-			best = i
-		}
-	}
+	best := p.freeIx.best()
 	if best < 0 {
 		p.waiting = append(p.waiting, th)
 		p.Stats.MaxWaiting = max(p.Stats.MaxWaiting, len(p.waiting))
 		return
 	}
 	p.ppes[best].free--
+	p.freeIx.move(best, p.ppes[best].free+1, p.ppes[best].free)
 	p.Stats.busy++
 	p.Stats.MaxThreads = max(p.Stats.MaxThreads, p.Stats.busy)
 	th.ppe = best
