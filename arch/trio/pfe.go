@@ -127,12 +127,12 @@ type PFE struct {
 	freeIx      freeIndex       // the PPEs by free threads, for dispatch
 	// view, for a program the codec parses selectively, is what a
 	// thread's parse saw, for its deparse (nil: the full path).
-	view *programs.PassView
-	engine      sim.Engine
-	state       *programs.State
-	exec        *programs.Exec
-	phv         []int64
-	tr          tracer
+	view   *programs.PassView
+	engine sim.Engine
+	state  *programs.State
+	exec   *programs.Exec
+	phv    []int64
+	tr     tracer
 	// hdrs is the deparser's scratch: a packet's new header bytes (see
 	// deparse).
 	hdrs []byte
