@@ -171,6 +171,7 @@ func (k *compiled) regAddRun(adds []regAdd, one []stmtFn, bt RegAddTracer, idxs,
 			k.ra = saved
 		}
 	}
+	uni := uniformRun(adds, idxStem != nil, wordStem != nil, ia, wa)
 	return func(x *Exec) {
 		if any(x.Tracer) != any(bt) || x.OnRegister != nil || x.ra != nil {
 			for _, f := range one {
@@ -188,6 +189,12 @@ func (k *compiled) regAddRun(adds []regAdd, one []stmtFn, bt RegAddTracer, idxs,
 		}
 		if wordStem != nil {
 			ws = wordStem(x)
+		}
+		if uni != nil {
+			uni.run(x, buf, is, ws)
+			x.Steps += 2 * len(adds)
+			bt.RegAdds(buf)
+			return
 		}
 		for j := range adds {
 			a := &adds[j]
@@ -232,5 +239,64 @@ func (k *compiled) regAddRun(adds []regAdd, one []stmtFn, bt RegAddTracer, idxs,
 		// Each add counts a Step for the action and one for the statement.
 		x.Steps += 2 * len(adds)
 		bt.RegAdds(buf)
+	}
+}
+
+// uniform is a run whose adds all go to one register with the same types,
+// each at index I + c_j of a payload word W + d_j (I and W the run's
+// stems): Trio-ML's aggregation loop. Its loop reads every add's
+// constants from two arrays and the register's cells once.
+type uniform struct {
+	reg, size   int64
+	idxN, wordN norm
+	addT, cellT norm
+	idxC, wordC []int64
+	st          []int32
+	rh          int32
+}
+
+// uniformRun returns the run as a uniform one, or nil.
+func uniformRun(adds []regAdd, idxStem, wordStem bool, ia, wa []affine) *uniform {
+	if !idxStem || !wordStem {
+		return nil
+	}
+	c0 := adds[0].rc
+	u := &uniform{reg: int64(c0.reg), size: c0.size, idxN: ia[0].n, wordN: wa[0].n, addT: c0.addT, cellT: c0.cellT, rh: c0.rh}
+	for j, a := range adds {
+		c := a.rc
+		if a.word == nil || c.reg != c0.reg || c.size != c0.size || c.addT != c0.addT || c.cellT != c0.cellT || c.rh != c0.rh ||
+			ia[j].n != u.idxN || wa[j].n != u.wordN {
+			return nil
+		}
+		u.idxC = append(u.idxC, ia[j].c)
+		u.wordC = append(u.wordC, wa[j].c)
+		u.st = append(u.st, a.st)
+	}
+	return u
+}
+
+// run does the run's adds (as the general loop of regAddRun does) and
+// fills buf with their calls.
+func (u *uniform) run(x *Exec, buf []RegAdd, is, ws int64) {
+	cells := x.State.Regs[u.reg]
+	pay := x.Payload
+	for j := range buf {
+		v := u.idxN.of(is + u.idxC[j])
+		var i int
+		if uint64(v) < uint64(u.size) {
+			i = int(v)
+		} else {
+			i = cellIndex(v, u.size)
+		}
+		w := u.wordN.of(ws + u.wordC[j])
+		var pw int64
+		if o := uint64(w) * 4; uint64(w) < 1<<60 && o+4 <= uint64(len(pay)) {
+			pw = int64(binary.BigEndian.Uint32(pay[o:]))
+		} else {
+			pw = payloadWord(pay, w)
+		}
+		cell := cells.Ptr(i)
+		*cell = u.cellT.of(u.addT.of(*cell + pw))
+		buf[j] = RegAdd{Word: int(w), Index: i, Stmt: u.st[j], Reg: u.rh, Payload: true}
 	}
 }
