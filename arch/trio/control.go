@@ -47,6 +47,27 @@ func (p *PFE) SetPortGbps(port int, gbps float64) error {
 	return nil
 }
 
+// SetMulticastGroup replaces a multicast group's ports (arch.Replicator):
+// the control plane's write of the replication list.
+func (p *PFE) SetMulticastGroup(id int, ports []int) error {
+	if id <= 0 || id >= 1<<16 {
+		return fmt.Errorf("%s: multicast group %d: want 1..65535", p.Name(), id)
+	}
+	for _, port := range ports {
+		if port < 0 || port >= p.cfg.Ports {
+			return fmt.Errorf("%s: multicast group %d: port %d does not exist (ports 0..%d)", p.Name(), id, port, p.cfg.Ports-1)
+		}
+	}
+	p.groups[id] = &programs.MulticastGroup{ID: id, Ports: append([]int(nil), ports...)}
+	return nil
+}
+
+// The PFE's control plane writes multicast groups and reads queues.
+var (
+	_ arch.Replicator = (*PFE)(nil)
+	_ arch.QueueUser  = (*PFE)(nil)
+)
+
 // OnDrop sets a hook called for every packet the PFE drops.
 func (p *PFE) OnDrop(f func(*packet.Packet, string)) { p.dropHook = f }
 

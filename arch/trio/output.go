@@ -2,7 +2,9 @@ package trio
 
 import (
 	"fmt"
+	"sort"
 
+	"archsim/arch"
 	"archsim/components/packet"
 )
 
@@ -55,6 +57,78 @@ func (p *PFE) released(pkt *packet.Packet, gress int, now int64) {
 	p.output(pkt, now)
 }
 
+// Output ports. Each port has the program's traffic-manager queues (its
+// tm: section: qid, strict priority level, cell limit; 8 queues per port
+// as on Tofino), or, for a program that declares none, one FIFO for every
+// qid. A port's transmitter sends the head of the highest-priority queue
+// that holds a packet and is not paused (PFC, mac.go), round-robin among
+// queues of one level, at the port's line rate; the port's
+// queue_limit_bytes bounds all its queues together.
+
+// outPort is one output port's queues and transmitter.
+type outPort struct {
+	queues    []*outQueue // by qid
+	order     []*outQueue // by priority, highest first (qid order within a level)
+	rr        map[int]int // the next queue of each priority level, round-robin
+	bytes     int64       // frame bytes queued on the port
+	busyUntil int64       // the transmitter is busy up to here
+	pending   bool        // a dequeue is scheduled
+}
+
+// outQueue is one queue of an output port.
+type outQueue struct {
+	qid, prio  int
+	limitCells int64 // 0: none
+	pkts       []*packet.Packet
+	head       int
+	cells      int64
+	paused     bool // PFC
+	peakCells  int64
+	enqueued   int64
+}
+
+func (q *outQueue) len() int { return len(q.pkts) - q.head }
+
+// port returns output port n's queues, made at its first packet.
+func (p *PFE) port(n int) *outPort {
+	o := p.out[n]
+	if o != nil {
+		return o
+	}
+	o = &outPort{rr: map[int]int{}}
+	if tq := p.prog.TM.Queues; len(tq) == 0 {
+		o.queues = []*outQueue{{}}
+	} else {
+		for qid := 0; qid < p.cfg.Output.QueuesPerPort; qid++ {
+			q := &outQueue{qid: qid}
+			for _, qc := range tq {
+				if qc.Qid == qid {
+					q.prio, q.limitCells = qc.Priority, qc.LimitCells
+				}
+			}
+			o.queues = append(o.queues, q)
+		}
+	}
+	o.order = append([]*outQueue(nil), o.queues...)
+	sort.SliceStable(o.order, func(i, j int) bool { return o.order[i].prio > o.order[j].prio })
+	p.out[n] = o
+	return o
+}
+
+// queueOf is the queue a packet of qid joins.
+func (o *outPort) queueOf(qid int) *outQueue {
+	if qid < 0 || qid >= len(o.queues) {
+		qid = 0
+	}
+	return o.queues[qid]
+}
+
+// cells is a frame's size in the traffic manager's cells.
+func (p *PFE) cells(length int) int64 {
+	c := p.cfg.Output.CellBytes
+	return int64((length + c - 1) / c)
+}
+
 // output queues a processed packet for its port (or, in a saturation
 // run, passes it on at once).
 func (p *PFE) output(pkt *packet.Packet, now int64) {
@@ -67,46 +141,94 @@ func (p *PFE) output(pkt *packet.Packet, now int64) {
 		}
 		return
 	}
-	q := p.out[pkt.OutPort]
-	if q == nil {
-		q = &outQueue{}
-		p.out[pkt.OutPort] = q
+	o := p.port(pkt.OutPort)
+	q := o.queueOf(pkt.Qid)
+	wire, n := int64(p.wireLen(pkt)), p.cells(pkt.Len)
+	if lim := p.cfg.QueueLimitBytes; lim > 0 && o.bytes+wire > lim {
+		p.dropped(pkt, "output queue full")
+		return
 	}
-	if lim := p.cfg.QueueLimitBytes; lim > 0 && q.bytes+int64(p.wireLen(pkt)) > lim {
+	if q.limitCells > 0 && q.cells+n > q.limitCells {
 		p.dropped(pkt, "output queue full")
 		return
 	}
 	pkt.EnqPs = now
-	pkt.EnqDepthCells = len(q.pkts)
+	pkt.EnqDepthCells = int(q.cells)
+	if q.head > 0 && q.head == len(q.pkts) {
+		q.pkts, q.head = q.pkts[:0], 0
+	}
 	q.pkts = append(q.pkts, pkt)
-	q.bytes += int64(p.wireLen(pkt))
-	q.maxLen = max(q.maxLen, len(q.pkts))
-	if !q.pending {
-		q.pending = true
-		p.post(max(now, q.busyUntil), evDequeue, nil, pkt.OutPort)
+	q.cells += n
+	q.peakCells = max(q.peakCells, q.cells)
+	q.enqueued++
+	o.bytes += wire
+	p.kick(pkt.OutPort, o, now)
+}
+
+// kick starts port n's transmitter if it is idle.
+func (p *PFE) kick(n int, o *outPort, now int64) {
+	if !o.pending {
+		o.pending = true
+		p.post(max(now, o.busyUntil), evDequeue, nil, n)
 	}
 }
 
-// dequeue sends the next packet of an output queue at the port's rate.
+// pick is the queue the transmitter serves next (nil: none may send).
+func (o *outPort) pick() *outQueue {
+	for i := 0; i < len(o.order); {
+		prio := o.order[i].prio
+		j := i
+		for j < len(o.order) && o.order[j].prio == prio {
+			j++
+		}
+		level := o.order[i:j]
+		start := o.rr[prio]
+		for k := range level {
+			q := level[(start+k)%len(level)]
+			if q.len() > 0 && !q.paused {
+				o.rr[prio] = (start + k + 1) % len(level)
+				return q
+			}
+		}
+		i = j
+	}
+	return nil
+}
+
+// dequeue sends the next packet of an output port at the port's rate.
 func (p *PFE) dequeue(port int, now int64) {
-	q := p.out[port]
-	if len(q.pkts) == 0 {
-		q.pending = false
+	o := p.out[port]
+	q := o.pick()
+	if q == nil {
+		o.pending = false // the next enqueue or resume restarts the transmitter
 		return
 	}
-	pkt := q.pkts[0]
-	q.pkts[0] = nil
-	q.pkts = q.pkts[1:]
-	q.bytes -= int64(p.wireLen(pkt))
+	pkt := q.pkts[q.head]
+	q.pkts[q.head] = nil
+	q.head++
+	q.cells -= p.cells(pkt.Len)
+	o.bytes -= int64(p.wireLen(pkt))
 	pkt.DeqDeltaPs = now - pkt.EnqPs
-	pkt.DeqDepthCells = len(q.pkts)
-	q.busyUntil = now + packet.SerializationPs(p.wireLen(pkt), p.portGbps(port))
+	pkt.DeqDepthCells = int(q.cells)
+	o.busyUntil = now + packet.SerializationPs(p.wireLen(pkt), p.portGbps(port))
 	if p.prog.Egress != nil && len(p.prog.Egress.Body) > 0 {
 		p.arrive(pkt, 1, now)
 	} else {
 		p.delivered(pkt, now)
 	}
-	p.post(q.busyUntil, evDequeue, nil, port)
+	p.post(o.busyUntil, evDequeue, nil, port)
+}
+
+// QueueUse is what a queue of an output port saw during the run
+// (arch.QueueUser): its peak in cells and in bytes of cells, and the
+// packets that entered it.
+func (p *PFE) QueueUse(port, qid int) (arch.QueueUse, bool) {
+	o := p.out[port]
+	if o == nil || qid < 0 || qid >= len(o.queues) {
+		return arch.QueueUse{}, false
+	}
+	q := o.queues[qid]
+	return arch.QueueUse{PeakCells: q.peakCells, PeakBytes: q.peakCells * int64(p.cfg.Output.CellBytes), Enqueued: q.enqueued}, true
 }
 
 func (p *PFE) delivered(pkt *packet.Packet, now int64) {

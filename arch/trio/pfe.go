@@ -104,14 +104,6 @@ type flowOrder struct {
 	seq  int64
 }
 
-type outQueue struct {
-	pkts      []*packet.Packet
-	bytes     int64 // frame bytes queued
-	busyUntil int64
-	pending   bool
-	maxLen    int
-}
-
 // PFE is one packet forwarding engine.
 type PFE struct {
 	*sim.ComponentBase
@@ -143,7 +135,7 @@ type PFE struct {
 	freeIDs []int
 	smem    *smem.Memory
 	order   map[int64]*flowOrder
-	out     map[int]*outQueue
+	out     map[int]*outPort
 
 	deadlinePs     int64
 	nextDispatchPs int64
@@ -253,7 +245,7 @@ func (b Builder) Build(name string) *PFE {
 
 func newPFE(name string, engine sim.Engine, cfg *spec.Config, mc *lower.Microcode, seed int64) *PFE {
 	p := &PFE{ComponentBase: sim.NewComponentBase(name), cfg: cfg, mc: mc, prog: mc.Prog, engine: engine,
-		order: map[int64]*flowOrder{}, out: map[int]*outQueue{}}
+		order: map[int64]*flowOrder{}, out: map[int]*outPort{}}
 	p.codec = p.prog.Codec()
 	if p.codec.Selective() {
 		p.view = p.codec.NewPassView()

@@ -31,6 +31,7 @@ type Config struct {
 	Ports            int         `mapstructure:"ports"`
 	PortGbps         float64     `mapstructure:"port_gbps"`
 	QueueLimitBytes  int64       `mapstructure:"queue_limit_bytes"`
+	Output           Output      `mapstructure:"output"`
 	PPEs             int         `mapstructure:"ppes"`
 	ThreadsPerPPE    int         `mapstructure:"threads_per_ppe"`
 	HeadBytes        int         `mapstructure:"head_bytes"`
@@ -45,6 +46,12 @@ type Config struct {
 	DispatchPerCycle int         `mapstructure:"dispatch_per_cycle"`
 	ReorderNs        float64     `mapstructure:"reorder_ns"`
 	Timers           int         `mapstructure:"timers"`
+}
+
+// Output is the output ports' queues (see configs/trio5.yaml).
+type Output struct {
+	QueuesPerPort int `mapstructure:"queues_per_port"`
+	CellBytes     int `mapstructure:"cell_bytes"`
 }
 
 // Instr is the micro-instruction's limits and timing.
@@ -85,6 +92,8 @@ func LoadConfig(l *configs.Loaded) (*Config, error) {
 		configs.In("ports", float64(c.Ports), 1, 256),
 		configs.In("port_gbps", c.PortGbps, 0.001, 3200),
 		configs.In("queue_limit_bytes", float64(c.QueueLimitBytes), 0, 1<<40),
+		configs.In("output.queues_per_port", float64(c.Output.QueuesPerPort), 1, 32),
+		configs.In("output.cell_bytes", float64(c.Output.CellBytes), 1, 1<<16),
 		configs.In("ppes", float64(c.PPEs), 1, 4096),
 		configs.In("threads_per_ppe", float64(c.ThreadsPerPPE), 1, 1024),
 		configs.In("head_bytes", float64(c.HeadBytes), 64, 4096),
