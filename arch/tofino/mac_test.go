@@ -1,27 +1,15 @@
 package tofino
 
 import (
-	"encoding/binary"
 	"testing"
 
 	"archsim/components/packet"
+	"archsim/components/pfc"
 )
 
 // pfcFrame builds an 802.1Qbb frame pausing (quanta > 0) or resuming
 // (quanta 0) the priorities of vector.
-func pfcFrame(vector uint16, quanta uint16) []byte {
-	b := make([]byte, 60)
-	copy(b, []byte{0x01, 0x80, 0xc2, 0x00, 0x00, 0x01})
-	binary.BigEndian.PutUint16(b[12:], pfcEtherType)
-	binary.BigEndian.PutUint16(b[14:], pfcOpcode)
-	binary.BigEndian.PutUint16(b[16:], vector)
-	for c := 0; c < pfcClasses; c++ {
-		if vector&(1<<c) != 0 {
-			binary.BigEndian.PutUint16(b[18+2*c:], quanta)
-		}
-	}
-	return b
-}
+func pfcFrame(vector uint16, quanta uint16) []byte { return pfc.Frame(vector, quanta) }
 
 // TestPFCFramePausesQueue: a PFC frame arriving on port 1 is consumed by
 // the MAC and holds port 1's queue 0 (priority 0) until a resume frame;
@@ -55,8 +43,8 @@ func TestPFCFramePausesQueue(t *testing.T) {
 	if pauseEnd := int64(100 * 5120); got[c] < pauseEnd {
 		t.Errorf("priority 2 delivered at %d ps, want after its pause ends at %d", got[c], pauseEnd)
 	}
-	if r.sw.PFC.Pauses != 2 || r.sw.PFC.Resumes != 1 {
-		t.Errorf("PFC counters %+v, want 2 pauses, 1 resume", r.sw.PFC)
+	if pauses, resumes, _ := r.sw.PFCFrames(); pauses != 2 || resumes != 1 {
+		t.Errorf("PFC counters %d pauses, %d resumes, want 2 pauses, 1 resume", pauses, resumes)
 	}
 	for _, x := range r.got {
 		if x.id >= 1000 {

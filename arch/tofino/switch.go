@@ -21,6 +21,7 @@ import (
 	"archsim/arch/tofino/tm"
 	"archsim/components/link"
 	"archsim/components/packet"
+	"archsim/components/pfc"
 	"archsim/components/stats"
 	"archsim/programs"
 )
@@ -62,12 +63,10 @@ type Switch struct {
 	name       string
 	signal     *dodSignal          // the program's deflect-on-drop signal (nil: none)
 	speeds     map[int]float64     // front-panel ports a network set to another speed
-	pauses     map[int]*pauseState // PFC pause per port*8 + priority (mac.go)
+	pfc        *pfc.Receiver // the MACs' PFC state (mac.go)
 	// egressFixedPs is the egress pipeline's latency without the parts
 	// that depend on the packet (the traffic manager's credit from the MAC).
 	egressFixedPs int64
-	// PFC counts the PFC frames the MACs consumed.
-	PFC PFCStats
 	*arch.StateControl
 }
 

@@ -13,6 +13,7 @@ import (
 	"archsim/arch/trio/spec"
 	"archsim/components/link"
 	"archsim/components/packet"
+	"archsim/components/pfc"
 	"archsim/components/stats"
 	"archsim/programs"
 )
@@ -116,6 +117,7 @@ type PFE struct {
 	mc          *lower.Microcode
 	prog        *programs.Program
 	codec       *programs.Codec // the program's parser and deparser, flattened
+	pfc         *pfc.Receiver   // the ports' MACs: PFC frames (mac.go)
 	freeIx      freeIndex       // the PPEs by free threads, for dispatch
 	// view, for a program the codec parses selectively, is what a
 	// thread's parse saw, for its deparse (nil: the full path).
@@ -360,6 +362,10 @@ func (p *PFE) Handle(e sim.Event) error {
 	switch kind {
 	case packet.KindArrive:
 		pkt.InPort = port
+		if port >= 0 && port < p.cfg.Ports && p.mac().Consume(pkt.Head, port, p.portGbps(port), now) {
+			p.dropped(pkt, "mac: PFC frame consumed")
+			return nil
+		}
 		p.arrive(pkt, 0, now)
 	case evResume:
 		p.resume(p.threads[port], now)
@@ -369,6 +375,8 @@ func (p *PFE) Handle(e sim.Event) error {
 		p.released(pkt, port, now)
 	case evPktGen:
 		p.pktGen(port, now)
+	case evPauseEnd:
+		p.mac().Expire(port, now)
 	}
 	return nil
 }
