@@ -61,9 +61,9 @@ type Switch struct {
 	deadlinePs int64
 	E2E        stats.Samples
 	name       string
-	signal     *dodSignal          // the program's deflect-on-drop signal (nil: none)
-	speeds     map[int]float64     // front-panel ports a network set to another speed
-	pfc        *pfc.Receiver // the MACs' PFC state (mac.go)
+	signal     *dodSignal      // the program's deflect-on-drop signal (nil: none)
+	speeds     map[int]float64 // front-panel ports a network set to another speed
+	pfc        *pfc.Receiver   // the MACs' PFC state (mac.go)
 	// egressFixedPs is the egress pipeline's latency without the parts
 	// that depend on the packet (the traffic manager's credit from the MAC).
 	egressFixedPs int64
