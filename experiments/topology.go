@@ -292,6 +292,9 @@ func (s *Scenario) buildNetwork(spec runSpec, engine sim.Engine, deadline int64)
 		if err := startPktGen(sw, deadline); err != nil {
 			return nil, nil, fmt.Errorf("variant %s: switch %s: %v", spec.variant.Name, ts.Name, err)
 		}
+		if err := startTimers(sw, deadline); err != nil {
+			return nil, nil, fmt.Errorf("variant %s: switch %s: %v", spec.variant.Name, ts.Name, err)
+		}
 	}
 	for h := range p.hostAt {
 		g := s.hostGbps(h)
@@ -389,6 +392,21 @@ func startPktGen(sw arch.Switch, deadline int64) error {
 			return err
 		}
 	}
+	return nil
+}
+
+// startTimers starts the program's timers (Trio's timer threads) from the
+// start of the run until its deadline.
+func startTimers(sw arch.Switch, deadline int64) error {
+	prog := sw.Program()
+	if prog == nil || len(prog.Timers) == 0 {
+		return nil
+	}
+	ts, ok := sw.(arch.TimerSwitch)
+	if !ok {
+		return fmt.Errorf("program %s has timers, but %s runs no timer threads", prog.Name, sw.Name())
+	}
+	ts.StartTimers(deadline)
 	return nil
 }
 
