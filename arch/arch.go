@@ -517,6 +517,21 @@ type QueueUser interface {
 	QueueUse(port, qid int) (QueueUse, bool)
 }
 
+// BufferUse is what one of a program's packet buffers held during a run:
+// the most bytes (frame lengths) and packets at once, what it holds at the
+// end, and how many packets were stored and sent again.
+type BufferUse struct {
+	PeakBytes, PeakPackets int64
+	Bytes, Packets         int64
+	Stores, Resends        int64
+}
+
+// BufferUser is a switch that keeps packets in a program's packet buffers
+// (ok false: no buffer of that name).
+type BufferUser interface {
+	BufferUse(name string) (BufferUse, bool)
+}
+
 // PauseCounter is a switch whose MACs obey PFC frames: how many pause and
 // resume frames arrived and how long queues were paused in total.
 type PauseCounter interface {

@@ -100,6 +100,44 @@ func builtinRows() []*BuiltinSpec {
 				Msg: "clear({register}, ...): register {register} lives in one pipeline stage, whose stateful ALU accesses one cell per packet; a range of cells cannot be reset in the data plane (reset it from the control plane, or one cell per packet with a register action)"}},
 			Trio: TrioCost{Ends: true, RangeLoop: []string{"write"}},
 		},
+		// Packets a program keeps in a packet buffer (packet_buffers:):
+		// a copy of the packet as it stands, sent again later (Trio keeps
+		// them in its packet memory; a PISA pipeline keeps none).
+		{
+			Name: "store", Args: Arity{Min: 2, Max: 2, Msg: "store takes two arguments, store(BUFFER, SLOT), got {got} (it keeps a copy of the packet as it stands, its valid headers and its payload, in slot SLOT of packet buffer BUFFER)"},
+			Where: Where{Control: "keeping a packet"},
+			stmt:  bufferStmt, Exec: execStore,
+			Tofino: TofinoCost{Reject: bufferOnTofino},
+			Trio:   TrioCost{XTXN: []string{"pmem_write"}},
+		},
+		{
+			Name: "resend", Args: Arity{Min: 2, Max: 2, Msg: "resend takes two arguments, resend(BUFFER, SLOT), got {got} (it sends a copy of the packet slot SLOT of BUFFER holds to std.egress_port, std.mcast_grp and std.qid)"},
+			Where: Where{Control: "sending a kept packet"},
+			stmt:  bufferStmt, Exec: execResend,
+			Tofino: TofinoCost{Reject: bufferOnTofino},
+			Trio:   TrioCost{XTXN: []string{"tail_fetch"}, Sync: true, Instr: 1, Ends: true},
+		},
+		{
+			Name: "release", Args: Arity{Min: 2, Max: 2, Msg: "release takes two arguments, release(BUFFER, SLOT), got {got} (it empties slot SLOT of BUFFER)"},
+			Where: Where{Control: "releasing a kept packet"},
+			stmt:  bufferStmt, Exec: execRelease,
+			Tofino: TofinoCost{Reject: bufferOnTofino},
+			Trio:   TrioCost{Instr: 1},
+		},
+		{
+			Name: "held", Value: true, Args: Arity{Min: 2, Max: 2, Msg: "held takes two arguments, held(BUFFER, SLOT), got {got} (1 when slot SLOT of BUFFER holds a packet)"},
+			Where: Where{NoRegisterAction: notInRegisterAction},
+			value: bufferValue, Type: bitsType(1), Eval: evalHeld,
+			Tofino: TofinoCost{Reject: bufferOnTofino},
+			Trio:   TrioCost{XTXN: []string{"read"}, Sync: true},
+		},
+		{
+			Name: "buffered", Value: true, Args: Arity{Min: 1, Max: 1, Msg: "buffered takes one argument, buffered(BUFFER), got {got} (the bytes BUFFER holds)"},
+			Where: Where{NoRegisterAction: notInRegisterAction},
+			value: bufferValue, Type: bitsType(32), Eval: evalBuffered,
+			Tofino: TofinoCost{Reject: bufferOnTofino},
+			Trio:   TrioCost{XTXN: []string{"read"}, Sync: true},
+		},
 		// Header validity bits.
 		{
 			Name: "setValid", On: OnHeader, Args: Arity{Max: -1},
@@ -158,6 +196,11 @@ const (
 
 // tableRecords is where the record statements of a table may appear.
 var tableRecords = Where{Control: "writing or scanning a table's records", ExactTable: true}
+
+// bufferOnTofino is the one violation the packet-buffer built-ins make on
+// Tofino.
+var bufferOnTofino = &TofinoReject{Rule: "packet-buffer", What: "packet buffers",
+	Msg: "{name}(): a PISA pipeline keeps no packets; the match-action stages see each packet once and pass it on. Buffer a packet by mirroring it to a recirculation port, where it circulates through ingress until the program drops it (Protego's Tx and Rx buffers on Tofino)"}
 
 // tableUpdateOnTofino is the one violation all data-plane table operations
 // make on Tofino.

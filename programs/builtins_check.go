@@ -281,6 +281,66 @@ func emitStmt(c *codeCtx, b *BuiltinSpec, s callSite) ([]Stmt, error) {
 	return c.rangeStmt(b, s, r)
 }
 
+// bufferStmt checks store, resend and release(BUFFER, SLOT): BUFFER names
+// a packet buffer, SLOT indexes it (a constant outside it is an error; a
+// run-time value is taken modulo its slots, as a register index is).
+func bufferStmt(c *codeCtx, b *BuiltinSpec, s callSite) ([]Stmt, error) {
+	buf, err := c.bufferArg(s.call.Args[0], b.Name+"(BUFFER, SLOT)")
+	if err != nil {
+		return nil, err
+	}
+	slot, err := c.index(s.call.Args[1], buf.Slots, buf.Name)
+	if err != nil {
+		return nil, err
+	}
+	return []Stmt{&BuiltinStmt{Builtin: b, Buf: buf, Args: []Expr{slot}, Pos: s.pos}}, nil
+}
+
+// bufferValue checks held(BUFFER, SLOT) (bit<1>) and buffered(BUFFER)
+// (bit<32>: the bytes the buffer holds).
+func bufferValue(c *codeCtx, b *BuiltinSpec, s callSite) (Expr, error) {
+	form := b.Name + "(BUFFER, SLOT)"
+	if b.Args.Max == 1 {
+		form = b.Name + "(BUFFER)"
+	}
+	buf, err := c.bufferArg(s.call.Args[0], form)
+	if err != nil {
+		return nil, err
+	}
+	e := &CallExpr{Builtin: b, Buf: buf, Pos: s.pos, eval: b.Eval}
+	if len(s.call.Args) == 2 {
+		slot, err := c.index(s.call.Args[1], buf.Slots, buf.Name)
+		if err != nil {
+			return nil, err
+		}
+		e.Args = []Expr{slot}
+	}
+	e.T, _ = b.Type(e)
+	return e, nil
+}
+
+// bitsType is the typing rule of a built-in whose value is a bits-bit
+// unsigned number.
+func bitsType(bits int) func(*CallExpr) (Type, error) {
+	return func(*CallExpr) (Type, error) { return Type{Bits: bits}, nil }
+}
+
+// bufferArg resolves the packet buffer a built-in's first argument names.
+func (c *codeCtx) bufferArg(a ast.Expr, form string) (*PacketBuffer, error) {
+	id, ok := a.(*ast.Ident)
+	if !ok {
+		return nil, c.errf(a.Pos(), "%s: the first argument must name a packet buffer", form)
+	}
+	b, ok := c.l.buffers[id.Name]
+	if !ok {
+		if k, ok := c.l.names[id.Name]; ok {
+			return nil, c.errf(id.Pos(), "%s: %s %s is not a packet buffer", form, k, id.Name)
+		}
+		return nil, c.errf(id.Pos(), "%s: undefined packet buffer %s (declare it under packet_buffers)", form, id.Name)
+	}
+	return b, nil
+}
+
 // clearStmt checks clear(REG, START, CELLS), which resets CELLS cells of
 // register REG from START to the register's initial value (any width;
 // both halves of a pair register); a constant START outside the register

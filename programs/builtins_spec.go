@@ -210,6 +210,7 @@ type CallExpr struct {
 	Builtin *BuiltinSpec
 	Args    []Expr
 	Table   *Table
+	Buf     *PacketBuffer // the packet buffer of held, buffered
 	T       Type
 	Pos     Pos
 	eval    func(x *Exec, e *CallExpr) int64
@@ -224,6 +225,7 @@ type CallExpr struct {
 type BuiltinStmt struct {
 	Builtin *BuiltinSpec
 	Reg     *Register
+	Buf     *PacketBuffer // the packet buffer of store, resend, release
 	Table   *Table
 	Action  *Action
 	Args    []Expr

@@ -73,6 +73,12 @@ func (k *compiled) callFor(e *CallExpr) evalFn {
 	case "payload32":
 		w := args[0]
 		return func(x *Exec) int64 { return x.payload32(w(x)) }
+	case "held":
+		buf, slot := e.Buf, args[0]
+		return func(x *Exec) int64 { return x.held(buf, cellIndex(slot(x), int64(buf.Slots))) }
+	case "buffered":
+		buf := e.Buf
+		return func(x *Exec) int64 { return x.buffered(buf) }
 	}
 	return nil
 }
@@ -134,6 +140,15 @@ func (k *compiled) builtinStmtFor(s *BuiltinStmt) stmtFn {
 			}
 			x.insert(t, kv, a, vals)
 		}
+	case b.Is(OnNothing, "store"):
+		buf, slot := s.Buf, args[0]
+		return func(x *Exec) { x.store(buf, cellIndex(slot(x), int64(buf.Slots))) }
+	case b.Is(OnNothing, "resend"):
+		buf, slot := s.Buf, args[0]
+		return func(x *Exec) { x.resend(buf, cellIndex(slot(x), int64(buf.Slots))) }
+	case b.Is(OnNothing, "release"):
+		buf, slot := s.Buf, args[0]
+		return func(x *Exec) { x.release(buf, cellIndex(slot(x), int64(buf.Slots))) }
 	case b.Is(OnTable, "remove"):
 		t, key := s.Table, k.keys(s.Table)
 		return func(x *Exec) { x.remove(t, key(x)) }

@@ -205,6 +205,9 @@ func sameState(t *testing.T, what string, a, b *State) {
 	if !reflect.DeepEqual(a.Tables, b.Tables) {
 		t.Fatalf("%s: tables differ", what)
 	}
+	if !reflect.DeepEqual(a.Buffers, b.Buffers) {
+		t.Fatalf("%s: packet buffers differ", what)
+	}
 }
 
 // sameRun fails unless the two executors are in the same state.

@@ -16,6 +16,7 @@ type State struct {
 	Meters   [][]meter.TrTCM
 	Counters [][][2]int64 // [counter][index] = {packets, bytes}
 	Tables   []*TableState
+	Buffers  []*BufferState
 }
 
 // NewState returns fresh state for prog: registers at their initial value,
@@ -41,6 +42,9 @@ func NewState(prog *Program) *State {
 	}
 	for _, t := range prog.Tables {
 		s.Tables = append(s.Tables, newTableState(t))
+	}
+	for _, b := range prog.Buffers {
+		s.Buffers = append(s.Buffers, &BufferState{Buf: b, slots: make([]storedPacket, b.Slots)})
 	}
 	return s
 }
@@ -361,6 +365,15 @@ type Exec struct {
 	// them. Nil means no payload bytes (every word reads 0), as for a
 	// timer thread.
 	Payload []byte
+	// PayloadLen is the frame's bytes after its parsed headers (the
+	// chip sets it for each packet; 0 for a timer thread): the length a
+	// copy the program stores keeps.
+	PayloadLen int
+	// Send, when set, is called when resend() runs: the chip sends a
+	// new packet of head bytes and length to std.egress_port,
+	// std.mcast_grp and std.qid as they stand (the head is the caller's
+	// own copy). Nil: resend() does nothing (the tracer still sees it).
+	Send func(head []byte, length int)
 	// Emit, when set, is called when emit() runs: the caller (a chip
 	// model) builds the new packet from x.PHV as it stands at that point
 	// and payload (Program.BuildEmitted; destination from

@@ -95,6 +95,7 @@ type loader struct {
 	registers map[string]*Register
 	meters    map[string]*Meter
 	counters  map[string]*Counter
+	buffers   map[string]*PacketBuffer
 	actions   map[string]*Action
 	tables    map[string]*Table
 	functions map[string]*Function
@@ -135,7 +136,7 @@ func (l *loader) checkMirrorUses() error {
 }
 
 var topKeys = []string{"program", "doc", "source", "constants", "headers", "metadata", "parser", "egress_parser",
-	"registers", "meters", "counters", "actions", "tables", "functions", "timers", "mirror_sessions", "multicast_groups",
+	"registers", "meters", "counters", "packet_buffers", "actions", "tables", "functions", "timers", "mirror_sessions", "multicast_groups",
 	"tm", "ingress", "egress", "traffic", "pktgen", "routes"}
 
 func (l *loader) load(root node, overrides map[string]string) error {
@@ -184,6 +185,7 @@ func (l *loader) load(root node, overrides map[string]string) error {
 		{"registers", l.loadRegisters},
 		{"meters", l.loadMeters},
 		{"counters", l.loadCounters},
+		{"packet_buffers", l.loadBuffers},
 		{"actions", l.loadActions},
 		{"tables", l.loadTables},
 		{"parser", func(n node) error { return l.loadParser(n, false) }},
@@ -597,6 +599,39 @@ func (l *loader) loadCounters(n node) error {
 		c := &Counter{Index: len(l.prog.Counters), Name: p.key, Size: int(v), Pos: p.val.pos()}
 		l.counters[c.Name] = c
 		l.prog.Counters = append(l.prog.Counters, c)
+	}
+	return nil
+}
+
+// loadBuffers reads the packet buffers: name: {slots: N}.
+func (l *loader) loadBuffers(n node) error {
+	l.buffers = map[string]*PacketBuffer{}
+	ps, err := n.pairs()
+	if err != nil {
+		return err
+	}
+	for _, p := range ps {
+		if err := l.declare(p.val, p.key, "packet buffer"); err != nil {
+			return err
+		}
+		f, err := p.val.fields("slots")
+		if err != nil {
+			return err
+		}
+		sz, ok := f["slots"]
+		if !ok {
+			return p.val.errf("missing slots (the packets it can hold)")
+		}
+		v, err := l.consts.intValue(sz)
+		if err != nil {
+			return err
+		}
+		if v < 1 || v > 1<<20 {
+			return sz.errf("slots must be 1..1048576")
+		}
+		b := &PacketBuffer{Index: len(l.prog.Buffers), Name: p.key, Slots: int(v), Pos: p.val.pos()}
+		l.buffers[b.Name] = b
+		l.prog.Buffers = append(l.prog.Buffers, b)
 	}
 	return nil
 }

@@ -12,8 +12,8 @@ package programs
 //
 // A program with a header that is not a whole number of bytes, or wider
 // than the word plan handles, or code that builds packets from the whole
-// header vector (emit), takes the full path: every field extracted, every
-// header composed.
+// header vector (emit, store), takes the full path: every field
+// extracted, every header composed.
 
 // HeaderBit is the bit of Exec.Dirty for the header of f (0 for a field
 // that is not a header field or validity bit). Headers past the 63rd
@@ -66,8 +66,8 @@ func (p *Program) touchedSlots() ([]bool, bool) {
 			case *AssignStmt:
 				mark(s.Dst.Field)
 			case *BuiltinStmt:
-				if s.Builtin != nil && s.Builtin.Name == "emit" {
-					whole = false
+				if s.Builtin != nil && (s.Builtin.Name == "emit" || s.Builtin.Name == "store") {
+					whole = false // they deparse the whole header vector
 				}
 			}
 		})

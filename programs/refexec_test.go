@@ -50,6 +50,10 @@ func refBuiltinEval(x *refExec, e *CallExpr) int64 {
 		return refevalHash(x, e)
 	case "payload32":
 		return refevalPayload(x, e)
+	case "held":
+		return x.Exec.held(e.Buf, x.index(e.Args[0], e.Buf.Slots))
+	case "buffered":
+		return x.Exec.buffered(e.Buf)
 	}
 	panic("reference: unknown built-in " + e.Builtin.Name)
 }
@@ -68,6 +72,12 @@ func refBuiltinExec(x *refExec, s *BuiltinStmt) {
 		refexecRemove(x, s)
 	case "load":
 		refexecLoad(x, s)
+	case "store":
+		x.Exec.store(s.Buf, x.index(s.Args[0], s.Buf.Slots))
+	case "resend":
+		x.Exec.resend(s.Buf, x.index(s.Args[0], s.Buf.Slots))
+	case "release":
+		x.Exec.release(s.Buf, x.index(s.Args[0], s.Buf.Slots))
 	default:
 		panic("reference: unknown built-in " + s.Builtin.Name)
 	}

@@ -297,6 +297,18 @@ type Counter struct {
 	Pos   Pos
 }
 
+// PacketBuffer is packets a program keeps: Slots slots, each holding at
+// most one packet, written with store(BUF, SLOT), sent again with
+// resend(BUF, SLOT) and emptied with release(BUF, SLOT). A run-to-completion
+// chip keeps them in its packet memory (Trio); a PISA pipeline keeps none
+// (a Tofino program buffers a packet by recirculating its mirror copy).
+type PacketBuffer struct {
+	Index int
+	Name  string
+	Slots int
+	Pos   Pos
+}
+
 // MirrorSession is a mirror destination configured by the control plane.
 type MirrorSession struct {
 	ID       int
@@ -451,6 +463,7 @@ type Program struct {
 	Registers    []*Register
 	Meters       []*Meter
 	Counters     []*Counter
+	Buffers      []*PacketBuffer // packet buffers, in declaration order
 	Actions      []*Action
 	Tables       []*Table
 	Functions    []*Function // in declaration order

@@ -261,6 +261,7 @@ func newPFE(name string, engine sim.Engine, cfg *spec.Config, mc *lower.Microcod
 	p.tr.p = p
 	p.exec.Tracer = &p.tr
 	p.exec.Emit = p.emit
+	p.exec.Send = p.send
 	p.ppes = make([]ppe, cfg.PPEs)
 	for i := range p.ppes {
 		p.ppes[i].free = cfg.ThreadsPerPPE
@@ -492,7 +493,7 @@ func (p *PFE) runScript(th *thread) {
 	if th.timer != nil {
 		phv[prog.Std[programs.StdTstamp].Slot] = (th.startPs / 1000) & (1<<48 - 1)
 		phv[prog.Std[programs.StdEgressPort].Slot] = NoPort
-		p.exec.PHV, p.exec.NowPs, p.exec.Payload = phv, th.startPs, nil
+		p.exec.PHV, p.exec.NowPs, p.exec.Payload, p.exec.PayloadLen = phv, th.startPs, nil, 0
 		p.exec.RunTimer(th.timer, th.timerIdx)
 		th.addInstr(1) // the thread's exit (assumed one instruction)
 		return
@@ -536,6 +537,7 @@ func (p *PFE) runScript(th *thread) {
 	p.exec.PHV = phv
 	p.exec.NowPs = th.startPs
 	p.exec.Payload = programs.PayloadBytes(pkt.Head, pkt.Len, res.Offset)
+	p.exec.PayloadLen = max(0, pkt.Len-res.Offset)
 	th.payloadAt = res.Offset
 	th.tailAt, th.tailLen = p.cfg.HeadBytes, max(0, pkt.Len-p.cfg.HeadBytes)
 	th.tailFetched = th.tailFetched[:0]

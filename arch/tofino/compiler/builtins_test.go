@@ -69,7 +69,7 @@ func TestBuiltinRejectRulesKnown(t *testing.T) {
 	known := []Rule{RuleStageLocal, RuleRegisterGress, RuleNoLoops, RuleALUMultiply, RuleALUShift, RuleALUComplexity,
 		RuleRegisterWidth, RuleRegisterActions, RuleSALUComplexity, RuleSALUComparators, RuleSALUInputs, RuleSALUConstants,
 		RuleSALUAssignOnce, RuleIntrinsic, RuleOneStateful, RuleTableOnce, RuleRangeKey, RuleStageBudget, RuleConditionComplex,
-		RuleTMQueues, RuleTimerThreads, RulePayloadAccess, RulePacketCreation, RuleTableUpdate}
+		RuleTMQueues, RuleTimerThreads, RulePayloadAccess, RulePacketCreation, RuleTableUpdate, RulePacketBuffer}
 	for _, b := range programs.BuiltinTable() {
 		if r := b.Tofino.Reject; r != nil && !slices.Contains(known, Rule(r.Rule)) {
 			t.Errorf("%s: unknown rule %q", b.Name, r.Rule)

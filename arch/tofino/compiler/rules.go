@@ -39,6 +39,7 @@ const (
 	RulePayloadAccess    Rule = "payload-access"  // the stages see parsed headers only, not the bytes after them
 	RulePacketCreation   Rule = "packet-creation" // a pipeline copies the packet it processes but cannot create one (emit)
 	RuleTableUpdate      Rule = "table-update"    // match entries are written by the control plane, not by the data plane
+	RulePacketBuffer     Rule = "packet-buffer"   // a pipeline keeps no packets: it recirculates mirror copies instead
 	RulePHV              Rule = "phv-allocation"  // the fields a thread carries must fit its PHV containers
 )
 
