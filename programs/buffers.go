@@ -21,7 +21,17 @@ type BufferState struct {
 type storedPacket struct {
 	head   []byte
 	length int
+	id     PacketIdent
 	held   bool
+}
+
+// PacketIdent is a packet's identity as its chip gives it (Exec.Ident):
+// what a model tracking frames end to end needs to know a resent copy is
+// the frame it stored.
+type PacketIdent struct {
+	ID     uint64
+	Flow   int
+	BornPs int64
 }
 
 // BufferTracer is an optional interface of a Tracer: a timing model sees
@@ -54,7 +64,7 @@ func (x *Exec) store(b *PacketBuffer, slot int) {
 		bs.Bytes -= int64(sp.length)
 		bs.Packets--
 	}
-	*sp = storedPacket{head: head, length: length, held: true}
+	*sp = storedPacket{head: head, length: length, id: x.Ident, held: true}
 	bs.Bytes += int64(length)
 	bs.Packets++
 	bs.PeakBytes, bs.PeakPackets = max(bs.PeakBytes, bs.Bytes), max(bs.PeakPackets, bs.Packets)
@@ -85,7 +95,7 @@ func (x *Exec) resend(b *PacketBuffer, slot int) {
 		bt.Resend(b, slot, n)
 	}
 	if sp.held && x.Send != nil {
-		x.Send(append([]byte(nil), sp.head...), sp.length)
+		x.Send(append([]byte(nil), sp.head...), sp.length, sp.id)
 	}
 }
 

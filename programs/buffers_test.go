@@ -54,7 +54,7 @@ func bufRun(t *testing.T, x *Exec, p *Program, etype, src int64) (sent [][]byte,
 	x.PHV[p.Std[StdPacketLength].Slot] = 100
 	x.Payload = PayloadBytes(head, 100, res.Offset)
 	x.PayloadLen = 100 - res.Offset
-	x.Send = func(h []byte, n int) {
+	x.Send = func(h []byte, n int, _ PacketIdent) {
 		sent, lens = append(sent, h), append(lens, n)
 		ports = append(ports, int(x.PHV[p.Std[StdEgressPort].Slot]))
 	}

@@ -369,11 +369,17 @@ type Exec struct {
 	// chip sets it for each packet; 0 for a timer thread): the length a
 	// copy the program stores keeps.
 	PayloadLen int
+	// Ident is the identity of the packet the thread runs on (the chip
+	// sets it per packet): a stored copy keeps it, and resend() gives it
+	// back, so a kept frame sent again is the same frame to the rest of
+	// the model.
+	Ident PacketIdent
 	// Send, when set, is called when resend() runs: the chip sends a
-	// new packet of head bytes and length to std.egress_port,
-	// std.mcast_grp and std.qid as they stand (the head is the caller's
-	// own copy). Nil: resend() does nothing (the tracer still sees it).
-	Send func(head []byte, length int)
+	// packet of head bytes and length, of identity id, to
+	// std.egress_port, std.mcast_grp and std.qid as they stand (the head
+	// is the caller's own copy). Nil: resend() does nothing (the tracer
+	// still sees it).
+	Send func(head []byte, length int, id PacketIdent)
 	// Emit, when set, is called when emit() runs: the caller (a chip
 	// model) builds the new packet from x.PHV as it stands at that point
 	// and payload (Program.BuildEmitted; destination from

@@ -59,17 +59,21 @@ func (p *PFE) headChunks(bytes int) int {
 	return (n + p.cfg.XTXN.MaxBytes - 1) / p.cfg.XTXN.MaxBytes
 }
 
-// send creates the packet resend() sends: the kept bytes, to the
-// thread's destination as it stands, leaving as an emitted packet does.
-func (p *PFE) send(head []byte, length int) {
+// send creates the packet resend() sends: the kept bytes, with the kept
+// frame's identity, to the thread's destination as it stands, leaving as
+// an emitted packet does.
+func (p *PFE) send(head []byte, length int, id programs.PacketIdent) {
 	th := p.tr.th
 	phv := p.exec.PHV
 	prog := p.prog
-	p.emitID++
-	pkt := &packet.Packet{ID: 1<<62 | p.emitID, Flow: -1, Head: head, Len: length, Passes: 1, NoBridge: true,
+	if id.ID == 0 { // kept by a timer thread: a packet of its own
+		p.emitID++
+		id = programs.PacketIdent{ID: 1<<62 | p.emitID, Flow: -1, BornPs: th.startPs}
+	}
+	pkt := &packet.Packet{ID: id.ID, Flow: id.Flow, BornPs: id.BornPs, Head: head, Len: length, Passes: 1, NoBridge: true,
 		OutPort: int(phv[prog.Std[programs.StdEgressPort].Slot]), Qid: int(phv[prog.Std[programs.StdQid].Slot]),
 		McastGrp: int(phv[prog.Std[programs.StdMcastGrp].Slot])}
-	th.emitted = append(th.emitted, pkt)
+	th.emitted, th.kept = append(th.emitted, pkt), append(th.kept, true)
 	th.addEmit(len(th.emitted) - 1)
 }
 

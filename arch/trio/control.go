@@ -83,7 +83,7 @@ func (p *PFE) dropped(pkt *packet.Packet, reason string) {
 
 // Counters are the PFE's deliveries and drops (it trims nothing).
 func (p *PFE) Counters() arch.Counters {
-	return arch.Counters{Delivered: p.Stats.Delivered, Drops: p.dropList(), Copies: p.Stats.Copies, Created: p.Stats.Emitted,
+	return arch.Counters{Delivered: p.Stats.Delivered, Drops: p.dropList(), Copies: p.Stats.Copies, Created: p.Stats.Emitted + p.Stats.Resent,
 		InstrPerPacket: p.Stats.Instr[0].Summarize(1).Mean}
 }
 

@@ -80,7 +80,8 @@ type thread struct {
 	id       int
 	timer    *programs.Timer // a timer thread (no packet)
 	timerIdx int
-	emitted  []*packet.Packet // packets the thread created (emit())
+	emitted  []*packet.Packet // packets the thread created (emit()) or sent again (resend())
+	kept     []bool           // by emitted: sent again from a packet buffer (it keeps its identity)
 	// Payload bookkeeping: where the payload starts and the tail chunks
 	// already fetched.
 	payloadAt   int
@@ -181,6 +182,7 @@ type PFEStats struct {
 	Delivered   int
 	Copies      int // multicast copies made
 	Emitted     int // packets threads created
+	Resent      int // packets threads sent again from a packet buffer
 	Replicated  int // packets that live on only as their copies
 	E2E         stats.Samples
 	FirstDonePs int64
@@ -425,7 +427,7 @@ func (p *PFE) newThread(pkt *packet.Packet, gress int, now int64) *thread {
 		id := p.freeIDs[n-1]
 		p.freeIDs = p.freeIDs[:n-1]
 		th = p.threads[id]
-		*th = thread{id: id, script: th.script[:0], emitted: th.emitted[:0], tailFetched: th.tailFetched[:0]}
+		*th = thread{id: id, script: th.script[:0], emitted: th.emitted[:0], kept: th.kept[:0], tailFetched: th.tailFetched[:0]}
 	} else {
 		// A new thread's script starts with room for the longest one so
 		// far (the pool grows with the threads in flight; each script
@@ -494,6 +496,7 @@ func (p *PFE) runScript(th *thread) {
 		phv[prog.Std[programs.StdTstamp].Slot] = (th.startPs / 1000) & (1<<48 - 1)
 		phv[prog.Std[programs.StdEgressPort].Slot] = NoPort
 		p.exec.PHV, p.exec.NowPs, p.exec.Payload, p.exec.PayloadLen = phv, th.startPs, nil, 0
+		p.exec.Ident = programs.PacketIdent{} // no packet: what it stores gets an identity when sent
 		p.exec.RunTimer(th.timer, th.timerIdx)
 		th.addInstr(1) // the thread's exit (assumed one instruction)
 		return
@@ -538,6 +541,7 @@ func (p *PFE) runScript(th *thread) {
 	p.exec.NowPs = th.startPs
 	p.exec.Payload = programs.PayloadBytes(pkt.Head, pkt.Len, res.Offset)
 	p.exec.PayloadLen = max(0, pkt.Len-res.Offset)
+	p.exec.Ident = programs.PacketIdent{ID: pkt.ID, Flow: pkt.Flow, BornPs: pkt.BornPs}
 	th.payloadAt = res.Offset
 	th.tailAt, th.tailLen = p.cfg.HeadBytes, max(0, pkt.Len-p.cfg.HeadBytes)
 	th.tailFetched = th.tailFetched[:0]
@@ -625,7 +629,7 @@ func (p *PFE) emit(payload []byte) {
 	pkt := &packet.Packet{ID: 1<<62 | p.emitID, Flow: -1, Head: head, Len: length, Passes: 1, NoBridge: true,
 		OutPort: int(phv[prog.Std[programs.StdEgressPort].Slot]), Qid: int(phv[prog.Std[programs.StdQid].Slot]),
 		McastGrp: int(phv[prog.Std[programs.StdMcastGrp].Slot])}
-	th.emitted = append(th.emitted, pkt)
+	th.emitted, th.kept = append(th.emitted, pkt), append(th.kept, false)
 	th.addEmit(len(th.emitted) - 1)
 }
 
@@ -751,8 +755,12 @@ func (p *PFE) resume(th *thread, now int64) {
 		case stepEmit:
 			// A created packet needs no reordering behind others.
 			pkt := th.emitted[s.n]
-			pkt.BornPs = now
-			p.Stats.Emitted++
+			if th.kept[s.n] {
+				p.Stats.Resent++
+			} else {
+				pkt.BornPs = now
+				p.Stats.Emitted++
+			}
 			p.post(now+NsToPs(p.cfg.ReorderNs), evReleased, pkt, 0)
 		}
 	}
