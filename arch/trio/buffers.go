@@ -14,11 +14,14 @@ import (
 //   - store: the copy's head (up to head_bytes) is written to the packet
 //     memory in 64-byte transactions, asynchronous (the tail of a frame
 //     already sits in the packet memory: it is kept, not copied);
-//   - resend: the stored head is read back, synchronously, one 64-byte
-//     transaction at a time (tail fetches), and the new packet leaves as
-//     an emitted one (the reorder engine does not hold it);
-//   - held, buffered: one synchronous read of the buffer's descriptor in
-//     the packet memory;
+//   - resend: one asynchronous write of a notification that points at the
+//     kept head and tail; the thread does not read the packet back (the
+//     queueing system reads a kept frame from the packet memory as it
+//     reads any frame's tail), and the copy leaves as a packet the thread
+//     created (with the thread's head when a packet thread sends it,
+//     reorder.go);
+//   - held, buffered: one synchronous read of the buffer's descriptors,
+//     kept in the shared memory's SRAM (the latency of an SRAM access);
 //   - release: its own instruction (the row's), no transaction.
 //
 // Assumed: the Trio paper describes threads creating packets (§2.2, §4)
@@ -36,21 +39,22 @@ func (t *tracer) Store(b *programs.PacketBuffer, slot, bytes int) {
 	}
 }
 
-// Resend charges the read of a kept packet's head (bytes 0: an empty
-// slot, nothing to read).
+// Resend charges the notification that sends a kept packet: one
+// asynchronous write to the packet memory's queue of descriptors (bytes
+// 0: an empty slot, nothing to send).
 func (t *tracer) Resend(b *programs.PacketBuffer, slot, bytes int) {
-	p, th := t.p, t.th
-	for k := 0; k < p.headChunks(bytes); k++ {
-		th.addSync(step{x: uint8(lower.XTail), bank: -1, latency: p.tailPs})
+	if bytes > 0 {
+		t.th.addAsync(step{x: uint8(lower.XPMEM), bank: -1, latency: t.p.tailPs})
 	}
 }
 
 // Release charges nothing beyond the statement's instruction.
 func (t *tracer) Release(b *programs.PacketBuffer, slot int) {}
 
-// BufferRead charges a read of the buffer's descriptor.
+// BufferRead charges a read of the buffer's descriptors, which live in
+// the shared memory's SRAM.
 func (t *tracer) BufferRead(b *programs.PacketBuffer) {
-	t.th.addSync(step{x: uint8(lower.XRead), bank: -1, latency: t.p.tailPs})
+	t.th.addSync(step{x: uint8(lower.XRead), bank: -1, latency: t.p.sramPs})
 }
 
 // headChunks is the 64-byte transactions a kept packet's head takes.

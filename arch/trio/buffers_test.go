@@ -9,9 +9,11 @@ import (
 
 // TestPacketBufferCosts: a 1000-byte frame kept with store() writes its
 // head (192 B, the head the PFE holds) to the packet memory in 64-byte
-// transactions, 3 asynchronous pmem writes; resend() reads them back, 3
-// synchronous tail fetches, and sends a copy; held() reads the buffer's
-// descriptor once. The PFE reports what the buffer held.
+// transactions, 3 asynchronous pmem writes; resend() sends a copy with
+// one asynchronous notification write, without reading the frame back;
+// held() reads the buffer's descriptors once, an SRAM access the thread
+// waits for. Neither thread waits for the packet memory (DRAM). The PFE
+// reports what the buffer held.
 func TestPacketBufferCosts(t *testing.T) {
 	c := chipT(t)
 	p := prog(t, "packet_buffers:\n  keep: {slots: 8}\n", `std.egress_port = 1
@@ -38,8 +40,11 @@ if ip.ttl == 1 {
 		t.Fatalf("delivered frames of %v bytes, want the second and its kept copy, 1000 each", lens)
 	}
 	x := pfe.Stats.XTXN[0]
-	if x[lower.XPMEM] != 3 || x[lower.XTail] != 3 || x[lower.XRead] != 1 {
-		t.Errorf("pmem writes %d, tail fetches %d, reads %d; want 3, 3, 1", x[lower.XPMEM], x[lower.XTail], x[lower.XRead])
+	if x[lower.XPMEM] != 4 || x[lower.XTail] != 0 || x[lower.XRead] != 1 {
+		t.Errorf("pmem writes %d, tail fetches %d, reads %d; want 4, 0, 1", x[lower.XPMEM], x[lower.XTail], x[lower.XRead])
+	}
+	if lat := pfe.Stats.Latency[0].Max(); lat < NsToPs(c.SMem.SRAMLatencyNs) || lat >= NsToPs(c.SMem.DRAMLatencyNs) {
+		t.Errorf("longest thread %d ps: want at least an SRAM read (%.0f ns), below a DRAM one (%.0f ns)", lat, c.SMem.SRAMLatencyNs, c.SMem.DRAMLatencyNs)
 	}
 	u, ok := pfe.BufferUse("keep")
 	if !ok || u.PeakBytes != 1000 || u.PeakPackets != 1 || u.Packets != 1 || u.Stores != 1 || u.Resends != 1 {

@@ -117,6 +117,15 @@ func Lowered(c *arch.Compiled) *lower.Microcode {
 	return m
 }
 
+// FrontPorts is the PFE's ports, 0..ports-1.
+func (t *Target) FrontPorts() []int {
+	out := make([]int, t.cfg.Ports)
+	for i := range out {
+		out[i] = i
+	}
+	return out
+}
+
 // Build assembles a PFE running the lowered program.
 func (t *Target) Build(s arch.BuildSpec) (arch.Switch, error) {
 	mc := Lowered(s.Compiled)

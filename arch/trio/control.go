@@ -68,6 +68,9 @@ var (
 	_ arch.QueueUser  = (*PFE)(nil)
 )
 
+// TimerRuns is the timer threads run so far.
+func (p *PFE) TimerRuns() int64 { return int64(p.Stats.TimerRuns) }
+
 // OnDrop sets a hook called for every packet the PFE drops.
 func (p *PFE) OnDrop(f func(*packet.Packet, string)) { p.dropHook = f }
 

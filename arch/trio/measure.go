@@ -73,7 +73,7 @@ func RunResultOf(m *arch.Measurement) *RunResult {
 	}
 	run := m.Latency
 	p := run.Switch.(*PFE)
-	r := &RunResult{Offered: run.Offered, Delivered: p.Stats.Delivered, Copies: p.Stats.Copies, Replicated: p.Stats.Replicated, Emitted: p.Stats.Emitted,
+	r := &RunResult{Offered: run.Offered, Delivered: p.Stats.Delivered, Copies: p.Stats.Copies, Replicated: p.Stats.Replicated, Emitted: p.Stats.Emitted + p.Stats.Resent,
 		Events: run.Events, LastArrival: float64(run.LastArrivalPs) / 1000, SimulatedNs: run.SimulatedNs}
 	r.Ingress, r.Egress = summary(p, 0), summary(p, 1)
 	r.EndToEndNs = p.Stats.E2E.Summarize(1000)

@@ -72,6 +72,7 @@ type outPort struct {
 	rr        map[int]int // the next queue of each priority level, round-robin
 	bytes     int64       // frame bytes queued on the port
 	busyUntil int64       // the transmitter is busy up to here
+	wireFree  int64       // the wire is busy up to here (after the egress thread)
 	pending   bool        // a dequeue is scheduled
 }
 
@@ -198,6 +199,12 @@ func (o *outPort) pick() *outQueue {
 // dequeue sends the next packet of an output port at the port's rate.
 func (p *PFE) dequeue(port int, now int64) {
 	o := p.out[port]
+	if fifo := packet.SerializationPs(p.cfg.Output.TxFIFOBytes, p.portGbps(port)); o.wireFree-now > fifo {
+		// The transmit FIFO after the egress thread is full: wait until
+		// the wire has drained it to its size.
+		p.post(o.wireFree-fifo, evDequeue, nil, port)
+		return
+	}
 	q := o.pick()
 	if q == nil {
 		o.pending = false // the next enqueue or resume restarts the transmitter
@@ -239,7 +246,13 @@ func (p *PFE) delivered(pkt *packet.Packet, now int64) {
 		p.tap(pkt.OutPort, pkt, now)
 	}
 	if a, ok := p.attached[pkt.OutPort]; ok {
-		a.Deliver(p.engine, pkt, now+packet.SerializationPs(pkt.Len, p.portGbps(pkt.OutPort)))
+		// The frame's last bit reaches the far end one serialization time
+		// after it starts on the wire; the wire takes one frame at a time,
+		// so frames that egress threads finish together go back to back.
+		o := p.port(pkt.OutPort)
+		start := max(now, o.wireFree)
+		o.wireFree = start + packet.SerializationPs(pkt.Len, p.portGbps(pkt.OutPort))
+		a.Deliver(p.engine, pkt, o.wireFree)
 	}
 	p.Stats.Delivered++
 	p.Stats.E2E.Add(now - pkt.BornPs)

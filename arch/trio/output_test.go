@@ -2,9 +2,13 @@ package trio
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
+	"archsim/components/link"
 	"archsim/components/packet"
+
+	"github.com/sarchlab/akita/v3/sim"
 )
 
 // queueRig runs a PFE whose program sends each packet to port 1 on the
@@ -61,5 +65,60 @@ func TestOutputQueuesStrictPriority(t *testing.T) {
 	fifo, _ := queueRig(t, "", []int{0, 7, 1, 7, 3}, 1500)
 	if want := "[0 7 1 7 3]"; fmt.Sprint(fifo) != want {
 		t.Errorf("without tm: queues sent %v, want %v (one FIFO)", fifo, want)
+	}
+}
+
+// wireSink records when frames reach the far end of a link.
+type wireSink struct {
+	ids []uint64
+	at  []int64
+}
+
+func (w *wireSink) Handle(e sim.Event) error {
+	ev := e.(*packet.Event)
+	w.ids, w.at = append(w.ids, ev.Pkt.ID), append(w.at, ev.AtPs())
+	return nil
+}
+
+// TestReleasedTogetherLeaveInOrder: the first packet of a flow takes long
+// (a loop of memory reads), the nine behind it finish first and wait in
+// the reorder engine; when it finishes, all ten are released at the same
+// instant. They must reach the output queue, the egress thread (again
+// held behind the flow's slow first packet) and the wire in flow order,
+// whatever order the event engine gives events of the same time, and the
+// wire takes them one at a time: each arrives a serialization time after
+// the one before it.
+func TestReleasedTogetherLeaveInOrder(t *testing.T) {
+	c := chipT(t)
+	slow := `if ip.ttl == 1 {
+  for meta.m0 = 0; meta.m0 < 20; meta.m0 = meta.m0 + 1 {
+    meta.m1 = r.get(meta.m0)
+  }
+}`
+	p := prog(t, "registers:\n  r: {width: 32, size: 64, actions: {get: {out: 32, do: out = value}}}\negress: |\n"+
+		"  "+strings.ReplaceAll(slow, "\n", "\n  ")+"\n", "std.egress_port = 1\n"+slow)
+	engine := newEngine()
+	pfe := MakeBuilder().WithEngine(engine).WithConfig(c).WithMicrocode(lowerT(t, c, p)).WithSeed(1).Build("Trio.PFE")
+	sink := &wireSink{}
+	pfe.Attach(1, link.To(sink, 0, 0))
+	const n, length = 10, 1500
+	for i := 0; i < n; i++ {
+		head := p.Traffic[0].BuildPacket(0, length)
+		if i == 0 {
+			head[14] = 1 // ip.ttl
+		}
+		pfe.Inject(&packet.Packet{ID: uint64(i + 1), Flow: 7, Head: head, Len: length}, int64(i)*1000)
+	}
+	if err := engine.Run(); err != nil {
+		t.Fatal(err)
+	}
+	if want := "[1 2 3 4 5 6 7 8 9 10]"; fmt.Sprint(sink.ids) != want {
+		t.Fatalf("frames reached the wire's far end as %v, want %v", sink.ids, want)
+	}
+	ser := packet.SerializationPs(length, 100)
+	for i := 1; i < n; i++ {
+		if d := sink.at[i] - sink.at[i-1]; d < ser {
+			t.Errorf("frame %d arrived %d ps after frame %d: less than its %d ps on the wire", i+1, d, i, ser)
+		}
 	}
 }

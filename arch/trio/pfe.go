@@ -82,6 +82,7 @@ type thread struct {
 	timerIdx int
 	emitted  []*packet.Packet // packets the thread created (emit()) or sent again (resend())
 	kept     []bool           // by emitted: sent again from a packet buffer (it keeps its identity)
+	keptOut  []*packet.Packet // kept packets a packet thread sent, released with its head (reorder.go)
 	// Payload bookkeeping: where the payload starts and the tail chunks
 	// already fetched.
 	payloadAt   int
@@ -120,6 +121,8 @@ type PFE struct {
 	codec       *programs.Codec // the program's parser and deparser, flattened
 	pfc         *pfc.Receiver   // the ports' MACs: PFC frames (mac.go)
 	freeIx      freeIndex       // the PPEs by free threads, for dispatch
+	relq        []relItem       // packets the reorder engine released, leaving in order (reorder.go)
+	relHead     int
 	// view, for a program the codec parses selectively, is what a
 	// thread's parse saw, for its deparse (nil: the full path).
 	view   *programs.PassView
@@ -144,6 +147,7 @@ type PFE struct {
 	nextDispatchPs int64
 	emitID         uint64
 	tailPs         int64 // a tail fetch's (or packet-buffer write's) round trip
+	sramPs         int64 // an SRAM access's round trip (packet-buffer descriptors)
 	filterPs       int64 // a filter lookup's
 	tailShift      int   // log2 of xtxn.tail_chunk_bytes (-1: not a power of two)
 	bankMask       int64 // smem.rmw_engines - 1 (-1: not a power of two)
@@ -277,6 +281,7 @@ func newPFE(name string, engine sim.Engine, cfg *spec.Config, mc *lower.Microcod
 	p.smem = smem.MakeBuilder().WithConfig(cfg.SMem).WithClockMHz(cfg.ClockMHz).Build(p.Name() + ".SMem")
 	p.deadlinePs = 1 << 62
 	p.tailPs, p.filterPs = NsToPs(cfg.SMem.DRAMLatencyNs), NsToPs(cfg.Lookup.FilterLatencyNs)
+	p.sramPs = NsToPs(cfg.SMem.SRAMLatencyNs)
 	p.tailShift = -1
 	p.bankMask, p.bankLine = -1, -1
 	if n := cfg.SMem.RMWEngines; n > 0 && n&(n-1) == 0 {
@@ -294,7 +299,7 @@ func newPFE(name string, engine sim.Engine, cfg *spec.Config, mc *lower.Microcod
 const (
 	evResume   = packet.KindLocal + iota // a thread's segment ends or its transaction replies (Port: the thread)
 	evDequeue                            // an output port's transmitter is free (Port: the port)
-	evReleased                           // the reorder engine releases a head (Port: its gress)
+	evReleased                           // the reorder engine passes its oldest released packet on (reorder.go)
 )
 
 // timerStart starts one thread of a timer ([TRIO] §5).
@@ -375,7 +380,7 @@ func (p *PFE) Handle(e sim.Event) error {
 	case evDequeue:
 		p.dequeue(port, now)
 	case evReleased:
-		p.released(pkt, port, now)
+		p.releaseNext(now)
 	case evPktGen:
 		p.pktGen(port, now)
 	case evPauseEnd:
@@ -427,7 +432,7 @@ func (p *PFE) newThread(pkt *packet.Packet, gress int, now int64) *thread {
 		id := p.freeIDs[n-1]
 		p.freeIDs = p.freeIDs[:n-1]
 		th = p.threads[id]
-		*th = thread{id: id, script: th.script[:0], emitted: th.emitted[:0], kept: th.kept[:0], tailFetched: th.tailFetched[:0]}
+		*th = thread{id: id, script: th.script[:0], emitted: th.emitted[:0], kept: th.kept[:0], keptOut: th.keptOut[:0], tailFetched: th.tailFetched[:0]}
 	} else {
 		// A new thread's script starts with room for the longest one so
 		// far (the pool grows with the threads in flight; each script
@@ -753,15 +758,22 @@ func (p *PFE) resume(th *thread, now int64) {
 			p.wake(th, reply)
 			return
 		case stepEmit:
-			// A created packet needs no reordering behind others.
+			// A created packet needs no reordering behind others; a kept
+			// one a packet thread sends again is a frame of the flow the
+			// thread works on: it leaves with the thread's head, in the
+			// flow's order (reorder.go).
 			pkt := th.emitted[s.n]
 			if th.kept[s.n] {
 				p.Stats.Resent++
+				if th.timer == nil {
+					th.keptOut = append(th.keptOut, pkt)
+					continue
+				}
 			} else {
 				pkt.BornPs = now
 				p.Stats.Emitted++
 			}
-			p.post(now+NsToPs(p.cfg.ReorderNs), evReleased, pkt, 0)
+			p.toRelease(pkt, 0, now)
 		}
 	}
 	p.finish(th, now)

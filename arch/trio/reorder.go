@@ -2,6 +2,7 @@ package trio
 
 import (
 	"archsim/arch/trio/lower"
+	"archsim/components/packet"
 )
 
 // The reorder engine: a finished thread's head is released once every
@@ -55,13 +56,44 @@ func (p *PFE) finish(th *thread, now int64) {
 	p.next(now)
 }
 
-// release hands a finished head, in flow order, on.
+// release hands a finished head, in flow order, on; the kept packets the
+// thread sent again leave just before it, in the order it sent them.
 func (p *PFE) release(t *thread, now int64) {
 	p.Stats.Latency[t.gress].Add(now - t.arrivePs)
+	for _, pkt := range t.keptOut {
+		p.toRelease(pkt, 0, now)
+	}
 	if !t.drop {
-		p.post(now+NsToPs(p.cfg.ReorderNs), evReleased, t.pkt, t.gress)
+		p.toRelease(t.pkt, t.gress, now)
 	}
 	p.freeIDs = append(p.freeIDs, t.id)
+}
+
+// relItem is a packet the reorder engine has released, on its way out.
+type relItem struct {
+	pkt   *packet.Packet
+	gress int
+}
+
+// toRelease queues a packet to leave the reorder engine ReorderNs from
+// now. Every packet takes the same time, so the engine's output is a FIFO:
+// each evReleased event passes on the oldest packet, and packets released
+// at the same instant leave in the order they were released, whatever
+// order the event engine gives events of the same time.
+func (p *PFE) toRelease(pkt *packet.Packet, gress int, now int64) {
+	if p.relHead > 0 && p.relHead == len(p.relq) {
+		p.relq, p.relHead = p.relq[:0], 0
+	}
+	p.relq = append(p.relq, relItem{pkt, gress})
+	p.post(now+NsToPs(p.cfg.ReorderNs), evReleased, nil, 0)
+}
+
+// releaseNext passes the oldest released packet on.
+func (p *PFE) releaseNext(now int64) {
+	it := p.relq[p.relHead]
+	p.relq[p.relHead] = relItem{}
+	p.relHead++
+	p.released(it.pkt, it.gress, now)
 }
 
 // next gives the freed thread to the first waiting head, if any.

@@ -52,6 +52,7 @@ type Config struct {
 type Output struct {
 	QueuesPerPort int `mapstructure:"queues_per_port"`
 	CellBytes     int `mapstructure:"cell_bytes"`
+	TxFIFOBytes   int `mapstructure:"tx_fifo_bytes"`
 }
 
 // Instr is the micro-instruction's limits and timing.
@@ -94,6 +95,7 @@ func LoadConfig(l *configs.Loaded) (*Config, error) {
 		configs.In("queue_limit_bytes", float64(c.QueueLimitBytes), 0, 1<<40),
 		configs.In("output.queues_per_port", float64(c.Output.QueuesPerPort), 1, 32),
 		configs.In("output.cell_bytes", float64(c.Output.CellBytes), 1, 1<<16),
+		configs.In("output.tx_fifo_bytes", float64(c.Output.TxFIFOBytes), 64, 1<<20),
 		configs.In("ppes", float64(c.PPEs), 1, 4096),
 		configs.In("threads_per_ppe", float64(c.ThreadsPerPPE), 1, 1024),
 		configs.In("head_bytes", float64(c.HeadBytes), 64, 4096),
