@@ -234,8 +234,9 @@ func (s *Scenario) validateProtego() error {
 
 // protegoFits checks, before any run, that a switch at an end of the
 // protected link runs the right Protego program for the port the link
-// sits on: its protected port, a recirculation port in the port's pipe
-// for the buffer, and a buffer cap that holds a frame.
+// sits on: its protected port, and a buffer that holds a frame: on a
+// Tofino a recirculation port in the port's pipe and a queue cap, on a
+// run-to-completion chip (Trio) a packet buffer (txbuf, rxbuf).
 func (s *Scenario) protegoFits(switchName string, target arch.Target, prog *programs.Program) error {
 	t := s.topology()
 	li := s.Protego.Link
@@ -249,26 +250,41 @@ func (s *Scenario) protegoFits(switchName string, target arch.Target, prog *prog
 	if end < 0 {
 		return nil
 	}
-	role, portName, capName := "protego-sender", "PROTECTED", "TXBUF_CELLS"
+	role, portName, capName, bufName := "protego-sender", "PROTECTED", "TXBUF_CELLS", "txbuf"
 	if end == 1 {
-		role, portName, capName = "protego-receiver", "LINK", "RXBUF_CELLS"
-	}
-	tt, ok := target.(interface {
-		FrontPorts() []int
-		RecircPortOf(port int) int
-	})
-	if !ok {
-		return fmt.Errorf("protego.link %d: switch %s is %s; Protego buffers by recirculation, on a Tofino switch", li, switchName, target.Name())
+		role, portName, capName, bufName = "protego-receiver", "LINK", "RXBUF_CELLS", "rxbuf"
 	}
 	if prog == nil || !strings.HasPrefix(prog.Name, role) {
 		return fmt.Errorf("protego.link %d: switch %s must run %s", li, switchName, role)
 	}
-	front := tt.FrontPorts()
+	ft, ok := target.(interface{ FrontPorts() []int })
+	if !ok {
+		return fmt.Errorf("protego.link %d: switch %s is %s, which has no front-panel ports to protect", li, switchName, target.Name())
+	}
+	front := ft.FrontPorts()
 	local := newPlan(t).linkLocal[li][end]
 	if local >= len(front) {
 		return fmt.Errorf("protego.link %d: switch %s has %d front-panel ports, the link needs port index %d", li, switchName, len(front), local)
 	}
 	port := front[local]
+	if keepsPackets(prog) {
+		// Buffers in the packet memory: the program's packet buffer.
+		v, err := constOf(prog, portName)
+		if err != nil {
+			return err
+		}
+		if v != int64(port) {
+			return fmt.Errorf("protego.link %d: the link sits on port %d of %s, but %s's %s is %d (set it in the variant's params)", li, port, switchName, prog.Name, portName, v)
+		}
+		if bufferOf(prog, bufName) == nil {
+			return fmt.Errorf("protego.link %d: %s keeps packets but has no packet buffer %s", li, prog.Name, bufName)
+		}
+		return nil
+	}
+	tt, ok := target.(interface{ RecircPortOf(port int) int })
+	if !ok {
+		return fmt.Errorf("protego.link %d: switch %s is %s; %s buffers by recirculation, on a Tofino switch (on a chip that keeps packets, run %s-trio)", li, switchName, target.Name(), prog.Name, role)
+	}
 	got := map[string]int64{}
 	for _, name := range []string{portName, "RECIRC", capName} {
 		v, err := constOf(prog, name)
@@ -292,10 +308,26 @@ func (s *Scenario) protegoFits(switchName string, target arch.Target, prog *prog
 type protegoEnds struct {
 	tx, rx         arch.Switch
 	txPort, rxPort int
-	txRecirc       int // the sender's Tx buffer: recirculation port and queue
-	txQueue        int
-	rxRecirc       int
-	rxQueue        int
+	// The buffers: a recirculation port and queue (Tofino), or, when the
+	// program keeps packets (txKeeps, rxKeeps), its packet buffer.
+	txRecirc, txQueue int
+	rxRecirc, rxQueue int
+	txKeeps, rxKeeps  bool
+}
+
+// keepsPackets tells whether a Protego program keeps its buffer in a
+// packet buffer (the run-to-completion variants) rather than by
+// recirculation.
+func keepsPackets(prog *programs.Program) bool { return len(prog.Buffers) > 0 }
+
+// bufferOf is a program's packet buffer of that name (nil: none).
+func bufferOf(prog *programs.Program, name string) *programs.PacketBuffer {
+	for _, b := range prog.Buffers {
+		if b.Name == name {
+			return b
+		}
+	}
+	return nil
 }
 
 // constOf is a program constant's value.
@@ -332,6 +364,14 @@ func (s *Scenario) protegoEnds(net *network) (*protegoEnds, error) {
 		}
 		if int(port) != *c.port {
 			return nil, fmt.Errorf("protego.link %d: the link sits on port %d of %s, but %s's %s is %d (set it in the variant's params)", li, *c.port, c.sw.Name(), prog.Name, c.portName, port)
+		}
+		if keepsPackets(prog) {
+			if c.sender {
+				e.txKeeps = true
+			} else {
+				e.rxKeeps = true
+			}
+			continue
 		}
 		r, err := constOf(prog, "RECIRC")
 		if err != nil {
@@ -371,7 +411,11 @@ func setMode(e *protegoEnds, mode string) error {
 		nb = 1
 	}
 	var es []*programs.Entry
-	for _, name := range []string{"LINK", "RECIRC", "PKTGEN_PORT"} {
+	names := []string{"LINK", "RECIRC", "PKTGEN_PORT"}
+	if e.rxKeeps {
+		names = []string{"LINK", "PKTGEN_PORT"} // no recirculation port
+	}
+	for _, name := range names {
 		port, err := constOf(rp, name)
 		if err != nil {
 			return err
@@ -633,7 +677,7 @@ func (s *Scenario) runProtego(spec runSpec) (*Run, error) {
 			// The source's frames the traffic managers dropped: at the
 			// sender before the link (no Protego header yet: not a Tx
 			// buffer copy), at the receiver after it.
-			if !pkt.Mirrored && pkt.ID&^(1<<40-1) == srcTag && strings.HasPrefix(reason, "traffic manager:") {
+			if !pkt.Mirrored && pkt.ID&^(1<<40-1) == srcTag && (strings.HasPrefix(reason, "traffic manager:") || reason == "output queue full") {
 				if !sender {
 					pr.ReceiverQueueDrops++
 				} else if len(pkt.Head) < 14 || binary.BigEndian.Uint16(pkt.Head[12:]) != protegoEtype {
@@ -701,7 +745,16 @@ func (s *Scenario) runProtego(spec runSpec) (*Run, error) {
 	// The ledger of the frames offered to the protected link: each is
 	// delivered once (in order with Protego) or counted as unrecovered.
 	r.ConservationOK = pr.Delivered+pr.Unrecovered == pr.Offered && pr.Duplicates == 0 && (mode != "ordered" || vp.SwitchAtUs > 0 || pr.Reordered == 0)
-	if qu, ok := ends.tx.(arch.QueueUser); ok {
+	if ends.txKeeps {
+		if bu, ok := ends.tx.(arch.BufferUser); ok {
+			tx, _ := bu.BufferUse("txbuf")
+			pr.TxBufferMaxBytes = tx.PeakBytes
+		}
+		if bu, ok := ends.rx.(arch.BufferUser); ok && ends.rxKeeps {
+			rx, _ := bu.BufferUse("rxbuf")
+			pr.RxBufferMaxBytes = rx.PeakBytes
+		}
+	} else if qu, ok := ends.tx.(arch.QueueUser); ok {
 		tx, _ := qu.QueueUse(ends.txRecirc, ends.txQueue)
 		rx, _ := ends.rx.(arch.QueueUser).QueueUse(ends.rxRecirc, ends.rxQueue)
 		pr.TxBufferMaxBytes, pr.RxBufferMaxBytes = tx.PeakBytes, rx.PeakBytes
@@ -723,7 +776,10 @@ func (s *Scenario) runProtego(spec runSpec) (*Run, error) {
 	if loss != nil && loss.Bytes > 0 && mode != "off" {
 		pr.HeaderOverhead = float64(pr.Offered*protegoHeaderSize) / float64(loss.Bytes)
 	}
-	if g, ok := ends.rx.(arch.PacketGenerator); ok && span > 0 {
+	if tr, ok := ends.rx.(interface{ TimerRuns() int64 }); ok && ends.rxKeeps && span > 0 {
+		// A timer thread's runs stand for the timer packets.
+		pr.TimerMpps = float64(tr.TimerRuns()) / (float64(span) / 1e12) / 1e6
+	} else if g, ok := ends.rx.(arch.PacketGenerator); ok && span > 0 {
 		pr.TimerMpps = float64(g.PktGenerated()) / (float64(span) / 1e12) / 1e6
 	}
 	for _, d := range drops.Sorted() {

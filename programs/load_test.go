@@ -22,7 +22,7 @@ func loadSmall(t *testing.T, edit func(string) string) (*Program, error) {
 
 func TestBuiltinsLoad(t *testing.T) {
 	names := Builtins()
-	want := []string{"ndp", "ndp-mod", "ndp-switchp4", "pie-cp", "pie-dp", "pie-rfc", "pie-rfc-ingress", "pie-table", "protego-receiver", "protego-sender", "sonic-l3", "switchml", "switchml-256", "trio-ml"}
+	want := []string{"ndp", "ndp-mod", "ndp-switchp4", "pie-cp", "pie-dp", "pie-rfc", "pie-rfc-ingress", "pie-table", "protego-receiver", "protego-receiver-trio", "protego-sender", "protego-sender-trio", "sonic-l3", "switchml", "switchml-256", "trio-ml"}
 	if strings.Join(names, ",") != strings.Join(want, ",") {
 		t.Fatalf("built-ins = %v, want %v", names, want)
 	}
