@@ -78,7 +78,11 @@ func (e *Serial) Schedule(evt sim.Event) {
 	}
 	pe, ok := evt.(*packet.Event)
 	if !ok {
-		pe = &packet.Event{T: t, H: &foreign{evt}}
+		// The carrier comes from the free list too: Run puts every
+		// handled carrier there, so taking none would grow the list by
+		// one per foreign event, for the whole run.
+		pe = e.event()
+		pe.T, pe.H = t, &foreign{evt}
 	}
 	if evt.IsSecondary() {
 		e.secondary = push(e.secondary, entry{t, pe})
@@ -91,13 +95,7 @@ func (e *Serial) Schedule(evt sim.Event) {
 // the event comes from the engine's free list of handled events and goes
 // on the queue without the interface calls Schedule makes.
 func (e *Serial) SchedulePacket(ps int64, h sim.Handler, kind packet.Kind, pkt *packet.Packet, port int) {
-	var ev *packet.Event
-	if n := len(e.free); n > 0 {
-		ev = e.free[n-1]
-		e.free = e.free[:n-1]
-	} else {
-		ev = new(packet.Event)
-	}
+	ev := e.event()
 	t := packet.PsToSec(ps)
 	ev.T, ev.Ps, ev.H, ev.Kind, ev.Pkt, ev.Port = t, ps, h, kind, pkt, port
 	if t < e.now {
@@ -105,6 +103,16 @@ func (e *Serial) SchedulePacket(ps int64, h sim.Handler, kind packet.Kind, pkt *
 	}
 	e.scheduled++
 	e.primary = push(e.primary, entry{t, ev})
+}
+
+// event is a cleared packet event from the free list (or a new one).
+func (e *Serial) event() *packet.Event {
+	if n := len(e.free); n > 0 {
+		ev := e.free[n-1]
+		e.free = e.free[:n-1]
+		return ev
+	}
+	return new(packet.Event)
 }
 
 // Run handles events in time order until none is left or Pause is called

@@ -129,6 +129,45 @@ func TestRecycledEventsAreCleared(t *testing.T) {
 	}
 }
 
+// ticker is a component with its own event type (not a packet event):
+// each tick schedules the next until its budget is spent.
+type ticker struct {
+	eng  sim.Engine
+	left int
+}
+
+type tick struct {
+	at sim.VTimeInSec
+	t  *ticker
+}
+
+func (e *tick) Time() sim.VTimeInSec { return e.at }
+func (e *tick) Handler() sim.Handler { return e.t }
+func (e *tick) IsSecondary() bool    { return false }
+func (t *ticker) Handle(sim.Event) error {
+	if t.left > 0 {
+		t.left--
+		t.eng.Schedule(&tick{at: t.eng.CurrentTime() + 1e-9, t: t})
+	}
+	return nil
+}
+
+// TestForeignEventsDoNotGrowTheFreeList: a million events of a foreign
+// type, one in flight at a time, leave the engine's free list of carriers
+// at one entry (a carrier taken per event, returned after it): the list
+// does not grow with the run.
+func TestForeignEventsDoNotGrowTheFreeList(t *testing.T) {
+	e := NewSerial()
+	tk := &ticker{eng: e, left: 1_000_000}
+	e.Schedule(&tick{at: 0, t: tk})
+	if err := e.Run(); err != nil {
+		t.Fatal(err)
+	}
+	if e.Events() != 1_000_001 || len(e.free) > 2 {
+		t.Fatalf("%d events, free list of %d carriers", e.Events(), len(e.free))
+	}
+}
+
 // pinger reschedules each event it gets, a fixed distance ahead, until
 // its budget is spent: a steady queue of in-flight events.
 type pinger struct {
