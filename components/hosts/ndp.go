@@ -3,6 +3,7 @@ package hosts
 import (
 	"github.com/sarchlab/akita/v3/sim"
 
+	"archsim/components/fifo"
 	"archsim/components/packet"
 )
 
@@ -314,7 +315,7 @@ type nic struct {
 	uplink   sim.Handler
 	deadline int64
 	pool     *pktPool
-	hi, lo   fifo
+	hi, lo   fifo.Queue[*packet.Packet]
 	busy     bool  // a wake-up is scheduled for the end of the current frame
 	free     int64 // when the line is free
 	ser      packet.SerialMemo
@@ -327,9 +328,9 @@ func (n *nic) send(pkt *packet.Packet, high bool, now int64) {
 	}
 	pkt.InPort = n.port
 	if high {
-		n.hi.push(pkt)
+		n.hi.Push(pkt)
 	} else {
-		n.lo.push(pkt)
+		n.lo.Push(pkt)
 	}
 	if n.busy {
 		return
@@ -346,10 +347,10 @@ func (n *nic) send(pkt *packet.Packet, high bool, now int64) {
 func (n *nic) next(now int64) {
 	var pkt *packet.Packet
 	switch {
-	case n.hi.len() > 0:
-		pkt = n.hi.pop()
-	case n.lo.len() > 0:
-		pkt = n.lo.pop()
+	case n.hi.Len() > 0:
+		pkt = n.hi.Pop()
+	case n.lo.Len() > 0:
+		pkt = n.lo.Pop()
 	default:
 		n.busy = false
 		return
@@ -357,39 +358,10 @@ func (n *nic) next(now int64) {
 	pkt.BornPs = now
 	n.free = now + n.ser.Ps(pkt.Len, n.gbps)
 	packet.Schedule(n.engine, n.uplink, n.free+n.propPs, packet.KindArrive, pkt, n.port)
-	n.busy = n.hi.len()+n.lo.len() > 0
+	n.busy = n.hi.Len()+n.lo.Len() > 0
 	if n.busy {
 		packet.Schedule(n.engine, n.owner, n.free, evNICFree, nil, 0)
 	}
-}
-
-// fifo is a packet queue that reuses its array: popping from the front
-// does not give up the array's capacity, as re-slicing would.
-type fifo struct {
-	pkts []*packet.Packet
-	head int
-}
-
-func (q *fifo) len() int { return len(q.pkts) - q.head }
-
-func (q *fifo) push(pkt *packet.Packet) {
-	if q.head > 0 && len(q.pkts) == cap(q.pkts) {
-		// Full to the end: move the queued packets to the front.
-		n := copy(q.pkts, q.pkts[q.head:])
-		clear(q.pkts[n:])
-		q.pkts, q.head = q.pkts[:n], 0
-	}
-	q.pkts = append(q.pkts, pkt)
-}
-
-func (q *fifo) pop() *packet.Packet {
-	pkt := q.pkts[q.head]
-	q.pkts[q.head] = nil
-	q.head++
-	if q.head == len(q.pkts) {
-		q.pkts, q.head = q.pkts[:0], 0
-	}
-	return pkt
 }
 
 // unwrap16 turns a 16-bit wire number back into the full number nearest to

@@ -175,9 +175,7 @@ func (t *TrafficManager) SetPortAdmin(port int, up bool, now int64) {
 	}
 	for _, q := range p.queues {
 		for q.len() > 0 {
-			pkt := q.pkts[q.head]
-			q.pkts[q.head] = nil
-			q.head++
+			pkt := q.pkts.Pop()
 			n := t.cells(pkt.Len)
 			q.cells -= n
 			q.bytes -= int64(pkt.Len)
@@ -190,7 +188,8 @@ func (t *TrafficManager) SetPortAdmin(port int, up bool, now int64) {
 			t.Stats.AdminDownDrops++
 			t.ledger.Dropped(pkt, "traffic manager: port admin down")
 		}
-		q.pkts, q.head, q.deficit = q.pkts[:0], 0, 0
+		q.pkts.Clear()
+		q.deficit = 0
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 
 	"github.com/sarchlab/akita/v3/sim"
 
+	"archsim/components/fifo"
 	"archsim/components/packet"
 	"archsim/programs"
 )
@@ -125,8 +126,7 @@ type Queue struct {
 	quantum    int64
 	deficit    int64
 	limitCells int64
-	pkts       []*packet.Packet
-	head       int
+	pkts       fifo.Queue[*packet.Packet]
 	cells      int64
 	bytes      int64
 	paused     bool
@@ -178,7 +178,7 @@ func (q *Queue) eligible(now int64) bool {
 	return q.len() > 0 && !q.paused && now >= q.shapeNext
 }
 
-func (q *Queue) len() int { return len(q.pkts) - q.head }
+func (q *Queue) len() int { return q.pkts.Len() }
 
 // Len is the packets in the queue.
 func (q *Queue) Len() int { return q.len() }
@@ -368,7 +368,7 @@ func (t *TrafficManager) enqueue(pkt *packet.Packet, port, qid int, now int64) {
 	pkt.OutPort, pkt.Qid = port, qid
 	pkt.EnqDepthCells = int(q.cells)
 	pkt.EnqPs = now
-	q.pkts = append(q.pkts, pkt)
+	q.pkts.Push(pkt)
 	q.cells += need
 	q.bytes += int64(pkt.Len)
 	t.usedCells += need
@@ -550,8 +550,8 @@ func (p *port) pick(now int64) *Queue {
 				if !q.eligible(now) {
 					continue
 				}
-				if q.deficit >= int64(q.pkts[q.head].Len) {
-					q.deficit -= int64(q.pkts[q.head].Len)
+				if n := int64(q.pkts.Front().Len); q.deficit >= n {
+					q.deficit -= n
 					p.rr[prio] = k
 					return q
 				}
@@ -583,13 +583,7 @@ func (t *TrafficManager) dequeue(p *port, now int64) {
 		t.idle(p, now)
 		return
 	}
-	pkt := q.pkts[q.head]
-	q.pkts[q.head] = nil
-	q.head++
-	if q.head > 1024 && q.head*2 > len(q.pkts) {
-		q.pkts = append([]*packet.Packet(nil), q.pkts[q.head:]...)
-		q.head = 0
-	}
+	pkt := q.pkts.Pop()
 	n := t.cells(pkt.Len)
 	q.cells -= n
 	q.bytes -= int64(pkt.Len)
