@@ -5,6 +5,7 @@ import (
 	"sort"
 
 	"archsim/arch"
+	"archsim/components/fifo"
 	"archsim/components/packet"
 )
 
@@ -70,7 +71,6 @@ type outPort struct {
 	queues    []*outQueue // by qid
 	order     []*outQueue // by priority, highest first (qid order within a level)
 	rr        map[int]int // the next queue of each priority level, round-robin
-	bytes     int64       // frame bytes queued on the port
 	busyUntil int64       // the transmitter is busy up to here
 	wireFree  int64       // the wire is busy up to here (after the egress thread)
 	pending   bool        // a dequeue is scheduled
@@ -80,15 +80,13 @@ type outPort struct {
 type outQueue struct {
 	qid, prio  int
 	limitCells int64 // 0: none
-	pkts       []*packet.Packet
-	head       int
+	pkts       fifo.Queue[*packet.Packet]
 	cells      int64
-	paused     bool // PFC
+	bytes      int64 // frame bytes queued (queue_limit_bytes)
+	paused     bool  // PFC
 	peakCells  int64
 	enqueued   int64
 }
-
-func (q *outQueue) len() int { return len(q.pkts) - q.head }
 
 // port returns output port n's queues, made at its first packet.
 func (p *PFE) port(n int) *outPort {
@@ -145,7 +143,7 @@ func (p *PFE) output(pkt *packet.Packet, now int64) {
 	o := p.port(pkt.OutPort)
 	q := o.queueOf(pkt.Qid)
 	wire, n := int64(p.wireLen(pkt)), p.cells(pkt.Len)
-	if lim := p.cfg.QueueLimitBytes; lim > 0 && o.bytes+wire > lim {
+	if lim := p.cfg.QueueLimitBytes; lim > 0 && q.bytes+wire > lim {
 		p.dropped(pkt, "output queue full")
 		return
 	}
@@ -155,14 +153,11 @@ func (p *PFE) output(pkt *packet.Packet, now int64) {
 	}
 	pkt.EnqPs = now
 	pkt.EnqDepthCells = int(q.cells)
-	if q.head > 0 && q.head == len(q.pkts) {
-		q.pkts, q.head = q.pkts[:0], 0
-	}
-	q.pkts = append(q.pkts, pkt)
+	q.pkts.Push(pkt)
 	q.cells += n
 	q.peakCells = max(q.peakCells, q.cells)
 	q.enqueued++
-	o.bytes += wire
+	q.bytes += wire
 	p.kick(pkt.OutPort, o, now)
 }
 
@@ -186,7 +181,7 @@ func (o *outPort) pick() *outQueue {
 		start := o.rr[prio]
 		for k := range level {
 			q := level[(start+k)%len(level)]
-			if q.len() > 0 && !q.paused {
+			if q.pkts.Len() > 0 && !q.paused {
 				o.rr[prio] = (start + k + 1) % len(level)
 				return q
 			}
@@ -210,11 +205,9 @@ func (p *PFE) dequeue(port int, now int64) {
 		o.pending = false // the next enqueue or resume restarts the transmitter
 		return
 	}
-	pkt := q.pkts[q.head]
-	q.pkts[q.head] = nil
-	q.head++
+	pkt := q.pkts.Pop()
 	q.cells -= p.cells(pkt.Len)
-	o.bytes -= int64(p.wireLen(pkt))
+	q.bytes -= int64(p.wireLen(pkt))
 	pkt.DeqDeltaPs = now - pkt.EnqPs
 	pkt.DeqDepthCells = int(q.cells)
 	o.busyUntil = now + packet.SerializationPs(p.wireLen(pkt), p.portGbps(port))

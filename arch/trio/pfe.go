@@ -11,6 +11,7 @@ import (
 	"archsim/arch/trio/lower"
 	"archsim/arch/trio/smem"
 	"archsim/arch/trio/spec"
+	"archsim/components/fifo"
 	"archsim/components/link"
 	"archsim/components/packet"
 	"archsim/components/pfc"
@@ -118,11 +119,10 @@ type PFE struct {
 	cfg         *spec.Config
 	mc          *lower.Microcode
 	prog        *programs.Program
-	codec       *programs.Codec // the program's parser and deparser, flattened
-	pfc         *pfc.Receiver   // the ports' MACs: PFC frames (mac.go)
-	freeIx      freeIndex       // the PPEs by free threads, for dispatch
-	relq        []relItem       // packets the reorder engine released, leaving in order (reorder.go)
-	relHead     int
+	codec       *programs.Codec     // the program's parser and deparser, flattened
+	pfc         *pfc.Receiver       // the ports' MACs: PFC frames (mac.go)
+	freeIx      freeIndex           // the PPEs by free threads, for dispatch
+	relq        fifo.Queue[relItem] // packets the reorder engine released, leaving in order (reorder.go)
 	// view, for a program the codec parses selectively, is what a
 	// thread's parse saw, for its deparse (nil: the full path).
 	view   *programs.PassView
@@ -302,25 +302,13 @@ const (
 	evReleased                           // the reorder engine passes its oldest released packet on (reorder.go)
 )
 
-// timerStart starts one thread of a timer ([TRIO] §5).
-type timerStart struct {
-	at     sim.VTimeInSec
-	pfe    *PFE
-	timer  int // index in the program's timers
-	thread int // which of the timer's threads
-}
-
-// Time is when the thread starts.
-func (e *timerStart) Time() sim.VTimeInSec { return e.at }
-
-// Handler is the PFE.
-func (e *timerStart) Handler() sim.Handler { return e.pfe }
-
-// IsSecondary is false.
-func (e *timerStart) IsSecondary() bool { return false }
+// evTimer starts one thread of a timer ([TRIO] §5) (Port: the timer's
+// index << 16 | which of its threads). A packet event, so the engine
+// recycles it like the others.
+const evTimer = evPauseEnd + 1
 
 func (p *PFE) scheduleTimer(atPs int64, timer, thread int) {
-	p.engine.Schedule(&timerStart{at: packet.PsToSec(atPs), pfe: p, timer: timer, thread: thread})
+	p.post(atPs, evTimer, nil, timer<<16|thread)
 }
 
 // StartTimers starts the program's timer threads: the K threads of a timer
@@ -360,10 +348,6 @@ func (p *PFE) State() *programs.State { return p.state }
 
 // Handle processes the PFE's events.
 func (p *PFE) Handle(e sim.Event) error {
-	if ts, ok := e.(*timerStart); ok {
-		p.startTimer(ts, packet.SecToPs(ts.at))
-		return nil
-	}
 	ev := e.(*packet.Event)
 	now := ev.AtPs()
 	kind, pkt, port := ev.Kind, ev.Pkt, ev.Port
@@ -385,6 +369,8 @@ func (p *PFE) Handle(e sim.Event) error {
 		p.pktGen(port, now)
 	case evPauseEnd:
 		p.mac().Expire(port, now)
+	case evTimer:
+		p.startTimer(port>>16, port&0xFFFF, now)
 	}
 	return nil
 }
@@ -399,13 +385,13 @@ func (p *PFE) post(ps int64, kind packet.Kind, pkt *packet.Packet, port int) {
 func (p *PFE) wake(th *thread, ps int64) { p.post(ps, evResume, nil, th.id) }
 
 // startTimer starts a timer thread and schedules the timer's next start.
-func (p *PFE) startTimer(ts *timerStart, now int64) {
-	t := p.prog.Timers[ts.timer]
+func (p *PFE) startTimer(timer, thread int, now int64) {
+	t := p.prog.Timers[timer]
 	if next := now + t.PeriodNs*1000; next <= p.timersUntil {
-		p.scheduleTimer(next, ts.timer, ts.thread)
+		p.scheduleTimer(next, timer, thread)
 	}
 	th := p.newThread(nil, 0, now)
-	th.timer, th.timerIdx = t, ts.thread
+	th.timer, th.timerIdx = t, thread
 	p.dispatch(th, now)
 }
 

@@ -81,18 +81,13 @@ type relItem struct {
 // at the same instant leave in the order they were released, whatever
 // order the event engine gives events of the same time.
 func (p *PFE) toRelease(pkt *packet.Packet, gress int, now int64) {
-	if p.relHead > 0 && p.relHead == len(p.relq) {
-		p.relq, p.relHead = p.relq[:0], 0
-	}
-	p.relq = append(p.relq, relItem{pkt, gress})
+	p.relq.Push(relItem{pkt, gress})
 	p.post(now+NsToPs(p.cfg.ReorderNs), evReleased, nil, 0)
 }
 
 // releaseNext passes the oldest released packet on.
 func (p *PFE) releaseNext(now int64) {
-	it := p.relq[p.relHead]
-	p.relq[p.relHead] = relItem{}
-	p.relHead++
+	it := p.relq.Pop()
 	p.released(it.pkt, it.gress, now)
 }
 
