@@ -52,9 +52,11 @@ func protegoRuns(t *testing.T, name string, us float64, loss *link.CorruptionCon
 // frame (the expected count is 10^6 x 10^-9). Bursty losses may take a
 // frame and both its back-to-back copies (the paper's §4.1 explanation of
 // its 25G point); those end in ackNo timeouts, one each. ProtegoNB's Tx
-// buffer overflows at 100 Gb/s line rate in this model (README: known
-// deviations), so its unrecovered frames are only checked against the
-// ledger. Unprotected, exactly the link's losses are missing at the sink.
+// buffer overflows at 100 Gb/s line rate in the Tofino model (README:
+// known deviations), so its unrecovered frames are only checked against
+// the ledger. Unprotected, exactly the link's losses are missing at the
+// sink. The same holds on Trio (the -trio variants: buffers in the packet
+// memory, ackNoTimeout on a timer thread).
 func TestProtegoConservation(t *testing.T) {
 	if testing.Short() {
 		t.Skip("10^6 frames per variant")
@@ -64,43 +66,54 @@ func TestProtegoConservation(t *testing.T) {
 		us   float64 // 10^6 MTU frames offered at 100 Gb/s (1542 wire bytes: 123.4 ns each) and more
 		loss *link.CorruptionConfig
 	}{{"iid", 140_000, nil}, {"bursty", 200_000, &link.CorruptionConfig{Model: "gilbert", Rate: 1e-3, Burst: 2}}} {
-		t.Run(tc.name, func(t *testing.T) {
-			runs := protegoRuns(t, "protego-speed", tc.us, tc.loss, "Protego", "ProtegoNB", "unprotected")
-			for _, v := range []string{"Protego", "ProtegoNB"} {
-				p := runs[v].ProtegoRun
-				if p.Offered < 1_000_000 {
-					t.Errorf("%s: only %d frames offered to the link", v, p.Offered)
-				}
-				// ProtegoNB has no ackNo to drop extra copies: a spurious loss
-				// notification (a dummy leaving egress ahead of a long frame:
-				// the model's deparser takes fewer cycles for it; README known
-				// deviations) can deliver a frame twice, rarely.
-				if p.Delivered+p.Unrecovered != p.Offered || (v == "Protego" && p.Duplicates != 0) || p.Duplicates > p.Offered/100000 {
-					t.Errorf("%s: offered %d, delivered %d + unrecovered %d, %d duplicates", v, p.Offered, p.Delivered, p.Unrecovered, p.Duplicates)
-				}
-				t.Logf("%s: offered %d, unrecovered %d, ackNo timeouts %d, recoveries %d, %.1f Gb/s", v, p.Offered, p.Unrecovered, p.AckTimeouts, p.RecoveryUs.N, p.EffectiveGbps)
-			}
-			p := runs["Protego"].ProtegoRun
-			if tc.loss == nil && (p.Unrecovered != 0 || p.AckTimeouts != 0) {
-				t.Errorf("Protego: %d frames unrecovered, %d ackNo timeouts with i.i.d. 1e-3 and %d copies", p.Unrecovered, p.AckTimeouts, p.Copies)
-			}
-			if p.Unrecovered != p.AckTimeouts {
-				t.Errorf("Protego: %d frames unrecovered but %d ackNo timeouts (one each)", p.Unrecovered, p.AckTimeouts)
-			}
-			if lost := p.LinkLossMeasured * float64(p.Offered); lost < 500 || float64(p.RecoveryUs.N) < (lost-float64(p.Unrecovered))*0.9 {
-				t.Errorf("Protego: the link lost ≈ %.0f frames, %d recoveries timed", lost, p.RecoveryUs.N)
-			}
-			if p := runs["Protego"].ProtegoRun; p.Reordered != 0 {
-				t.Errorf("Protego delivered %d frames out of order", p.Reordered)
-			}
-			if p := runs["ProtegoNB"].ProtegoRun; p.Reordered == 0 {
-				t.Errorf("ProtegoNB delivered every frame in order despite %d recoveries", p.RecoveryUs.N)
-			}
-			u := runs["unprotected"].ProtegoRun
-			if want := u.LinkLossMeasured*float64(u.Offered) + float64(u.ReceiverQueueDrops); math.Abs(float64(u.Unrecovered)-want) > 1 || u.Unrecovered < 500 {
-				t.Errorf("unprotected: %d frames lost, the link corrupted %.0f and the receiver dropped %d", u.Unrecovered, u.LinkLossMeasured*float64(u.Offered), u.ReceiverQueueDrops)
-			}
-		})
+		for _, chip := range []string{"", "-trio"} {
+			t.Run(tc.name+chip, func(t *testing.T) {
+				conserved(t, protegoRuns(t, "protego-speed", tc.us, tc.loss, "Protego"+chip, "ProtegoNB"+chip, "unprotected"+chip), chip, tc.loss == nil)
+			})
+		}
+	}
+}
+
+// conserved checks the ledger of one chip's Protego, ProtegoNB and
+// unprotected runs (variant names ending in chip).
+func conserved(t *testing.T, runs map[string]*Run, chip string, iid bool) {
+	t.Helper()
+	for _, v := range []string{"Protego" + chip, "ProtegoNB" + chip} {
+		p := runs[v].ProtegoRun
+		if p.Offered < 1_000_000 {
+			t.Errorf("%s: only %d frames offered to the link", v, p.Offered)
+		}
+		// ProtegoNB has no ackNo to drop extra copies: a spurious loss
+		// notification (a dummy leaving egress ahead of a long frame:
+		// the model's deparser takes fewer cycles for it; README known
+		// deviations) can deliver a frame twice, rarely.
+		if p.Delivered+p.Unrecovered != p.Offered || (v == "Protego"+chip && p.Duplicates != 0) || p.Duplicates > p.Offered/100000 {
+			t.Errorf("%s: offered %d, delivered %d + unrecovered %d, %d duplicates", v, p.Offered, p.Delivered, p.Unrecovered, p.Duplicates)
+		}
+		if p.PFCPauses > p.PFCResumes+1 {
+			t.Errorf("%s: %d PFC pauses but %d resumes", v, p.PFCPauses, p.PFCResumes)
+		}
+		t.Logf("%s: offered %d, unrecovered %d, ackNo timeouts %d, recoveries %d, %.1f Gb/s", v, p.Offered, p.Unrecovered, p.AckTimeouts, p.RecoveryUs.N, p.EffectiveGbps)
+	}
+	p := runs["Protego"+chip].ProtegoRun
+	if iid && (p.Unrecovered != 0 || p.AckTimeouts != 0) {
+		t.Errorf("Protego: %d frames unrecovered, %d ackNo timeouts with i.i.d. 1e-3 and %d copies", p.Unrecovered, p.AckTimeouts, p.Copies)
+	}
+	if p.Unrecovered != p.AckTimeouts {
+		t.Errorf("Protego: %d frames unrecovered but %d ackNo timeouts (one each)", p.Unrecovered, p.AckTimeouts)
+	}
+	if lost := p.LinkLossMeasured * float64(p.Offered); lost < 500 || float64(p.RecoveryUs.N) < (lost-float64(p.Unrecovered))*0.9 {
+		t.Errorf("Protego: the link lost ≈ %.0f frames, %d recoveries timed", lost, p.RecoveryUs.N)
+	}
+	if p.Reordered != 0 {
+		t.Errorf("Protego delivered %d frames out of order", p.Reordered)
+	}
+	if p := runs["ProtegoNB"+chip].ProtegoRun; p.Reordered == 0 {
+		t.Errorf("ProtegoNB delivered every frame in order despite %d recoveries", p.RecoveryUs.N)
+	}
+	u := runs["unprotected"+chip].ProtegoRun
+	if want := u.LinkLossMeasured*float64(u.Offered) + float64(u.ReceiverQueueDrops); math.Abs(float64(u.Unrecovered)-want) > 1 || u.Unrecovered < 500 {
+		t.Errorf("unprotected: %d frames lost, the link corrupted %.0f and the receiver dropped %d", u.Unrecovered, u.LinkLossMeasured*float64(u.Offered), u.ReceiverQueueDrops)
 	}
 }
 

@@ -70,7 +70,7 @@ func benchWorkloads() []benchWorkload {
 		ws = append(ws, benchWorkload{id: "pie-risefall/" + v, name: "PIE rise/fall (100 Gb/s UDP into 10 Gb/s, ~25 M packets), " + v,
 			run: func(int) (benchRow, error) { return benchScenario("pie-risefall", v, "") }})
 	}
-	for _, v := range []string{"Protego", "ProtegoNB"} {
+	for _, v := range []string{"Protego", "ProtegoNB", "Protego-trio"} {
 		v := v
 		ws = append(ws, benchWorkload{id: "protego-10M/" + v, name: "Protego stress test, 10^7 MTU frames at 100 Gb/s through both switches, 1e-3 loss, " + v,
 			run: func(int) (benchRow, error) { return benchProtego(v, float64(benchFrames)) }})
