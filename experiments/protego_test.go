@@ -202,3 +202,25 @@ func TestProtegoSwitchMode(t *testing.T) {
 		t.Errorf("switched run: %d unrecovered, %d duplicates", switched.Unrecovered, switched.Duplicates)
 	}
 }
+
+// TestProtegoTrioBursts: on Trio, with losses in bursts of eight frames,
+// the receiver's timer thread gives up on frames lost with all their
+// copies (one ackNo timeout each) and, draining the Rx buffer, sends the
+// PFC resume itself: every pause the sender obeyed is resumed (a timer
+// thread's PFC frame once went out without an Ethernet header, and the
+// sender stayed paused for the whole pause time).
+func TestProtegoTrioBursts(t *testing.T) {
+	if testing.Short() {
+		t.Skip("10 ms of line rate on two Trio PFEs")
+	}
+	p := protegoRuns(t, "protego-delay", 10_000, nil, "Protego-100G-bursts-of-8-trio")["Protego-100G-bursts-of-8-trio"].ProtegoRun
+	if p.AckTimeouts == 0 || p.Unrecovered != p.AckTimeouts || p.Duplicates != 0 || p.Reordered != 0 {
+		t.Errorf("%d unrecovered, %d ackNo timeouts, %d duplicates, %d out of order", p.Unrecovered, p.AckTimeouts, p.Duplicates, p.Reordered)
+	}
+	// The run drains for 100 us after the traffic: every pause ends with a
+	// resume frame, within a few ackNo timeouts (a lost resume would hold
+	// the sender for the pause's 335 us of quanta).
+	if p.PFCPauses == 0 || p.PFCResumes != p.PFCPauses || p.PausedUs > 100 {
+		t.Errorf("%d PFC pauses, %d resumes, %.1f us paused: want pauses, each resumed soon", p.PFCPauses, p.PFCResumes, p.PausedUs)
+	}
+}
