@@ -39,6 +39,22 @@ type flatState struct {
 	trans   []flatTrans
 }
 
+// next is the state the parser goes to from s, by its select value in
+// phv (-1: accept).
+func (s *flatState) next(phv []int64) int32 {
+	if s.sel < 0 {
+		return s.trans[0].next
+	}
+	v := phv[s.sel]
+	for i := range s.trans {
+		t := &s.trans[i]
+		if t.dflt || v&t.mask == t.value {
+			return t.next
+		}
+	}
+	return -1
+}
+
 // flatTrans is a Transition; next is a state index (-1: accept).
 type flatTrans struct {
 	value, mask int64
@@ -377,20 +393,7 @@ func (c *Codec) parseFlat(fp *flatParser, head []byte, length int, phv []int64, 
 			off += hc.bits
 			r.Bytes += hc.bytes
 		}
-		next := int32(-1)
-		if s.sel < 0 {
-			next = s.trans[0].next
-		} else {
-			v := phv[s.sel]
-			for i := range s.trans {
-				t := &s.trans[i]
-				if t.dflt || v&t.mask == t.value {
-					next = t.next
-					break
-				}
-			}
-		}
-		si = next
+		si = s.next(phv)
 	}
 	r.Offset = off / 8
 	return r

@@ -188,20 +188,7 @@ func (c *Codec) ParsePass(head []byte, length int, phv []int64, egress, bridged 
 			off += hc.bits
 			r.Bytes += hc.bytes
 		}
-		next := int32(-1)
-		if s.sel < 0 {
-			next = s.trans[0].next
-		} else {
-			val := phv[s.sel]
-			for i := range s.trans {
-				t := &s.trans[i]
-				if t.dflt || val&t.mask == t.value {
-					next = t.next
-					break
-				}
-			}
-		}
-		si = next
+		si = s.next(phv)
 	}
 	r.Offset = off / 8
 	return r
