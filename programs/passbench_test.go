@@ -5,21 +5,27 @@ import (
 	"testing"
 )
 
-// BenchmarkNDPPass times one ingress pass of ndp on an NDP data packet
-// (ParsePass, the ingress control, DeparsePass), the unit of work a
-// Tofino pipeline thread does per packet, without the engine around it.
-func BenchmarkNDPPass(b *testing.B) {
+// ndpData is the ndp program and a 4000-byte NDP data packet's head.
+func ndpData(b *testing.B) (*Program, []byte) {
+	b.Helper()
 	prog, err := Resolve("ndp", nil)
 	if err != nil {
 		b.Fatal(err)
 	}
-	var tmpl *FlowTemplate
 	for _, ft := range prog.Traffic {
 		if ft.Name == "ndp-data" {
-			tmpl = ft
+			return prog, ft.BuildPacket(0, 4000)
 		}
 	}
-	head0 := tmpl.BuildPacket(0, 4000)
+	b.Fatal("ndp has no ndp-data traffic")
+	return nil, nil
+}
+
+// BenchmarkNDPPass times one ingress pass of ndp on an NDP data packet
+// (ParsePass, the ingress control, DeparsePass), the unit of work a
+// Tofino pipeline thread does per packet, without the engine around it.
+func BenchmarkNDPPass(b *testing.B) {
+	prog, head0 := ndpData(b)
 	c := prog.Codec()
 	st := NewState(prog)
 	x := NewExec(st, rand.New(rand.NewSource(1)))
@@ -48,17 +54,7 @@ func BenchmarkNDPPass(b *testing.B) {
 // packet: parsing alone, and parse plus deparse with nothing written,
 // with two headers written in place, and the full path for comparison.
 func BenchmarkCodecPass(b *testing.B) {
-	prog, err := Resolve("ndp", nil)
-	if err != nil {
-		b.Fatal(err)
-	}
-	var tmpl *FlowTemplate
-	for _, ft := range prog.Traffic {
-		if ft.Name == "ndp-data" {
-			tmpl = ft
-		}
-	}
-	head0 := tmpl.BuildPacket(0, 4000)
+	prog, head0 := ndpData(b)
 	c := prog.Codec()
 	phv := make([]int64, len(prog.Fields))
 	head := make([]byte, len(head0), 128)
