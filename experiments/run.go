@@ -65,10 +65,34 @@ type Result struct {
 	shard    *shardResult
 }
 
-// Execute runs every variant at every sweep point. Independent runs go in
-// parallel on local cores (each on its own serial Akita engine, so results
-// do not depend on the number of jobs); --shard i/n runs every n-th.
-func (s *Scenario) Execute(opt Options) (*Result, error) {
+// Job is one run of a scenario: a variant at a sweep value, with the
+// options it runs under. Jobs of different scenarios can share one pool of
+// workers (RunJobs), so that no core waits for the last run of a scenario
+// while others are queued (archsim validate).
+type Job struct {
+	s    *Scenario
+	spec runSpec
+}
+
+// Key names the run (scenario, seed, variant, sweep value): a run depends
+// on nothing else, so jobs with one key give the same run whichever
+// subset of the scenario's variants or sweep values they came from.
+func (j Job) Key() string {
+	return fmt.Sprintf("%s|%d|%s|%s", j.s.Name, j.spec.seed, j.spec.variant.Name, j.spec.value)
+}
+
+// label is the run's name in progress lines.
+func (j Job) label() string {
+	label := j.s.Name + " " + j.spec.variant.Name
+	if j.spec.value != "" {
+		label += " " + j.s.Sweep.Var + "=" + j.spec.value
+	}
+	return label
+}
+
+// Jobs returns every run of the scenario under opt (every shard's), in
+// the order Execute runs and reports them.
+func (s *Scenario) Jobs(opt Options) ([]Job, error) {
 	seed := opt.Seed
 	if seed == 0 {
 		seed = s.Seed
@@ -77,69 +101,104 @@ func (s *Scenario) Execute(opt Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	jobs := make([]Job, len(specs))
 	for i := range specs {
 		specs[i].sonicOverride = opt.SonicConfig
 		specs[i].records = opt.Records
 		specs[i].pcap, specs[i].pcapMax = opt.Pcap, opt.PcapMaxBytes
+		jobs[i] = Job{s: s, spec: specs[i]}
 	}
-	sh := &shardResult{seed: seed, sonicConfig: opt.SonicConfig, shards: 1, total: len(specs)}
-	if opt.Shards > 1 {
-		sh.shard, sh.shards = opt.Shard, opt.Shards
-		var mine []runSpec
-		for i, sp := range specs {
-			if i%opt.Shards == opt.Shard {
-				mine = append(mine, sp)
-				sh.indices = append(sh.indices, i)
-			}
-		}
-		specs = mine
-	} else {
-		for i := range specs {
-			sh.indices = append(sh.indices, i)
-		}
-	}
-	jobs := opt.ParallelJobs(len(specs))
-	runs := make([]*Run, len(specs))
-	errs := make([]error, len(specs))
+	return jobs, nil
+}
+
+// RunJobs runs the jobs, opt.ParallelJobs at a time, each on its own
+// serial Akita engine (so the runs do not depend on the number of
+// workers), and returns their runs in the jobs' order. When a run fails
+// it returns the first failure and the runs that succeeded (nil for the
+// others).
+func RunJobs(jobs []Job, opt Options) ([]*Run, error) {
+	workers := opt.ParallelJobs(len(jobs))
+	runs := make([]*Run, len(jobs))
+	errs := make([]error, len(jobs))
 	var mu sync.Mutex
 	done := 0
 	start := time.Now()
 	work := make(chan int)
 	var wg sync.WaitGroup
-	for j := 0; j < jobs; j++ {
+	for w := 0; w < workers; w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for i := range work {
-				runs[i], errs[i] = s.runOne(specs[i])
+				runs[i], errs[i] = jobs[i].s.runOne(jobs[i].spec)
 				mu.Lock()
 				done++
 				if opt.Progress != nil {
-					label := specs[i].variant.Name
-					if specs[i].value != "" {
-						label += " " + s.Sweep.Var + "=" + specs[i].value
-					}
-					status := "ok"
-					if errs[i] != nil {
-						status = "error"
-					} else {
+					status := "error"
+					if errs[i] == nil {
 						status = fmt.Sprintf("%.0f ms, %d events", runs[i].WallMs, runs[i].Events)
 					}
-					fmt.Fprintf(opt.Progress, "[%d/%d] %s %s: %s (%.1f s elapsed)\n", done, len(specs), s.Name, label, status, time.Since(start).Seconds())
+					fmt.Fprintf(opt.Progress, "[%d/%d] %s: %s (%.1f s elapsed)\n", done, len(jobs), jobs[i].label(), status, time.Since(start).Seconds())
 				}
 				mu.Unlock()
 			}
 		}()
 	}
-	for i := range specs {
+	for i := range jobs {
 		work <- i
 	}
 	close(work)
 	wg.Wait()
 	for i, err := range errs {
 		if err != nil {
-			return nil, fmt.Errorf("%s, variant %s: %v", s.Name, specs[i].variant.Name, err)
+			return runs, fmt.Errorf("%s, variant %s: %v", jobs[i].s.Name, jobs[i].spec.variant.Name, err)
 		}
+	}
+	return runs, nil
+}
+
+// Collect is the scenario's result from the runs of its jobs (in the
+// order Jobs returned them). It cannot be written as a shard file.
+func (s *Scenario) Collect(runs []*Run) *Result {
+	return &Result{Scenario: s, Name: s.Name, Source: s.Source, Runs: runs}
+}
+
+func seq(n int) []int {
+	out := make([]int, n)
+	for i := range out {
+		out[i] = i
+	}
+	return out
+}
+
+// Execute runs every variant at every sweep point. Independent runs go in
+// parallel on local cores (RunJobs); --shard i/n runs every n-th.
+func (s *Scenario) Execute(opt Options) (*Result, error) {
+	all, err := s.Jobs(opt)
+	if err != nil {
+		return nil, err
+	}
+	seed := opt.Seed
+	if seed == 0 {
+		seed = s.Seed
+	}
+	sh := &shardResult{seed: seed, sonicConfig: opt.SonicConfig, shards: 1, total: len(all)}
+	jobs := all
+	if opt.Shards > 1 {
+		sh.shard, sh.shards = opt.Shard, opt.Shards
+		jobs = nil
+		for i, j := range all {
+			if i%opt.Shards == opt.Shard {
+				jobs = append(jobs, j)
+				sh.indices = append(sh.indices, i)
+			}
+		}
+	} else {
+		sh.indices = seq(len(all))
+	}
+	runs, err := RunJobs(jobs, opt)
+	if err != nil {
+		return nil, err
 	}
 	return &Result{Scenario: s, Name: s.Name, Source: s.Source, Runs: runs, shard: sh}, nil
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -290,5 +291,56 @@ func wantLoadErrors(t *testing.T, good string, cases []loadCase) {
 		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "s.yaml") || strings.Contains(err.Error(), "\n") {
 			t.Errorf("case %d: error %v, want one line naming the file and containing %q", i, err, c.want)
 		}
+	}
+}
+
+// TestJobKeyNamesTheRun checks that a run depends only on its job
+// (scenario, seed, variant, sweep value): the scenario cut to one variant
+// at one sweep value makes the same run, under the same key, as the whole
+// scenario. archsim validate shares runs between claims on this.
+func TestJobKeyNamesTheRun(t *testing.T) {
+	load := func() *Scenario {
+		s, err := Load("trim-fig6")
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.DurationUs = 60
+		s.Sweep.Values = []string{"18", "32"}
+		return s
+	}
+	whole := load()
+	all, err := whole.Jobs(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := whole.Execute(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cut := load()
+	cut.Sweep.Values = []string{"32"}
+	cut.Variants = cut.Variants[1:2] // Tofino
+	jobs, err := cut.Jobs(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(jobs) != 1 {
+		t.Fatalf("the cut scenario has %d jobs, want 1", len(jobs))
+	}
+	k := slices.IndexFunc(all, func(j Job) bool { return j.Key() == jobs[0].Key() })
+	if k < 0 {
+		t.Fatalf("key %q is not among the whole scenario's", jobs[0].Key())
+	}
+	runs, err := RunJobs(jobs, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ := json.Marshal(runs[0])
+	want, _ := json.Marshal(res.Runs[k])
+	if runs[0].Variant != "Tofino" || runs[0].Value != "32" || !bytes.Equal(got, want) {
+		t.Errorf("the cut scenario's run (%s at %s) differs from the whole scenario's run under its key", runs[0].Variant, runs[0].Value)
+	}
+	if c := cut.Collect(runs); c.Find("Tofino", "32") != runs[0] {
+		t.Error("Collect lost the run")
 	}
 }

@@ -83,3 +83,41 @@ func TestClaimRows(t *testing.T) {
 		ids[cl.ID] = true
 	}
 }
+
+// TestClaimsShareRuns checks that claims reading different variants of a
+// scenario share the runs they have in common, and that the prefetch makes
+// every run its claims need, once.
+func TestClaimsShareRuns(t *testing.T) {
+	ctx := NewContext()
+	one, err := ctx.scenarioOf("trim-fig5a", []string{"Ideal"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	all, err := ctx.scenario("trim-fig5a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(one.Runs) != 1 || all.Find("Ideal", "") != one.Runs[0] {
+		t.Error("the whole scenario made Ideal's run again")
+	}
+	if len(ctx.runs) != len(all.Runs) {
+		t.Errorf("%d runs made for a scenario of %d", len(ctx.runs), len(all.Runs))
+	}
+
+	ctx = NewContext()
+	ctx.prefetch([]Claim{
+		{scenario: "trim-fig5a", variants: []string{"Ideal", "Tofino"}},
+		{probe: func(*Context) reading { return reading{} }, needs: []need{{scenario: "trim-fig5a"}}},
+		{scenario: "trim-fig6", long: true}, // skipped: not a long context
+	})
+	made := len(ctx.runs)
+	if made != len(all.Runs) {
+		t.Errorf("the prefetch made %d runs, the claims need %d", made, len(all.Runs))
+	}
+	if _, err := ctx.scenarioOf("trim-fig5a", []string{"Tofino"}); err != nil {
+		t.Fatal(err)
+	}
+	if len(ctx.runs) != made {
+		t.Error("a claim made a run the prefetch had made")
+	}
+}

@@ -53,7 +53,20 @@ type Claim struct {
 	// probe measures a claim without a scenario of its own (placements,
 	// Trio runs, several scenarios); used when scenario is empty.
 	probe func(*Context) reading
+	// needs are the scenarios a probe reads (through Context.scenario),
+	// so that RunWith can run them with every other claim's in one pool
+	// before the claims are measured; a scenario a probe reads without
+	// declaring it is still run, on its own, when the probe asks.
+	needs []need
 	check check
+}
+
+// need is a scenario a claim reads: its sweep values when sweeps are cut
+// (none: the whole sweep) and, when set, the only variants it needs.
+type need struct {
+	scenario string
+	values   []string
+	variants []string
 }
 
 // Result is a claim's measured outcome.
@@ -94,13 +107,20 @@ type Context struct {
 	targets map[string]arch.Target
 	places  map[string]placeResult
 	results map[string]*experiments.Result
+	// runs holds every run of a scenario made so far, by its job's key
+	// (experiments.Job.Key): claims that read different variants or sweep
+	// values of one scenario share the runs they have in common.
+	runs map[string]*experiments.Run
 	// Long runs the claims that need whole sweeps (minutes).
 	Long bool
 	// Full also runs the claims that take tens of minutes.
 	Full bool
 	// Progress receives the scenarios' progress lines (nil: none).
 	Progress io.Writer
-	memos    map[string]memoResult
+	// Status, when set, is told what RunWith does next: running the
+	// scenarios (i = 0, n runs), then each claim (i of n, from 1).
+	Status func(i, n int, what string)
+	memos  map[string]memoResult
 }
 
 type placeResult struct {
@@ -110,7 +130,8 @@ type placeResult struct {
 
 // NewContext returns an empty cache.
 func NewContext() *Context {
-	return &Context{targets: map[string]arch.Target{}, places: map[string]placeResult{}, results: map[string]*experiments.Result{}}
+	return &Context{targets: map[string]arch.Target{}, places: map[string]placeResult{}, results: map[string]*experiments.Result{},
+		runs: map[string]*experiments.Run{}}
 }
 
 // target loads Tofino 1 with --set style overrides (through the job
@@ -161,7 +182,8 @@ func (c *Context) scenario(name string, values ...string) (*experiments.Result, 
 	return c.scenarioOf(name, nil, values...)
 }
 
-// scenarioOf is scenario with only some of its variants (nil: all).
+// scenarioOf is scenario with only some of its variants (nil: all). The
+// runs it has not made yet are made in parallel (experiments.RunJobs).
 func (c *Context) scenarioOf(name string, variants []string, values ...string) (*experiments.Result, error) {
 	if c.Long {
 		values = nil // the whole sweep serves every claim
@@ -170,31 +192,102 @@ func (c *Context) scenarioOf(name string, variants []string, values ...string) (
 	if r, ok := c.results[key]; ok {
 		return r, nil
 	}
-	s, err := experiments.Load(name)
+	s, jobs, err := c.jobsOf(need{scenario: name, values: values, variants: variants})
 	if err != nil {
 		return nil, err
 	}
-	if len(values) > 0 && s.Sweep != nil {
-		s.Sweep.Values = values
+	if err := c.runJobs(jobs); err != nil {
+		return nil, err
 	}
-	if len(variants) > 0 {
+	runs := make([]*experiments.Run, len(jobs))
+	for i, j := range jobs {
+		runs[i] = c.runs[j.Key()]
+	}
+	r := s.Collect(runs)
+	c.results[key] = r
+	return r, nil
+}
+
+// jobsOf loads a scenario cut to the sweep values and variants a claim
+// needs and returns its runs.
+func (c *Context) jobsOf(n need) (*experiments.Scenario, []experiments.Job, error) {
+	s, err := experiments.Load(n.scenario)
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(n.values) > 0 && s.Sweep != nil {
+		s.Sweep.Values = n.values
+	}
+	if len(n.variants) > 0 {
 		keep := s.Variants[:0:0]
 		for _, v := range s.Variants {
-			if slices.Contains(variants, v.Name) {
+			if slices.Contains(n.variants, v.Name) {
 				keep = append(keep, v)
 			}
 		}
-		if len(keep) != len(variants) {
-			return nil, fmt.Errorf("%s: claims ask for variants %v, the scenario has others", name, variants)
+		if len(keep) != len(n.variants) {
+			return nil, nil, fmt.Errorf("%s: claims ask for variants %v, the scenario has others", n.scenario, n.variants)
 		}
 		s.Variants = keep
 	}
-	r, err := s.Execute(experiments.Options{Progress: c.Progress})
+	jobs, err := s.Jobs(experiments.Options{})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	c.results[key] = r
-	return r, nil
+	return s, jobs, nil
+}
+
+// runJobs makes the runs of jobs not made yet, in parallel, once each.
+func (c *Context) runJobs(jobs []experiments.Job) error {
+	var todo []experiments.Job
+	seen := map[string]bool{}
+	for _, j := range jobs {
+		if k := j.Key(); c.runs[k] == nil && !seen[k] {
+			seen[k] = true
+			todo = append(todo, j)
+		}
+	}
+	if len(todo) == 0 {
+		return nil
+	}
+	runs, err := experiments.RunJobs(todo, experiments.Options{Progress: c.Progress})
+	for i, j := range todo {
+		if runs[i] != nil {
+			c.runs[j.Key()] = runs[i]
+		}
+	}
+	return err
+}
+
+// prefetch makes the runs of every scenario the claims read, in one pool:
+// a scenario's last runs then share the cores with the next scenario's
+// instead of leaving them idle. The runs are the same as when each claim
+// asks for its own (each run depends only on its job), so the results do
+// not change. A scenario that fails to load or run is left to its claims,
+// which report the error.
+func (c *Context) prefetch(claims []Claim) {
+	var jobs []experiments.Job
+	for _, cl := range claims {
+		if (cl.full && !c.Full) || (cl.long && !c.Long) {
+			continue
+		}
+		needs := cl.needs
+		if cl.scenario != "" {
+			needs = append([]need{{scenario: cl.scenario, values: cl.values, variants: cl.variants}}, needs...)
+		}
+		for _, n := range needs {
+			if c.Long {
+				n.values = nil
+			}
+			if _, js, err := c.jobsOf(n); err == nil {
+				jobs = append(jobs, js...)
+			}
+		}
+	}
+	if c.Status != nil {
+		c.Status(0, len(jobs), "running the claims' scenarios")
+	}
+	_ = c.runJobs(jobs)
 }
 
 // Claims returns every claim, in a fixed order.
@@ -221,24 +314,35 @@ func Run(only string) ([]Result, error) {
 
 // RunWith runs the selected claims in a context.
 func RunWith(ctx *Context, only string) ([]Result, error) {
-	var out []Result
+	var selected []Claim
 	for _, cl := range Claims() {
-		if only != "" && cl.ID != only && !strings.HasPrefix(cl.ID, only+".") {
-			continue
+		if only == "" || cl.ID == only || strings.HasPrefix(cl.ID, only+".") {
+			selected = append(selected, cl)
 		}
-		r := cl.run(ctx)
-		r.ID, r.Source, r.Expected, r.Tolerance = cl.ID, cl.Source, cl.Expected, cl.Tolerance
-		if r.Note == "" {
-			r.Note = cl.Note
-		}
-		out = append(out, r)
 	}
-	if len(out) == 0 {
+	if len(selected) == 0 {
 		var ids []string
 		for _, cl := range Claims() {
 			ids = append(ids, cl.ID)
 		}
 		return nil, fmt.Errorf("--only %q matches no claim (claims: %s)", only, strings.Join(ids, ", "))
+	}
+	out := make([]Result, len(selected))
+	measure := func(i int) {
+		cl := selected[i]
+		r := cl.run(ctx)
+		r.ID, r.Source, r.Expected, r.Tolerance = cl.ID, cl.Source, cl.Expected, cl.Tolerance
+		if r.Note == "" {
+			r.Note = cl.Note
+		}
+		out[i] = r
+	}
+	ctx.prefetch(selected)
+	for i, cl := range selected {
+		if ctx.Status != nil {
+			ctx.Status(i+1, len(selected), cl.ID)
+		}
+		measure(i)
 	}
 	return out, nil
 }

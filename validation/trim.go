@@ -173,6 +173,7 @@ func trimClaims() []Claim {
 				"UPDATE, then NOTIFY multicast, two recirculations) reported. In fig5c (sixteen 4:1 incasts) each pipe's 16 senders overload " +
 				"the recirculation port 12:1 from the first packet, and the first signal leaves only when the first deflected packet is dequeued, " +
 				"so the DoD backlog of the start-up is there before any pipe turns pessimistic in either model",
+			needs: []need{{scenario: "trim-fig5a"}, {scenario: "trim-fig5b"}, {scenario: "trim-fig5c"}},
 			probe: modelsProbe("Tofino", func(c *Context, v string) reading {
 				var parts []string
 				worst := 0.0
@@ -274,6 +275,7 @@ func trimClaims() []Claim {
 				"an UPDATE), so any deflection arms the port; the paper's simulator evidently signalled only when a queue built, which §6.2 does not state. " +
 				"trim-fig6-backlog isolates it: the paper's model with the signal raised only while the DoD queue holds more after the dequeue " +
 				"(a what-if, reported, not checked)",
+			needs: []need{{scenario: "trim-fig6", values: fig6Short}, {scenario: "trim-fig6-backlog"}},
 			probe: func(c *Context) reading {
 				r, err := c.scenario("trim-fig6", fig6Short...)
 				if err != nil {
@@ -308,6 +310,7 @@ func trimClaims() []Claim {
 			Note: "trim-fig8-64 at T0 = 0: four DoD queues of 14 000 full-size packets would need ~88 MB, four times the chip's 22 MB " +
 				"shared buffer (configs/tofino.yaml); the model's buffer fills and the rest is dropped, so the queue stops near 5 000. " +
 				"trim-fig8-64-buffer isolates it: the same run in the paper's model with a 256 MB buffer (a what-if, reported, not checked)",
+			needs: []need{{scenario: "trim-fig8-64", values: fig8Short}, {scenario: "trim-fig8-64-buffer"}},
 			probe: func(c *Context) reading {
 				r, err := c.scenario("trim-fig8-64", fig8Short...)
 				if err != nil {
@@ -336,7 +339,8 @@ func trimClaims() []Claim {
 				"FIFO DoD queue and then takes two recirculations (UPDATE, NOTIFY), so a long queue delays its own cure; with short " +
 				"windows the ports whose packets sit deep in the queue expire, return to optimistic mode and refill it. At 64 senders " +
 				"even the start-up burst (four pipes at line rate before the first NOTIFY, ~2.6 us) exceeds 250 packets",
-			long: true,
+			long:  true,
+			needs: []need{{scenario: "trim-fig8-32"}, {scenario: "trim-fig8-64"}},
 			probe: modelsProbe("Tofino", func(c *Context, tv string) reading {
 				worst, at := 0, ""
 				for _, s := range []string{"trim-fig8-32", "trim-fig8-64"} {
@@ -398,6 +402,7 @@ func trimClaims() []Claim {
 			Tolerance: "smallest stable response in 6..15 us for both",
 			Note:      "stable as in trim.fig9.25pct.stable-from; with NOTIFY to one pipe the other pipe's senders keep filling the port, so its DoD queue keeps building",
 			long:      true,
+			needs:     []need{{scenario: "trim-fig9-one-pipe-32"}, {scenario: "trim-fig9-one-pipe-64"}},
 			probe: modelsProbe("Tofino-one-pipe", func(c *Context, v string) reading {
 				var parts []string
 				var from []float64
@@ -569,6 +574,7 @@ func rate(id, senders, want string, lo, hi float64, shared bool) Claim {
 			"htsim's 1500 of 1564. What costs ~6 Gb/s is the uplink: sender i sits on port i and receives the flow to port i % 16, so its " +
 			"ACKs and PULLs share its data's uplink. trim-fig6-apart (receivers on hosts 32 + i % 16, reported at 18 senders) isolates it. " +
 			"Shared ports also lose the pessimistic windows (see trim.fig6.goodput)",
+		needs: []need{{scenario: "trim-fig6", values: fig6Short}, {scenario: "trim-fig6-apart"}},
 		probe: func(c *Context) reading {
 			r, err := c.scenario("trim-fig6", fig6Short...)
 			if err != nil {
@@ -644,7 +650,8 @@ func fig9Goodput(id, scen, variant string, ratio float64, words string) Claim {
 		Note:      "mean goodput at the smallest stable response over the full design's (trim-fig6 at the same sender count)",
 		long:      true,
 		// The full design's sweep is run only when the variant has a
-		// stable response.
+		// stable response (without a prefetch).
+		needs: []need{{scenario: scen}},
 		probe: modelsProbe(variant, func(c *Context, v string) reading {
 			r, err := c.scenario(scen)
 			if err != nil {

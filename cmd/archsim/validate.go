@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"fmt"
 	"io"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -92,30 +91,14 @@ func newValidateCmd(out io.Writer) *cobra.Command {
 // runClaims runs the claims --only selects one at a time, showing each
 // on the progress display (with one, the results are RunWith's).
 func runClaims(ctx *validation.Context, only string, pg *progress) ([]validation.Result, error) {
-	if pg == nil {
-		return validation.RunWith(ctx, only)
-	}
-	var ids []string
-	for _, cl := range validation.Claims() {
-		if only == "" || cl.ID == only || strings.HasPrefix(cl.ID, only+".") {
-			ids = append(ids, cl.ID)
-		}
-	}
-	if len(ids) == 0 {
-		return validation.RunWith(ctx, only) // its error lists the claims
-	}
-	var out []validation.Result
-	for i, id := range ids {
-		pg.Status("validate [%d/%d] %s", i+1, len(ids), id)
-		rs, err := validation.RunWith(ctx, id)
-		if err != nil {
-			return nil, err
-		}
-		for _, r := range rs {
-			if r.ID == id { // a claim whose ID prefixes others runs them too: keep its own
-				out = append(out, r)
+	if pg != nil {
+		ctx.Status = func(i, n int, what string) {
+			if i == 0 {
+				pg.Status("validate: %s (%d runs)", what, n)
+				return
 			}
+			pg.Status("validate [%d/%d] %s", i, n, what)
 		}
 	}
-	return out, nil
+	return validation.RunWith(ctx, only)
 }
