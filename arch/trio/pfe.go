@@ -729,6 +729,14 @@ func (p *PFE) resume(th *thread, now int64) {
 			pp.active++
 			pp.instr += k
 			th.inSeg = true
+			// Synchronous transactions that go to no engine (a tail
+			// fetch) take their latency whatever else happens, so the
+			// segment's wake-up is their reply: one event instead of
+			// one more per fetch (the same times).
+			for th.pc < len(th.script) && th.script[th.pc].kind == stepSync && th.script[th.pc].bank < 0 {
+				end += th.script[th.pc].latency
+				th.pc++
+			}
 			p.wake(th, end)
 			return
 		case stepAsync:

@@ -293,6 +293,17 @@ func TestPayloadTailFetches(t *testing.T) {
 	if got := short.Ingress.XTXNPerPacket["tail_fetch"]; got != 0 {
 		t.Errorf("a 128-byte packet fits its head: %.1f tail fetches", got)
 	}
+	// A lone packet waits for each fetch's round trip (DRAM latency) and
+	// for nothing else the short one does not (the same instructions).
+	// A fetch splits the loop's instructions in two segments, and costs
+	// that one event: the segment before it wakes at the fetch's reply.
+	long1, short1 := run(t, c, progSized(t, "", code, 1024), 1, 0.01), run(t, c, progSized(t, "", code, 128), 1, 0.01)
+	if d, want := long1.Ingress.LatencyNs.Mean-short1.Ingress.LatencyNs.Mean, 10*c.SMem.DRAMLatencyNs; d < want-1 || d > want+1 {
+		t.Errorf("ten tail fetches add %.1f ns to a lone packet, want %.1f (10 x the DRAM latency)", d, want)
+	}
+	if d := long1.Events - short1.Events; d != 10 {
+		t.Errorf("ten tail fetches cost %d events, want 10 (one segment each)", d)
+	}
 }
 
 // TestMulticast: a packet sent to a group leaves once on every port of
