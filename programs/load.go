@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"gopkg.in/yaml.v3"
 )
@@ -63,14 +64,14 @@ func LoadFile(path string, overrides map[string]string) (*Program, error) {
 // Load checks a program description. overrides replace named constants
 // (e.g. "PORTS": "256") before anything else is evaluated.
 func Load(data []byte, file string, overrides map[string]string) (*Program, error) {
-	var doc yaml.Node
-	if err := yaml.Unmarshal(data, &doc); err != nil {
+	top, err := parseYAML(data)
+	if err != nil {
 		return nil, fmt.Errorf("%s: not valid YAML: %s", file, strings.TrimPrefix(err.Error(), "yaml: "))
 	}
-	if len(doc.Content) == 0 {
+	if top == nil {
 		return nil, fmt.Errorf("%s: empty program file", file)
 	}
-	root := node{n: doc.Content[0], file: file}
+	root := node{n: top, file: file}
 	l := &loader{
 		file:   file,
 		prog:   &Program{File: file},
@@ -81,6 +82,31 @@ func Load(data []byte, file string, overrides map[string]string) (*Program, erro
 		return nil, err
 	}
 	return l.prog, nil
+}
+
+// parsed holds the YAML trees of the program texts loaded so far, by text:
+// a sweep or an aggregation job loads the same program for every run, with
+// other constants, and parsing was most of a load. The loader only reads
+// the tree (it builds new nodes where it needs them), so runs in parallel
+// share it.
+var parsed sync.Map // string -> *yaml.Node (the document's top node; nil: empty)
+
+// parseYAML is the top node of a program text's YAML document (nil for an
+// empty document).
+func parseYAML(data []byte) (*yaml.Node, error) {
+	if top, ok := parsed.Load(string(data)); ok {
+		return top.(*yaml.Node), nil
+	}
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		return nil, err
+	}
+	var top *yaml.Node
+	if len(doc.Content) > 0 {
+		top = doc.Content[0]
+	}
+	parsed.Store(string(data), top)
+	return top, nil
 }
 
 type loader struct {

@@ -4,6 +4,7 @@ import (
 	"math/rand"
 	"os"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -241,5 +242,56 @@ func TestGeneratedEntries(t *testing.T) {
 	// -125..-124 as bit<16>.
 	if a.Entries[0].Values[0] != 65411 || a.Entries[0].Masks[0] != 65412 {
 		t.Fatalf("first alpha range %d..%d", a.Entries[0].Values[0], a.Entries[0].Masks[0])
+	}
+}
+
+// TestLoadSharesTheParsedText: loads of one text share its parsed YAML
+// (parseYAML), and the loader only reads it: loads with other constants,
+// in parallel, give what a load of their own gives.
+func TestLoadSharesTheParsedText(t *testing.T) {
+	constOf := func(p *Program, name string) int64 {
+		for _, c := range p.Constants {
+			if c.Name == name {
+				return c.Value
+			}
+		}
+		t.Fatalf("no constant %s", name)
+		return 0
+	}
+	want := map[string]int64{"3000": 3000, "6000": 6000, "9000": 9000}
+	got := make(map[string]int64)
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for v := range want {
+		for range 3 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				p, err := Resolve("ndp", map[string]string{"T0_NS": v})
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				mu.Lock()
+				if g, ok := got[v]; ok && g != constOf(p, "T0_NS") {
+					t.Errorf("T0_NS=%s loaded twice: %d and %d", v, g, constOf(p, "T0_NS"))
+				}
+				got[v] = constOf(p, "T0_NS")
+				mu.Unlock()
+			}()
+		}
+	}
+	wg.Wait()
+	for v, w := range want {
+		if got[v] != w {
+			t.Errorf("T0_NS=%s: the program has %d", v, got[v])
+		}
+	}
+	p, err := Resolve("ndp", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := constOf(p, "T0_NS"); c != 6000 {
+		t.Errorf("after loads with other constants the default T0_NS is %d, want 6000", c)
 	}
 }
