@@ -178,10 +178,106 @@ func (p *Placement) analyze() {
 				}
 			}
 			if d.kind != DepNone {
+				d.field += lineNote(a, b, d.kind)
 				p.deps[b] = append(p.deps[b], d)
 			}
 		}
 	}
+}
+
+// lineNote says on which lines a dependency's field is written and read
+// when a run of inline statements (a keyless table, named after its first
+// line) has it on another line: ", written at line 268" (empty
+// otherwise), so the why column never cites a field that is not on the
+// cited line. The run is one table as bf-p4c's action synthesis makes it
+// (midend/action_synthesis_policy.h: statements are combined unless one
+// depends on another or both use an extern), so the whole run is placed by
+// its statements' dependencies together.
+func lineNote(a, b *LT, kind DepKind) string {
+	var note []string
+	field := func(slot int) func(programs.Expr) bool {
+		return func(e programs.Expr) bool {
+			f, ok := e.(*programs.FieldExpr)
+			return ok && f.F.Slot == slot
+		}
+	}
+	slot := -1
+	switch kind {
+	case DepMatch:
+		slot = b.MatchReads.firstCommon(a.Writes)
+	case DepAction:
+		if slot = b.ActionReads.firstCommon(a.Writes); slot < 0 {
+			slot = b.Writes.firstCommon(a.Writes)
+		}
+	}
+	if slot < 0 {
+		return ""
+	}
+	if l := writtenAt(a, slot); l > 0 && l != a.Pos.Line {
+		note = append(note, fmt.Sprintf("written at line %d", l))
+	}
+	if l := readAt(b, field(slot)); l > 0 && l != b.Pos.Line {
+		note = append(note, fmt.Sprintf("read at line %d", l))
+	}
+	if len(note) == 0 {
+		return ""
+	}
+	return ", " + strings.Join(note, ", ")
+}
+
+// writtenAt is the line of the first of a's inline statements that
+// assigns the field in slot (0: none of them, or a is not inline code).
+func writtenAt(a *LT, slot int) int {
+	for _, s := range a.Stmts {
+		if as, ok := s.(*programs.AssignStmt); ok && as.Dst.Field != nil && as.Dst.Field.Slot == slot {
+			return s.Position().Line
+		}
+	}
+	return 0
+}
+
+// readAt is the line of the first of b's inline statements that reads an
+// expression for which is returns true (through register and meter
+// indexes, register action bodies and hash inputs too; 0: none).
+func readAt(b *LT, is func(programs.Expr) bool) int {
+	for _, s := range b.Stmts {
+		found := false
+		var visit func(programs.Expr)
+		visit = func(e programs.Expr) {
+			if found || e == nil {
+				return
+			}
+			if is(e) {
+				found = true
+				return
+			}
+			switch x := e.(type) {
+			case *programs.RegisterCall:
+				walkExpr(x.Index, visit)
+				for _, st := range x.Action.Body {
+					walkStmt(st, visit)
+				}
+			case *programs.MeterCall:
+				walkExpr(x.Index, visit)
+			case *programs.CallExpr:
+				if x.Builtin.Tofino.Unit == programs.TofinoHash {
+					for _, arg := range x.Args {
+						walkExpr(arg, visit)
+					}
+				}
+			}
+		}
+		switch s := s.(type) {
+		case *programs.CountStmt:
+			walkExpr(s.Index, visit)
+		default:
+			walkStmt(s, visit)
+		}
+		if found {
+			return s.Position().Line
+		}
+	}
+	return 0
 }
 
 // asap returns each logical table's earliest stage from dependencies alone.

@@ -2,6 +2,7 @@ package compiler
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -329,4 +330,32 @@ func mustReadFile(t *testing.T, path string) []byte {
 		t.Fatal(err)
 	}
 	return data
+}
+
+// TestWhyNamesTheLine: a run of inline statements is one logical table
+// named after its first line (as bf-p4c's action synthesis combines
+// statements without a dependency between them); a dependency on a field
+// written or read on another line of a run says which line.
+func TestWhyNamesTheLine(t *testing.T) {
+	c := chip(t)
+	p, err := Place(c, variant(t, "meta.c = ip.dst\nmeta.a = ip.src\nt2.apply()\nmeta.d = ip.dst\nmeta.b = r.read(meta.a)", "", ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var first, last *LT
+	for _, lt := range p.LTs {
+		if strings.HasPrefix(lt.Name, "ingress.act@") {
+			if first == nil {
+				first = lt
+			}
+			last = lt
+		}
+	}
+	if first == nil || first == last || len(first.Stmts) != 2 || len(last.Stmts) != 2 {
+		t.Fatalf("want two runs of two statements, got %v and %v", first, last)
+	}
+	l := first.Pos.Line
+	if want := fmt.Sprintf("(meta.a, written at line %d, read at line %d)", l+1, l+4); !strings.Contains(last.Why, want) {
+		t.Errorf("why %q does not contain %q", last.Why, want)
+	}
 }
