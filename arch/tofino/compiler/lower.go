@@ -359,8 +359,9 @@ func (lw *lowerer) match(t *programs.Table, pos programs.Pos, path []decision, c
 
 // keyless splits a run of inline statements into implicit tables: a new one
 // starts when a statement depends on an earlier statement of the run (an
-// action reads all operands before writing) or when it would be the second
-// stateful object of the action (one SALU/meter per action).
+// action reads all operands before writing) or when it and the run both use
+// an extern (usesExtern; one SALU/meter per action), as bf-p4c's action
+// synthesis policy splits them.
 func (lw *lowerer) keyless(run []programs.Stmt, path []decision, ctrl *LT) {
 	var cur *LT
 	for _, s := range run {
@@ -370,7 +371,7 @@ func (lw *lowerer) keyless(run []programs.Stmt, path []decision, ctrl *LT) {
 			reads := append(fieldSet(nil), probe.MatchReads...)
 			reads.union(probe.ActionReads)
 			conflict := reads.firstCommon(cur.Writes) >= 0 || probe.Writes.firstCommon(cur.Writes) >= 0
-			stateful := len(cur.Regs)+len(cur.Meters) > 0 && len(probe.Regs)+len(probe.Meters) > 0
+			stateful := usesExtern(cur) && usesExtern(probe)
 			if conflict || stateful {
 				cur = nil
 			}
@@ -386,6 +387,14 @@ func (lw *lowerer) keyless(run []programs.Stmt, path []decision, ctrl *LT) {
 			lt.Actions = [][]programs.Stmt{lt.Stmts}
 		}
 	}
+}
+
+// usesExtern reports whether a table's statements use an extern other
+// than a hash unit (a register, meter, counter or the random number
+// generator): bf-p4c's action synthesis does not combine two statements
+// that both do (midend/action_synthesis_policy.h, can_combine).
+func usesExtern(lt *LT) bool {
+	return len(lt.Regs)+len(lt.Meters)+len(lt.Counters) > 0 || lt.Random
 }
 
 // stmtEffects records what a statement reads and writes on a logical table.
