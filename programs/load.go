@@ -944,17 +944,30 @@ func (l *loader) loadTM(n node) error {
 
 // loadDoDSignal reads on_drop's signal: {latency_ns: N, arm: [reg.action, ...]}.
 func (l *loader) loadDoDSignal(n node) error {
-	f, err := n.fields("latency_ns", "arm", "to_origin", "min_backlog_cells")
+	f, err := n.fields("latency_ns", "arm", "to_origin", "min_backlog_cells", "at_deflect")
 	if err != nil {
 		return err
 	}
 	sig := DoDSignal{Pos: n.pos()}
+	if an, ok := f["at_deflect"]; ok {
+		v, err := l.consts.intValue(an)
+		if err != nil {
+			return err
+		}
+		if v != 0 && v != 1 {
+			return an.errf("at_deflect must be 0 or 1, got %d", v)
+		}
+		sig.AtDeflect = v == 1
+	}
 	if bn, ok := f["min_backlog_cells"]; ok {
 		if sig.MinBacklogCells, err = l.consts.intValue(bn); err != nil {
 			return err
 		}
 		if sig.MinBacklogCells < 0 || sig.MinBacklogCells > 1<<24 {
 			return bn.errf("min_backlog_cells must be 0..%d, got %d", 1<<24, sig.MinBacklogCells)
+		}
+		if sig.MinBacklogCells > 0 && sig.AtDeflect {
+			return bn.errf("min_backlog_cells is the backlog a dequeue leaves: it cannot go with at_deflect 1")
 		}
 	}
 	if on, ok := f["to_origin"]; ok {

@@ -350,10 +350,14 @@ type DropAction struct {
 // deflect-on-drop queue the packet left only (the paper's send-to-one
 // ablation, §4, §6.3). MinBacklogCells > 0 raises it only when the DoD
 // queue still holds at least that many cells after the dequeue (a queue
-// has built; an isolating what-if, not the paper's statement).
+// has built; an isolating what-if, not the paper's statement). AtDeflect
+// raises it when the packet is deflected into the DoD queue instead of
+// when it leaves it (a what-if isolating the signal's wait behind the DoD
+// queue it reports, not the paper's statement).
 type DoDSignal struct {
 	LatencyNs       int64
 	ToOrigin        bool
+	AtDeflect       bool
 	MinBacklogCells int64
 	Arm             []*RegisterAction
 	Pos             Pos

@@ -46,7 +46,8 @@ func newDoDSignal(sw *Switch, sig programs.DoDSignal) *dodSignal {
 	return d
 }
 
-// raise is the traffic manager's hook at a deflect-on-drop dequeue. The
+// raise is the traffic manager's hook at a deflect-on-drop dequeue (or,
+// with AtDeflect, at the deflection into the DoD queue). The
 // event's port carries the packet's original egress port and, with
 // ToOrigin, 1 + the pipe of the DoD queue above bit 16.
 func (d *dodSignal) raise(now int64, pkt *packet.Packet) {

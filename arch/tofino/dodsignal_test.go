@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"archsim/components/packet"
 	"archsim/programs"
 )
 
@@ -160,5 +161,51 @@ func TestDoDSignalMinBacklog(t *testing.T) {
 	}
 	if raised, arrived := r.sw.DoDSignals(); raised != left || arrived != left || left != 8 {
 		t.Errorf("DoDSignals() = %d, %d; want %d dequeues that leave a packet (8)", raised, arrived, left)
+	}
+}
+
+// TestDoDSignalAtDeflect: with at_deflect 1 the signal leaves when a packet
+// is deflected into the DoD queue, not when it leaves it: with the
+// recirculation port paused until 5 us, all ten signals arrive 1 us after
+// their deflections, before the first dequeue. A bad value and the
+// combination with min_backlog_cells are refused where they stand.
+func TestDoDSignalAtDeflect(t *testing.T) {
+	src := strings.Replace(fmt.Sprintf(tmSignal, 1000), "signal: {", "signal: {at_deflect: 1, ", 1)
+	r := newTMRigProg(t, tmProg(t, "", "", src))
+	tm := r.sw.TM()
+	tm.Pause(1, 0, true, 0)
+	var deflected []int64
+	tm.OnDeflect(func(now int64, _ *packet.Packet) { deflected = append(deflected, now) })
+	var calls []regCall
+	r.sw.TraceRegister(func(pipe int, ra *programs.RegisterAction, index int64, now int64) {
+		if ra.Register.Name == "armed" {
+			calls = append(calls, regCall{pipe, index, now})
+		}
+	})
+	for k := 0; k < 20; k++ {
+		r.send(0, int64(k)*800, 200, tmHdr{port: 1, dod: true})
+	}
+	r.at(5_000_000, func(now int64) { tm.Pause(1, 0, false, now) })
+	r.run()
+	if raised, arrived := r.sw.DoDSignals(); raised != 10 || arrived != 10 || len(deflected) != 10 {
+		t.Fatalf("DoDSignals() = %d, %d with %d deflections; want 10, 10, 10", raised, arrived, len(deflected))
+	}
+	if len(calls) != 40 {
+		t.Fatalf("%d register calls, want 4 pipes x 10", len(calls))
+	}
+	for k, c := range calls {
+		if want := deflected[k/4] + 1_000_000; c.at != want || c.index != 1 {
+			t.Errorf("signal %d: %+v, want index 1 at %d ps (its deflection + 1 us)", k, c, want)
+		}
+	}
+	for _, bad := range []struct{ sig, msg string }{
+		{"signal: {at_deflect: 2, ", "at_deflect must be 0 or 1"},
+		{"signal: {at_deflect: 1, min_backlog_cells: 3, ", "cannot go with at_deflect 1"},
+	} {
+		src := strings.Replace(fmt.Sprintf(tmSignal, 1000), "signal: {", bad.sig, 1)
+		_, err := programs.Load([]byte(strings.Replace(strings.Replace(tmProgram, "#HEADERS\n", "", 1), "#EGRESS\n", "", 1)+src), "tm_test.yaml", nil)
+		if err == nil || !strings.Contains(err.Error(), bad.msg) || !strings.Contains(err.Error(), "tm_test.yaml:") {
+			t.Errorf("%q: error %v, want one naming the line and %q", bad.sig, err, bad.msg)
+		}
 	}
 }

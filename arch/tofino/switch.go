@@ -150,7 +150,11 @@ func (b Builder) Build(name string) *Switch {
 	}
 	if sig := sw.prog.TM.OnDrop.Signal; sig.LatencyNs > 0 {
 		sw.signal = newDoDSignal(sw, sig)
-		sw.tm.OnDoDDequeue(sw.signal.raise)
+		if sig.AtDeflect {
+			sw.tm.OnDoDEnqueue(sw.signal.raise)
+		} else {
+			sw.tm.OnDoDDequeue(sw.signal.raise)
+		}
 	}
 	sw.StateControl = &arch.StateControl{Prog: sw.prog}
 	for _, u := range sw.pipes {

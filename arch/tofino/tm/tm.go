@@ -56,6 +56,7 @@ type TrafficManager struct {
 	traceQ    *Queue
 	traceFn   func(now int64, packets int)
 	deflectFn func(now int64, pkt *packet.Packet)
+	dodEnqFn  func(now int64, pkt *packet.Packet)
 	dodDeqFn  func(now int64, pkt *packet.Packet)
 }
 
@@ -78,6 +79,11 @@ func (t *TrafficManager) OnDeflect(f func(now int64, pkt *packet.Packet)) { t.de
 // leaves a deflect-on-drop queue for the recirculation port's egress (the
 // hook of the program's DoDSignal; f must not keep pkt).
 func (t *TrafficManager) OnDoDDequeue(f func(now int64, pkt *packet.Packet)) { t.dodDeqFn = f }
+
+// OnDoDEnqueue calls f whenever a deflected (or drop-mirrored) packet is
+// admitted to a deflect-on-drop queue (the hook of a DoDSignal raised at
+// deflection; f must not keep pkt).
+func (t *TrafficManager) OnDoDEnqueue(f func(now int64, pkt *packet.Packet)) { t.dodEnqFn = f }
 
 // Stats counts traffic-manager events.
 type Stats struct {
@@ -513,6 +519,9 @@ func (t *TrafficManager) overflow(pkt *packet.Packet, port int, reason string, n
 	out.OrigPort, out.OutPort = port, port // enqueue moves it to the recirculation port
 	if t.deflectFn != nil {
 		t.deflectFn(now, out)
+	}
+	if t.dodEnqFn != nil {
+		t.dodEnqFn(now, out)
 	}
 	if out != pkt {
 		t.Stats.DropMirrors++
