@@ -237,16 +237,22 @@ func (c *Context) jobsOf(n need) (*experiments.Scenario, []experiments.Job, erro
 	return s, jobs, nil
 }
 
-// runJobs makes the runs of jobs not made yet, in parallel, once each.
-func (c *Context) runJobs(jobs []experiments.Job) error {
-	var todo []experiments.Job
+// todo is the jobs whose runs are not made yet, each once.
+func (c *Context) todo(jobs []experiments.Job) []experiments.Job {
+	var out []experiments.Job
 	seen := map[string]bool{}
 	for _, j := range jobs {
 		if k := j.Key(); c.runs[k] == nil && !seen[k] {
 			seen[k] = true
-			todo = append(todo, j)
+			out = append(out, j)
 		}
 	}
+	return out
+}
+
+// runJobs makes the runs of jobs not made yet, in parallel, once each.
+func (c *Context) runJobs(jobs []experiments.Job) error {
+	todo := c.todo(jobs)
 	if len(todo) == 0 {
 		return nil
 	}
@@ -284,6 +290,7 @@ func (c *Context) prefetch(claims []Claim) {
 			}
 		}
 	}
+	jobs = c.todo(jobs)
 	if c.Status != nil {
 		c.Status(0, len(jobs), "running the claims' scenarios")
 	}
