@@ -136,18 +136,22 @@ func summary(t *testing.T, r *Result) []byte {
 	return b
 }
 
+// shortFig6 is trim-fig6 cut to 60 us at 18 and 32 senders.
+func shortFig6(t *testing.T) *Scenario {
+	t.Helper()
+	s, err := Load("trim-fig6")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.DurationUs = 60
+	s.Sweep.Values = []string{"18", "32"}
+	return s
+}
+
 // TestDeterministic checks that the same seed reproduces the same summary
 // byte for byte, whatever the number of parallel jobs.
 func TestDeterministic(t *testing.T) {
-	load := func() *Scenario {
-		s, err := Load("trim-fig6")
-		if err != nil {
-			t.Fatal(err)
-		}
-		s.DurationUs = 60
-		s.Sweep.Values = []string{"18", "32"}
-		return s
-	}
+	load := func() *Scenario { return shortFig6(t) }
 	a, err := load().Execute(Options{Jobs: 1})
 	if err != nil {
 		t.Fatal(err)
@@ -299,15 +303,7 @@ func wantLoadErrors(t *testing.T, good string, cases []loadCase) {
 // at one sweep value makes the same run, under the same key, as the whole
 // scenario. archsim validate shares runs between claims on this.
 func TestJobKeyNamesTheRun(t *testing.T) {
-	load := func() *Scenario {
-		s, err := Load("trim-fig6")
-		if err != nil {
-			t.Fatal(err)
-		}
-		s.DurationUs = 60
-		s.Sweep.Values = []string{"18", "32"}
-		return s
-	}
+	load := func() *Scenario { return shortFig6(t) }
 	whole := load()
 	all, err := whole.Jobs(Options{})
 	if err != nil {

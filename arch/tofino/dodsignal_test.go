@@ -30,6 +30,30 @@ type regCall struct {
 	at    int64
 }
 
+// armedCalls records the calls of the signal's register action "armed"
+// (in the slice the returned pointer points to).
+func armedCalls(r *tmRig) *[]regCall {
+	var calls []regCall
+	r.sw.TraceRegister(func(pipe int, ra *programs.RegisterAction, index int64, now int64) {
+		if ra.Register.Name == "armed" {
+			calls = append(calls, regCall{pipe, index, now})
+		}
+	})
+	return &calls
+}
+
+// dodBurst sends twenty 200-byte deflect-on-drop packets to port 1 (paused
+// by the caller), one per 800 ps, resumes the port at 5 us and runs: ten
+// fit the data queue, ten are deflected.
+func dodBurst(r *tmRig) {
+	tm := r.sw.TM()
+	for k := 0; k < 20; k++ {
+		r.send(0, int64(k)*800, 200, tmHdr{port: 1, dod: true})
+	}
+	r.at(5_000_000, func(now int64) { tm.Pause(1, 0, false, now) })
+	r.run()
+}
+
 // TestDoDSignalReachesEveryPipe: ten packets deflected into pipe 0's DoD
 // queue; each dequeue from that queue arms the signal's register in every
 // pipe, on the cell of the packet's original port (1), exactly 1 us later,
@@ -40,17 +64,9 @@ func TestDoDSignalReachesEveryPipe(t *testing.T) {
 	tm.Pause(1, 0, true, 0)
 	var deq dequeueTrace
 	tm.TraceDeflectQueue(0, deq.f)
-	var calls []regCall
-	r.sw.TraceRegister(func(pipe int, ra *programs.RegisterAction, index int64, now int64) {
-		if ra.Register.Name == "armed" {
-			calls = append(calls, regCall{pipe, index, now})
-		}
-	})
-	for k := 0; k < 20; k++ {
-		r.send(0, int64(k)*800, 200, tmHdr{port: 1, dod: true})
-	}
-	r.at(5_000_000, func(now int64) { tm.Pause(1, 0, false, now) })
-	r.run()
+	recorded := armedCalls(r)
+	dodBurst(r)
+	calls := *recorded
 	if tm.Stats.Deflected != 10 || len(deq.deqs) != 10 {
 		t.Fatalf("%d deflected, %d DoD dequeues; want 10 and 10", tm.Stats.Deflected, len(deq.deqs))
 	}
@@ -176,17 +192,9 @@ func TestDoDSignalAtDeflect(t *testing.T) {
 	tm.Pause(1, 0, true, 0)
 	var deflected []int64
 	tm.OnDeflect(func(now int64, _ *packet.Packet) { deflected = append(deflected, now) })
-	var calls []regCall
-	r.sw.TraceRegister(func(pipe int, ra *programs.RegisterAction, index int64, now int64) {
-		if ra.Register.Name == "armed" {
-			calls = append(calls, regCall{pipe, index, now})
-		}
-	})
-	for k := 0; k < 20; k++ {
-		r.send(0, int64(k)*800, 200, tmHdr{port: 1, dod: true})
-	}
-	r.at(5_000_000, func(now int64) { tm.Pause(1, 0, false, now) })
-	r.run()
+	recorded := armedCalls(r)
+	dodBurst(r)
+	calls := *recorded
 	if raised, arrived := r.sw.DoDSignals(); raised != 10 || arrived != 10 || len(deflected) != 10 {
 		t.Fatalf("DoDSignals() = %d, %d with %d deflections; want 10, 10, 10", raised, arrived, len(deflected))
 	}
