@@ -411,6 +411,8 @@ type PacketGenerator interface {
 	// EnablePktGen enables an application at atPs; its timer fires no
 	// trigger after untilPs (< 0: until the run's deadline).
 	EnablePktGen(app string, atPs, untilPs int64) error
+	// DisablePktGen stops an application: no trigger fires from atPs on.
+	DisablePktGen(app string, atPs int64) error
 	// PortDown signals that a port went down at atPs (port_down triggers).
 	PortDown(port int, atPs int64) error
 	// PktGenerated is the number of packets the generators made so far.

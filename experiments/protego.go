@@ -386,6 +386,23 @@ func (s *Scenario) protegoEnds(net *network) (*protegoEnds, error) {
 	return e, nil
 }
 
+// stopGenerators stops what a switch's program runs on its own from the
+// start of the run: its packet-generator applications and timer threads.
+func stopGenerators(sw arch.Switch) error {
+	prog := sw.Program()
+	if gen, ok := sw.(arch.PacketGenerator); ok {
+		for _, a := range prog.Pktgen {
+			if err := gen.DisablePktGen(a.Name, 0); err != nil {
+				return err
+			}
+		}
+	}
+	if ts, ok := sw.(arch.TimerSwitch); ok && len(prog.Timers) > 0 {
+		ts.StopTimers(0)
+	}
+	return nil
+}
+
 // setMode writes the variant's mode into the switches' tables (what the
 // paper's corruptd pushes when it activates Protego, App. C).
 func setMode(e *protegoEnds, mode string) error {
@@ -611,10 +628,20 @@ func (s *Scenario) runProtego(spec runSpec) (*Run, error) {
 	if err := setMode(ends, mode); err != nil {
 		return nil, fmt.Errorf("variant %s: %v", spec.variant.Name, err)
 	}
+	if mode == "off" && vp.SwitchAtUs == 0 {
+		// Unprotected for the whole run: Protego is not deployed on the
+		// link (corruptd activates it by pushing the link's entries,
+		// App. C), so the control plane starts neither the sender's dummy
+		// loop (§3.2) nor the receiver's timer packets or timer thread
+		// (§3.5): the link carries the traffic alone.
+		for _, sw := range []arch.Switch{ends.tx, ends.rx} {
+			if err := stopGenerators(sw); err != nil {
+				return nil, fmt.Errorf("variant %s: %v", spec.variant.Name, err)
+			}
+		}
+	}
 	if vp.Tail != nil && !*vp.Tail {
-		d, ok := ends.tx.(interface {
-			DisablePktGen(app string, atPs int64) error
-		})
+		d, ok := ends.tx.(arch.PacketGenerator)
 		if !ok {
 			return nil, fmt.Errorf("variant %s: %s cannot disable a packet-generator application", spec.variant.Name, ends.tx.Name())
 		}

@@ -386,6 +386,9 @@ func (p *PFE) wake(th *thread, ps int64) { p.post(ps, evResume, nil, th.id) }
 
 // startTimer starts a timer thread and schedules the timer's next start.
 func (p *PFE) startTimer(timer, thread int, now int64) {
+	if now > p.timersUntil {
+		return // stopped since this start was scheduled
+	}
 	t := p.prog.Timers[timer]
 	if next := now + t.PeriodNs*1000; next <= p.timersUntil {
 		p.scheduleTimer(next, timer, thread)

@@ -56,6 +56,17 @@ func (p *PFE) EnablePktGen(name string, atPs, untilPs int64) error {
 	return fmt.Errorf("%s: no packet-generator application %q is configured", p.Name(), name)
 }
 
+// DisablePktGen stops an application: no trigger fires from atPs on.
+func (p *PFE) DisablePktGen(name string, atPs int64) error {
+	for _, g := range p.gen {
+		if g.app.Name == name {
+			g.until = min(g.until, atPs-1)
+			return nil
+		}
+	}
+	return fmt.Errorf("%s: no packet-generator application %q is configured", p.Name(), name)
+}
+
 // PortDown is refused at ConfigurePktGen: no application waits for it.
 func (p *PFE) PortDown(int, int64) error { return nil }
 
@@ -66,6 +77,9 @@ func (p *PFE) PktGenerated() int { return p.genMade }
 // processing now (packets of a batch IPG apart, batches IBG apart).
 func (p *PFE) pktGen(i int, now int64) {
 	g := p.gen[i]
+	if now > g.until {
+		return // disabled since it was posted
+	}
 	a := g.app
 	for b := 0; b < max(1, a.Batches); b++ {
 		for k := 0; k < max(1, a.Packets); k++ {
