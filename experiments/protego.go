@@ -398,7 +398,7 @@ func stopGenerators(sw arch.Switch) error {
 		}
 	}
 	if ts, ok := sw.(arch.TimerSwitch); ok && len(prog.Timers) > 0 {
-		ts.StopTimers(0)
+		ts.StopTimers(-1) // none starts after -1: not even at time 0
 	}
 	return nil
 }

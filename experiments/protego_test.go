@@ -224,3 +224,21 @@ func TestProtegoTrioBursts(t *testing.T) {
 		t.Errorf("%d PFC pauses, %d resumes, %.1f us paused: want pauses, each resumed soon", p.PFCPauses, p.PFCResumes, p.PausedUs)
 	}
 }
+
+// TestUnprotectedRunsNoProtego: a link left unprotected for the whole run
+// carries the traffic alone. Its switches start no Protego machinery (the
+// sender's dummy loop, the receiver's timer packets or timer thread), so
+// nothing is dropped by the programs, while a protected run next to it
+// runs its timers at 10 Mpps.
+func TestUnprotectedRunsNoProtego(t *testing.T) {
+	runs := protegoRuns(t, "protego-speed", 100, nil, "Protego", "unprotected", "Protego-trio", "unprotected-trio")
+	for _, chip := range []string{"", "-trio"} {
+		off, on := runs["unprotected"+chip], runs["Protego"+chip]
+		if off.ProtegoRun.TimerMpps != 0 || off.Dropped != 0 {
+			t.Errorf("unprotected%s: timers at %.2f Mpps, %d packets dropped (%v); want none", chip, off.ProtegoRun.TimerMpps, off.Dropped, off.DropReasons)
+		}
+		if math.Abs(on.ProtegoRun.TimerMpps-10) > 0.1 {
+			t.Errorf("Protego%s: timers at %.2f Mpps, want 10", chip, on.ProtegoRun.TimerMpps)
+		}
+	}
+}
