@@ -25,14 +25,24 @@ import (
 	"archsim/components/packet"
 )
 
-// entry is one pending event with its time copied out of it, so heap
-// comparisons read a float instead of calling Time() through an interface.
-// Every entry holds a packet event (16 bytes an entry, so a sift moves
-// less): an event of another type rides in one, handled by a foreign.
+// entry is one pending event: its time, copied out of it so that heap
+// comparisons read a float instead of calling Time() through an interface,
+// and the slot of its carrier, a packet event (an event of another type
+// rides in one, handled by a foreign). An entry holds no pointer: the
+// heap's sifts move entries without the collector's write barriers (with a
+// pointer in it, they were a tenth of a long run's time while a collection
+// was marking), and the collector never scans the queue.
 type entry struct {
-	t  sim.VTimeInSec
-	pe *packet.Event
+	t    sim.VTimeInSec
+	slot int32
 }
+
+// The carriers live in chunks of chunkSize, so that their addresses stay
+// put while the engine holds more of them.
+const (
+	chunkBits = 10
+	chunkSize = 1 << chunkBits
+)
 
 // foreign carries an event that is not a packet event through the queue.
 type foreign struct{ ev sim.Event }
@@ -60,7 +70,11 @@ type Serial struct {
 	running   bool
 	events    int64
 	scheduled int64
-	free      []*packet.Event
+	// carriers holds every packet event the engine handed out, by slot;
+	// free lists the slots of the handled ones.
+	carriers [][]packet.Event
+	slots    int32
+	free     []int32
 
 	endHandlers []sim.SimulationEndHandler
 }
@@ -76,43 +90,53 @@ func (e *Serial) Schedule(evt sim.Event) {
 	if t < e.now {
 		panic(fmt.Sprintf("engine: event %T scheduled at %.12g s, before now (%.12g s)", evt, float64(t), float64(e.now)))
 	}
-	pe, ok := evt.(*packet.Event)
-	if !ok {
-		// The carrier comes from the free list too: Run puts every
-		// handled carrier there, so taking none would grow the list by
-		// one per foreign event, for the whole run.
-		pe = e.event()
-		pe.T, pe.H = t, &foreign{evt}
-	}
+	// Any event scheduled here, a packet event made by its component too,
+	// rides in a carrier of the engine's (packet.Schedule's events come
+	// from SchedulePacket and are carriers themselves). The carrier comes
+	// from the free list: Run puts every handled carrier there, so taking
+	// none would grow the list by one per event, for the whole run.
+	slot, pe := e.carrier()
+	pe.T, pe.H = t, &foreign{evt}
 	if evt.IsSecondary() {
-		e.secondary = push(e.secondary, entry{t, pe})
+		e.secondary = push(e.secondary, entry{t, slot})
 		return
 	}
-	e.primary = push(e.primary, entry{t, pe})
+	e.primary = push(e.primary, entry{t, slot})
 }
 
 // SchedulePacket schedules a packet event (packet.Schedule's fast path):
-// the event comes from the engine's free list of handled events and goes
-// on the queue without the interface calls Schedule makes.
+// the event is a carrier from the engine's free list of handled events and
+// goes on the queue without the interface calls Schedule makes.
 func (e *Serial) SchedulePacket(ps int64, h sim.Handler, kind packet.Kind, pkt *packet.Packet, port int) {
-	ev := e.event()
+	slot, ev := e.carrier()
 	t := packet.PsToSec(ps)
 	ev.T, ev.Ps, ev.H, ev.Kind, ev.Pkt, ev.Port = t, ps, h, kind, pkt, port
 	if t < e.now {
 		panic(fmt.Sprintf("engine: packet event scheduled at %d ps, before now (%.12g s)", ps, float64(e.now)))
 	}
 	e.scheduled++
-	e.primary = push(e.primary, entry{t, ev})
+	e.primary = push(e.primary, entry{t, slot})
 }
 
-// event is a cleared packet event from the free list (or a new one).
-func (e *Serial) event() *packet.Event {
+// carrier is a cleared packet event from the free list (or a new one) and
+// its slot.
+func (e *Serial) carrier() (int32, *packet.Event) {
 	if n := len(e.free); n > 0 {
-		ev := e.free[n-1]
+		slot := e.free[n-1]
 		e.free = e.free[:n-1]
-		return ev
+		return slot, e.at(slot)
 	}
-	return new(packet.Event)
+	slot := e.slots
+	if slot&(chunkSize-1) == 0 {
+		e.carriers = append(e.carriers, make([]packet.Event, chunkSize))
+	}
+	e.slots++
+	return slot, e.at(slot)
+}
+
+// at is the carrier in slot.
+func (e *Serial) at(slot int32) *packet.Event {
+	return &e.carriers[slot>>chunkBits][slot&(chunkSize-1)]
 }
 
 // Run handles events in time order until none is left or Pause is called
@@ -141,17 +165,17 @@ func (e *Serial) Run() error {
 		}
 		e.now = next.t
 		e.events++
+		pe := e.at(next.slot)
 		if hooked {
-			e.handleHooked(original(next.pe))
+			e.handleHooked(original(pe))
 			continue
 		}
 		// No interface call for the handler's lookup, and the handled
 		// event goes back on the free list (handlers read a packet
 		// event's fields and never keep the event itself).
-		pe := next.pe
 		_ = pe.H.Handle(pe)
 		*pe = packet.Event{}
-		e.free = append(e.free, pe)
+		e.free = append(e.free, next.slot)
 	}
 	return nil
 }

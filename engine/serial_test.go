@@ -123,7 +123,7 @@ func TestRecycledEventsAreCleared(t *testing.T) {
 	h := &logHandler{}
 	packet.Schedule(e, h, 10, packet.KindLocal, &packet.Packet{}, 3)
 	_ = e.Run()
-	ev := e.free[len(e.free)-1]
+	ev := e.at(e.free[len(e.free)-1])
 	if ev.Pkt != nil || ev.Port != 0 || ev.H != nil || ev.Kind != 0 {
 		t.Fatalf("recycled event not cleared: %+v", ev)
 	}
