@@ -200,23 +200,24 @@ func (ft *FlowTemplate) BuildPacket(seq int, size int) []byte {
 
 // AppendPacket appends the template's header bytes for packet seq to b.
 func (ft *FlowTemplate) AppendPacket(b []byte, seq int) []byte {
-	n := 0
-	for _, h := range ft.Headers {
-		n += h.Bytes()
-	}
-	start := len(b)
-	for i := 0; i < n; i++ {
-		b = append(b, 0)
-	}
-	out := b[start:]
-	off := 0
-	for _, h := range ft.Headers {
-		for _, f := range h.Fields {
-			if vs := ft.Values[f]; len(vs) > 0 {
-				putBits(out, off+f.Offset, f.Type.Bits, uint64(vs[seq%len(vs)]))
+	p := &ft.plan
+	p.once.Do(func() {
+		off := 0
+		for _, h := range ft.Headers {
+			p.bytes += h.Bytes()
+			for _, f := range h.Fields {
+				if vs := ft.Values[f]; len(vs) > 0 {
+					p.fields = append(p.fields, templateField{off + f.Offset, f.Type.Bits, vs})
+				}
 			}
+			off += h.Bits
 		}
-		off += h.Bits
+	})
+	start := len(b)
+	b = append(b, make([]byte, p.bytes)...)
+	out := b[start:]
+	for _, f := range p.fields {
+		putBits(out, f.off, f.bits, uint64(f.values[seq%len(f.values)]))
 	}
 	return b
 }

@@ -449,6 +449,21 @@ type FlowTemplate struct {
 	Values map[*Field][]int64
 	Fields []*Field // fields with values, in declaration order (deterministic)
 	Pos    Pos
+
+	// plan is AppendPacket's layout, built on first use (a template is
+	// shared by the simulations that run its program, read only).
+	plan struct {
+		once   sync.Once
+		bytes  int
+		fields []templateField
+	}
+}
+
+// templateField is a field of a template's packets: where its bits go and
+// the values it cycles through.
+type templateField struct {
+	off, bits int
+	values    []int64
 }
 
 // Program is a complete, checked program description.
