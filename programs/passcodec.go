@@ -31,8 +31,10 @@ func headerBit(i int) uint64 { return 1 << uint(min(i, 63)) }
 // header's bytes were. One per pipeline thread; its contents are valid
 // from a ParsePass to the DeparsePass after it.
 type PassView struct {
-	// orig is, by header index, the byte offset the header was extracted
-	// from (-1: not extracted from bytes the packet holds).
+	// orig is, by header index, the byte offset b the header was
+	// extracted from: b when the packet holds all its bytes, -2-b when it
+	// holds only the first ones (the rest read as zero), -1 when the
+	// header was not extracted.
 	orig []int32
 	// held keeps the parsed headers' bytes while DeparsePass moves them.
 	held []byte
@@ -175,14 +177,14 @@ func (c *Codec) ParsePass(head []byte, length int, phv []int64, egress, bridged 
 				v.orig[hi] = int32(b)
 			} else {
 				// The header runs past the stored head: those bytes read
-				// as zero, and the deparser composes it whole.
+				// as zero (the deparser writes them so).
 				var buf [maxHdrWords * 8]byte
 				if b < len(head) {
 					copy(buf[:], head[b:])
 				}
 				loadWords(&ws, buf[:], 0, hc.bytes)
-				extractWords(hc.plan, &ws, phv)
-				v.orig[hi] = -1
+				extractWords(hc.sub, &ws, phv)
+				v.orig[hi] = int32(-2 - b)
 			}
 			phv[hc.valid] = 1
 			off += hc.bits
@@ -261,8 +263,17 @@ func (c *Codec) DeparsePass(phv []int64, head []byte, length, payloadOff int, wi
 		if phv[hc.valid] == 0 {
 			continue
 		}
-		if o := int(v.orig[i]); o >= 0 {
-			copy(out[off:off+hc.bytes], src[o:o+hc.bytes])
+		if o := int(v.orig[i]); o >= 0 || o < -1 {
+			if o >= 0 {
+				copy(out[off:off+hc.bytes], src[o:o+hc.bytes])
+			} else {
+				// Parsed from the head's last bytes and zeros past it.
+				k := 0
+				if b := -2 - o; b < len(src) {
+					k = copy(out[off:off+hc.bytes], src[b:])
+				}
+				clear(out[off+k : off+hc.bytes])
+			}
 			if dirty&headerBit(i) != 0 {
 				c.overlay(hc, out, off, phv)
 			}
