@@ -126,7 +126,7 @@ type hdrCodec struct {
 
 // maxHdrWords is the most 64-bit words a header read or written a word at
 // a time spans.
-const maxHdrWords = 8
+const maxHdrWords = 16
 
 // fieldPlan places a field in its header's words: bits [o, o+bits) of
 // word w (bit 0 is the word's most significant), continuing into word w+1

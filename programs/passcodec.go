@@ -38,6 +38,10 @@ type PassView struct {
 	orig []int32
 	// held keeps the parsed headers' bytes while DeparsePass moves them.
 	held []byte
+	// ws and nw are a header's words while it is read or rewritten
+	// (here, not on the stack: a header of up to maxHdrWords words would
+	// otherwise be cleared whole for every header of every pass).
+	ws, nw [maxHdrWords]uint64
 }
 
 // NewPassView returns a view sized for the codec's program.
@@ -170,10 +174,9 @@ func (c *Codec) ParsePass(head []byte, length int, phv []int64, egress, bridged 
 				return r
 			}
 			// Every header is whole bytes, so off is byte-aligned.
-			var ws [maxHdrWords]uint64
 			if b := off >> 3; b+hc.bytes <= len(head) {
-				loadWords(&ws, head, b, hc.bytes)
-				extractWords(hc.sub, &ws, phv)
+				loadWords(&v.ws, head, b, hc.bytes)
+				extractWords(hc.sub, &v.ws, phv)
 				v.orig[hi] = int32(b)
 			} else {
 				// The header runs past the stored head: those bytes read
@@ -182,8 +185,8 @@ func (c *Codec) ParsePass(head []byte, length int, phv []int64, egress, bridged 
 				if b < len(head) {
 					copy(buf[:], head[b:])
 				}
-				loadWords(&ws, buf[:], 0, hc.bytes)
-				extractWords(hc.sub, &ws, phv)
+				loadWords(&v.ws, buf[:], 0, hc.bytes)
+				extractWords(hc.sub, &v.ws, phv)
 				v.orig[hi] = int32(-2 - b)
 			}
 			phv[hc.valid] = 1
@@ -229,7 +232,7 @@ func (c *Codec) DeparsePass(phv []int64, head []byte, length, payloadOff int, wi
 		for i := range c.hdrs {
 			hc := &c.hdrs[i]
 			if dirty&headerBit(i) != 0 && phv[hc.valid] != 0 {
-				c.overlay(hc, head, int(v.orig[i]), phv)
+				c.overlay(hc, head, int(v.orig[i]), phv, v)
 			}
 		}
 		return head, n + deparsePayload(length, payloadOff)
@@ -275,12 +278,11 @@ func (c *Codec) DeparsePass(phv []int64, head []byte, length, payloadOff int, wi
 				clear(out[off+k : off+hc.bytes])
 			}
 			if dirty&headerBit(i) != 0 {
-				c.overlay(hc, out, off, phv)
+				c.overlay(hc, out, off, phv, v)
 			}
 		} else {
-			var ws [maxHdrWords]uint64
-			composeWords(hc.plan, &ws, hc.words, phv)
-			storeWords(&ws, out, off, hc.bytes)
+			composeWords(hc.plan, &v.ws, hc.words, phv)
+			storeWords(&v.ws, out, off, hc.bytes)
 		}
 		off += hc.bytes
 	}
@@ -297,13 +299,13 @@ func (c *Codec) putBridge(phv []int64, out []byte) {
 }
 
 // overlay rewrites the touched fields of header hc at byte b of out from
-// phv, keeping its other bits.
-func (c *Codec) overlay(hc *hdrCodec, out []byte, b int, phv []int64) {
-	var ws, nw [maxHdrWords]uint64
-	loadWords(&ws, out, b, hc.bytes)
-	composeWords(hc.sub, &nw, hc.words, phv)
+// phv, keeping its other bits (v's words are its scratch).
+func (c *Codec) overlay(hc *hdrCodec, out []byte, b int, phv []int64, v *PassView) {
+	ws, nw := &v.ws, &v.nw
+	loadWords(ws, out, b, hc.bytes)
+	composeWords(hc.sub, nw, hc.words, phv)
 	for k := 0; k < hc.words; k++ {
 		ws[k&(maxHdrWords-1)] = ws[k&(maxHdrWords-1)]&^hc.subMask[k&(maxHdrWords-1)] | nw[k&(maxHdrWords-1)]
 	}
-	storeWords(&ws, out, b, hc.bytes)
+	storeWords(ws, out, b, hc.bytes)
 }
