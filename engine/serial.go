@@ -37,13 +37,6 @@ type entry struct {
 	slot int32
 }
 
-// The carriers live in chunks of chunkSize, so that their addresses stay
-// put while the engine holds more of them.
-const (
-	chunkBits = 10
-	chunkSize = 1 << chunkBits
-)
-
 // foreign carries an event that is not a packet event through the queue.
 type foreign struct{ ev sim.Event }
 
@@ -72,8 +65,7 @@ type Serial struct {
 	scheduled int64
 	// carriers holds every packet event the engine handed out, by slot;
 	// free lists the slots of the handled ones.
-	carriers [][]packet.Event
-	slots    int32
+	carriers []*packet.Event
 	free     []int32
 
 	endHandlers []sim.SimulationEndHandler
@@ -126,17 +118,15 @@ func (e *Serial) carrier() (int32, *packet.Event) {
 		e.free = e.free[:n-1]
 		return slot, e.at(slot)
 	}
-	slot := e.slots
-	if slot&(chunkSize-1) == 0 {
-		e.carriers = append(e.carriers, make([]packet.Event, chunkSize))
-	}
-	e.slots++
-	return slot, e.at(slot)
+	slot := int32(len(e.carriers))
+	ev := new(packet.Event)
+	e.carriers = append(e.carriers, ev)
+	return slot, ev
 }
 
 // at is the carrier in slot.
 func (e *Serial) at(slot int32) *packet.Event {
-	return &e.carriers[slot>>chunkBits][slot&(chunkSize-1)]
+	return e.carriers[slot]
 }
 
 // Run handles events in time order until none is left or Pause is called
