@@ -64,10 +64,8 @@ func GenerateWith(prog *programs.Program, rate PortRate, packets int, load float
 		if a.Trigger != programs.TriggerPeriodic {
 			continue
 		}
-		ft := *a.Template
-		ft.IntervalNs = a.TimerNs
 		apps[len(templates)] = a
-		templates = append(templates, &ft)
+		templates = append(templates, a.Template.Periodic(a.TimerNs))
 	}
 	if len(templates) == 0 {
 		return nil, fmt.Errorf("%s: program %s has no traffic section, so there are no packets to measure latency with", prog.File, prog.Name)

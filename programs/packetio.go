@@ -198,6 +198,13 @@ func (ft *FlowTemplate) BuildPacket(seq int, size int) []byte {
 	return ft.AppendPacket(nil, seq)
 }
 
+// Periodic returns a copy of the template that sends a packet every
+// intervalNs (the latency harness offers a pktgen application so).
+func (ft *FlowTemplate) Periodic(intervalNs int64) *FlowTemplate {
+	return &FlowTemplate{Name: ft.Name, Ports: ft.Ports, Sizes: ft.Sizes, Weight: ft.Weight, IntervalNs: intervalNs,
+		Headers: ft.Headers, Values: ft.Values, Fields: ft.Fields, Pos: ft.Pos}
+}
+
 // AppendPacket appends the template's header bytes for packet seq to b.
 func (ft *FlowTemplate) AppendPacket(b []byte, seq int) []byte {
 	p := &ft.plan
