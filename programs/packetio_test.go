@@ -3,6 +3,7 @@ package programs
 import (
 	"bytes"
 	"math/rand"
+	"reflect"
 	"testing"
 )
 
@@ -346,5 +347,35 @@ func BenchmarkParseDeparse(b *testing.B) {
 		clear(phv)
 		r = p.Parse(out, 1500, phv, true, true)
 		p.DeparseInPlace(phv, out, 1500, r.Offset, false)
+	}
+}
+
+// TestPeriodicCopiesTheTemplate: Periodic keeps every exported field of the
+// template but the interval (a field added to FlowTemplate must be copied
+// there too), and its packets are the template's.
+func TestPeriodicCopiesTheTemplate(t *testing.T) {
+	p, err := Resolve("pie-dp", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ft := p.Traffic[0]
+	c := ft.Periodic(117_000)
+	if c.IntervalNs != 117_000 {
+		t.Fatalf("interval %d", c.IntervalNs)
+	}
+	a, b := reflect.ValueOf(ft).Elem(), reflect.ValueOf(c).Elem()
+	for i := 0; i < a.NumField(); i++ {
+		f := a.Type().Field(i)
+		if !f.IsExported() || f.Name == "IntervalNs" {
+			continue
+		}
+		if !reflect.DeepEqual(a.Field(i).Interface(), b.Field(i).Interface()) {
+			t.Errorf("Periodic does not copy %s", f.Name)
+		}
+	}
+	for seq := 0; seq < 3; seq++ {
+		if !bytes.Equal(ft.BuildPacket(seq, 0), c.BuildPacket(seq, 0)) {
+			t.Fatalf("packet %d differs", seq)
+		}
 	}
 }
