@@ -8,6 +8,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"sync"
 
 	"archsim/arch"
 	"archsim/arch/tofino"
@@ -58,6 +59,11 @@ type Claim struct {
 	// before the claims are measured; a scenario a probe reads without
 	// declaring it is still run, on its own, when the probe asks.
 	needs []need
+	// early, when set, starts the simulations the probe reads through
+	// Context.memo before the scenario pool runs, so that they share the
+	// cores with its runs instead of running alone after it (the Trio
+	// aggregation experiments: tens of seconds each, no scenario).
+	early func(*Context)
 	check check
 }
 
@@ -120,7 +126,8 @@ type Context struct {
 	// Status, when set, is told what RunWith does next: running the
 	// scenarios (i = 0, n runs), then each claim (i of n, from 1).
 	Status func(i, n int, what string)
-	memos  map[string]memoResult
+	memoMu sync.Mutex
+	memos  map[string]*memoResult
 }
 
 type placeResult struct {
@@ -343,6 +350,11 @@ func RunWith(ctx *Context, only string) ([]Result, error) {
 			r.Note = cl.Note
 		}
 		out[i] = r
+	}
+	for _, cl := range selected {
+		if cl.early != nil && (!cl.full || ctx.Full) && (!cl.long || ctx.Long) {
+			go cl.early(ctx)
+		}
 	}
 	ctx.prefetch(selected)
 	for i, cl := range selected {

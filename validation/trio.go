@@ -21,22 +21,34 @@ import (
 
 const trioSrc = "Trio paper"
 
-// memo caches an experiment shared by several claims.
+// memo caches an experiment shared by several claims. It is safe for use
+// from several goroutines (a claim's early work runs beside the scenario
+// pool, see Claim.early): the first caller of a key computes it, and the
+// others wait for that result.
 func (c *Context) memo(key string, f func() (any, error)) (any, error) {
+	c.memoMu.Lock()
 	if c.memos == nil {
-		c.memos = map[string]memoResult{}
+		c.memos = map[string]*memoResult{}
 	}
-	if r, ok := c.memos[key]; ok {
+	r, ok := c.memos[key]
+	if !ok {
+		r = &memoResult{done: make(chan struct{})}
+		c.memos[key] = r
+	}
+	c.memoMu.Unlock()
+	if ok {
+		<-r.done
 		return r.v, r.err
 	}
-	v, err := f()
-	c.memos[key] = memoResult{v, err}
-	return v, err
+	r.v, r.err = f()
+	close(r.done)
+	return r.v, r.err
 }
 
 type memoResult struct {
-	v   any
-	err error
+	v    any
+	err  error
+	done chan struct{} // closed when v and err are set
 }
 
 func (c *Context) trioML() (*lower.Microcode, error) {
@@ -81,6 +93,53 @@ func (c *Context) latencySweep() ([]aggregation.LatencyPoint, error) {
 		return nil, err
 	}
 	return v.([]aggregation.LatencyPoint), nil
+}
+
+// windowSweep is Fig. 16's sweep (trio.window.*).
+func (c *Context) windowSweep() ([]aggregation.WindowPoint, error) {
+	v, err := c.memo("fig16", func() (any, error) {
+		p, err := c.aggParams()
+		if err != nil {
+			return nil, err
+		}
+		return aggregation.WindowSweep(p, 1024, []int{1, 16, 256, 1024, 4096, 8192}, 64, 1)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return v.([]aggregation.WindowPoint), nil
+}
+
+// stragglerSpeedup is Fig. 13's point at the straggling probability of
+// configs/aggregation.yaml (trio.straggler.speedup), with the pattern's own
+// expectation of SwitchML over the typical iteration (no network, many
+// iterations).
+func (c *Context) stragglerSpeedup() (*aggregation.Speedup, float64, error) {
+	type result struct {
+		s     *aggregation.Speedup
+		bound float64
+	}
+	v, err := c.memo("fig13", func() (any, error) {
+		p, err := c.aggParams()
+		if err != nil {
+			return nil, err
+		}
+		// [TRIO] §6.2 averages the first 100 iterations
+		// (straggler.iterations); the shared params stay as loaded.
+		q := *p
+		q.Training.Iterations = q.Straggler.Iterations
+		p = &q
+		s, err := aggregation.StragglerSpeedup(p, p.Straggler.Probability, 1)
+		if err != nil {
+			return nil, err
+		}
+		return result{s, aggregation.PatternSlowdown(p, p.Straggler.Probability, false, 100000, 1)}, nil
+	})
+	if err != nil {
+		return nil, 0, err
+	}
+	r := v.(result)
+	return r.s, r.bound, nil
 }
 
 func trioClaims() []Claim {
@@ -247,23 +306,12 @@ func trioClaims() []Claim {
 			Tolerance: "speed-up 1.65–1.87",
 			Note:      "six workers, 100 iterations (§6.2: \"the first 100 iterations\") of 120 ms compute + a 1 MB slice of the model, Slow Worker Pattern with the same seed on both switches, typical iteration = Trio-ML's without stragglers; Trio-ML on two first-level PFEs and a top-level one (the paper's testbed); SwitchML = the switchml-256 program on the Tofino model (256 gradients per packet, pool 512, the paper's baseline); iteration time = makespan / iterations",
 			long:      true,
+			early:     func(ctx *Context) { _, _, _ = ctx.stragglerSpeedup() },
 			probe: func(ctx *Context) reading {
-				p, err := ctx.aggParams()
+				s, bound, err := ctx.stragglerSpeedup()
 				if err != nil {
 					return broken(err)
 				}
-				// [TRIO] §6.2 averages the first 100 iterations
-				// (straggler.iterations); the shared params stay as loaded.
-				q := *p
-				q.Training.Iterations = q.Straggler.Iterations
-				p = &q
-				s, err := aggregation.StragglerSpeedup(p, p.Straggler.Probability, 1)
-				if err != nil {
-					return broken(err)
-				}
-				// The pattern's own expectation of SwitchML/typical (no
-				// network, many iterations).
-				bound := aggregation.PatternSlowdown(p, p.Straggler.Probability, false, 100000, 1)
 				// SwitchML/typical is the speed-up a Trio-ML at the
 				// typical iteration (no cost at all for the sleeps) would
 				// reach with these sleeps.
@@ -303,18 +351,12 @@ func windowClaim(id, expected, tol string, ok func([]aggregation.WindowPoint) bo
 		Tolerance: tol,
 		Note:      "four servers, 1024 gradients per packet, windows 1, 16, 256, 1024, 4096 and 8192, each worker streaming 2 × window blocks (at least 64); latency = send to result, throughput = aggregated gradient bits per second per worker",
 		long:      true,
+		early:     func(ctx *Context) { _, _ = ctx.windowSweep() },
 		probe: func(ctx *Context) reading {
-			v, err := ctx.memo("fig16", func() (any, error) {
-				p, err := ctx.aggParams()
-				if err != nil {
-					return nil, err
-				}
-				return aggregation.WindowSweep(p, 1024, []int{1, 16, 256, 1024, 4096, 8192}, 64, 1)
-			})
+			pts, err := ctx.windowSweep()
 			if err != nil {
 				return broken(err)
 			}
-			pts := v.([]aggregation.WindowPoint)
 			var parts []string
 			for _, p := range pts {
 				parts = append(parts, fmt.Sprintf("%d: %.0f µs %.1f Gb/s", p.Window, p.LatencyUs, p.ThroughputGbps))
