@@ -51,6 +51,17 @@ type PipeThread struct {
 	cyclePs float64                      // cfg.CyclePs()
 	slotPs  int64                        // issue spacing: max(1, CyclesToPs(1)/PacketsPerCycle)
 	slots   [len(programs.StdFields)]int // std field slots by StdID
+	// fixed memoizes the parser + MAU + deparser latency of the last
+	// pass by what it depends on (parser states and bytes, bytes
+	// emitted): packets of one kind take the same path, and the
+	// computation costs two integer divisions and a float product.
+	fixed fixedMemo
+}
+
+type fixedMemo struct {
+	states, bytes, emitted int
+	ps                     int64
+	ok                     bool
 }
 
 // ThreadStats counts what a pipeline thread did.
@@ -142,11 +153,15 @@ func (p *PipeThread) process(pkt *packet.Packet, nowPs int64) {
 	// fresh, copies get their own), so the deparser may rewrite them.
 	head, length := p.codec.DeparsePass(phv, pkt.Head, pkt.Len, res.Offset, p.gress == spec.Ingress, p.view, p.exec.Dirty)
 	emitted := len(head) - max(0, len(pkt.Head)-res.Offset)
-	L := c.Latency
-	parser := L.ParserBase + L.ParserPerState*res.States + ceilDiv(res.Bytes, L.ParserWindowBytes)
-	deparser := L.DeparserBase + ceilDiv(emitted, L.DeparserBytesPerCycle)
-	fixed := int64(float64(int64(parser+p.place.MAUCycles[p.gress]+deparser))*cyc + 0.5) // c.CyclesToPs
-	outPs := issuePs + fixed
+	m := &p.fixed
+	if !m.ok || m.states != res.States || m.bytes != res.Bytes || m.emitted != emitted {
+		L := c.Latency
+		parser := L.ParserBase + L.ParserPerState*res.States + ceilDiv(res.Bytes, L.ParserWindowBytes)
+		deparser := L.DeparserBase + ceilDiv(emitted, L.DeparserBytesPerCycle)
+		*m = fixedMemo{states: res.States, bytes: res.Bytes, emitted: emitted, ok: true,
+			ps: int64(float64(int64(parser+p.place.MAUCycles[p.gress]+deparser))*cyc + 0.5)} // c.CyclesToPs
+	}
+	outPs := issuePs + m.ps
 	p.Stats.Latency.Add(outPs - nowPs)
 	p.Stats.WaitPs.Add(issuePs - nowPs)
 	pkt.Head, pkt.Len = head, length
