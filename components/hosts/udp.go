@@ -79,6 +79,12 @@ type UDPSource struct {
 	nicSer  int64
 	seq     uint64
 	idBase  uint64
+	// hdr is every frame's header with IP id 0 and no checksum, and
+	// hdrSum the one's-complement sum of its IPv4 header words: a frame
+	// copies hdr and adds its id to the sum (EncodeUDP's bytes, without
+	// rebuilding the header per frame).
+	hdr    [UDPHeaderLen]byte
+	hdrSum uint32
 	// Sent counts the packets and frame bytes sent.
 	Sent, SentBytes int64
 }
@@ -130,6 +136,11 @@ func (b Builder) BuildUDP(name string, cfg UDPConfig) (*UDPSource, error) {
 		s.stopPs = b.deadlinePs
 	}
 	s.nicSer = packet.SerializationPs(s.frame, cfg.NICGbps)
+	EncodeUDP(s.hdr[:], cfg, 0)
+	binary.BigEndian.PutUint16(s.hdr[ethLen+10:], 0)
+	for i := ethLen; i < ethLen+ipLen; i += 2 {
+		s.hdrSum += uint32(binary.BigEndian.Uint16(s.hdr[i:]))
+	}
 	s.setRate(cfg.RateGbps)
 	return s, nil
 }
@@ -230,11 +241,25 @@ func (s *UDPSource) send(t int64) {
 	}
 	pkt := s.pool.get()
 	pkt.ID, pkt.Flow, pkt.Len, pkt.InPort, pkt.BornPs = id, s.cfg.Flow, s.frame, s.port, t
-	pkt.Head = EncodeUDP(pkt.Head[:UDPHeaderLen], s.cfg, uint16(s.seq))
+	pkt.Head = s.encode(pkt.Head[:UDPHeaderLen], uint16(s.seq))
 	s.lastPs = t
 	s.Sent++
 	s.SentBytes += int64(s.frame)
 	packet.Schedule(s.engine, s.uplink, t+s.nicSer+s.cfg.PropPs, packet.KindArrive, pkt, s.port)
+}
+
+// encode writes the header of the source's frame with IP id ipID into b
+// (UDPHeaderLen bytes): the bytes EncodeUDP writes.
+func (s *UDPSource) encode(b []byte, ipID uint16) []byte {
+	copy(b, s.hdr[:])
+	ip := b[ethLen:]
+	binary.BigEndian.PutUint16(ip[4:], ipID)
+	sum := s.hdrSum + uint32(ipID)
+	for sum>>16 != 0 {
+		sum = sum&0xffff + sum>>16
+	}
+	binary.BigEndian.PutUint16(ip[10:], ^uint16(sum))
+	return b
 }
 
 // EncodeUDP writes the Ethernet/IPv4/UDP header of one of c's frames into

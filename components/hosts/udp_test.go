@@ -1,6 +1,7 @@
 package hosts
 
 import (
+	"bytes"
 	"encoding/binary"
 	"strings"
 	"testing"
@@ -256,6 +257,30 @@ func TestUDPBadConfig(t *testing.T) {
 		_, err := MakeBuilder().WithEngine(sim.NewSerialEngine()).WithUplink(&UDPSink{}).BuildUDP("Src", cfg)
 		if err == nil || !strings.Contains(err.Error(), k.want) {
 			t.Fatalf("want an error with %q, got %v", k.want, err)
+		}
+	}
+}
+
+// TestUDPSourceEncodeMatchesEncodeUDP: the source's per-frame header (a
+// template plus the id and an updated checksum) is EncodeUDP's, byte for
+// byte, for every IP id (the checksum's carries included).
+func TestUDPSourceEncodeMatchesEncodeUDP(t *testing.T) {
+	for _, cfg := range []UDPConfig{
+		{Src: HostIP(3), Dst: HostIP(7), SrcPort: 5000, DstPort: 6000, IPBytes: 1000, NICGbps: 100},
+		{Src: 0xffffffff, Dst: 0xfffffffe, SrcPort: 0xffff, DstPort: 0xfffe, IPBytes: 9000, NICGbps: 10, ECT: true},
+	} {
+		b := Builder{engine: engine.NewSerial(), uplink: discard{}}
+		s, err := b.BuildUDP("U", cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, want := make([]byte, UDPHeaderLen), make([]byte, UDPHeaderLen)
+		for id := 0; id <= 0xffff; id++ {
+			s.encode(got, uint16(id))
+			EncodeUDP(want, s.cfg, uint16(id))
+			if !bytes.Equal(got, want) {
+				t.Fatalf("ip id %d: template header %x, EncodeUDP %x", id, got, want)
+			}
 		}
 	}
 }
