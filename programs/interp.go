@@ -63,7 +63,10 @@ type TableState struct {
 	runs []maskRun
 	// flat holds ordered as masks and values, for the linear scan of a
 	// table without runs and without range keys (nil otherwise).
-	flat    []flatEntry
+	flat []flatEntry
+	// ranges indexes a one-key range table (see rangeIndex; nil
+	// otherwise).
+	ranges  *rangeIndex
 	indexed bool
 	Hits    int64
 	Misses  int64
@@ -146,10 +149,16 @@ func (ts *TableState) Lookup(vals []int64) *Entry {
 	}
 	if !ts.indexed {
 		ts.runs, ts.indexed = buildMaskRuns(ts.T, ts.ordered), true
-		ts.flat = nil
+		ts.flat, ts.ranges = nil, nil
 		if ts.runs == nil {
 			ts.flat = buildFlat(ts.T, ts.ordered)
 		}
+		if ts.runs == nil && ts.flat == nil {
+			ts.ranges = buildRangeIndex(ts.T, ts.ordered)
+		}
+	}
+	if ts.ranges != nil {
+		return ts.ranges.get(vals[0])
 	}
 	if ts.flat != nil {
 		for i := range ts.flat {

@@ -1,0 +1,109 @@
+package programs
+
+import "sort"
+
+// rangeIndex answers the lookups of a table with one key matched by range
+// (or exactly, a range of one value) in O(log n) instead of a scan of its
+// entries in priority order: the entries' bounds cut the key space into
+// elementary intervals, each inside or outside every entry's range, and
+// each interval holds the first entry in priority order that covers it.
+// (PIE_TABLE maps the queue delay through two range tables of 300 and 150
+// entries on every packet.)
+type rangeIndex struct {
+	// starts are the intervals' first values, ascending; winner[i] is the
+	// entry of the interval from starts[i] up to starts[i+1]-1 (nil: no
+	// entry covers it). Values below starts[0] match nothing.
+	starts []int64
+	winner []*Entry
+}
+
+// buildRangeIndex indexes ordered, the entries of t in priority order; nil
+// when t does not have exactly one key matched by range or exactly.
+func buildRangeIndex(t *Table, ordered []*Entry) *rangeIndex {
+	if len(t.Keys) != 1 || len(ordered) < 8 {
+		return nil
+	}
+	kind := t.Keys[0].Kind
+	if kind != MatchRange && kind != MatchExact {
+		return nil
+	}
+	bounds := func(e *Entry) (lo, hi int64) {
+		if kind == MatchExact {
+			return e.Values[0], e.Values[0]
+		}
+		return e.Values[0], e.Masks[0]
+	}
+	// Every interval starts at an entry's low bound or just after its
+	// high bound (none after the largest int64).
+	var cuts []int64
+	for _, e := range ordered {
+		lo, hi := bounds(e)
+		if lo > hi {
+			continue // an empty range matches nothing
+		}
+		cuts = append(cuts, lo)
+		if hi < 1<<63-1 {
+			cuts = append(cuts, hi+1)
+		}
+	}
+	if len(cuts) == 0 {
+		return nil
+	}
+	sort.Slice(cuts, func(i, j int) bool { return cuts[i] < cuts[j] })
+	ix := &rangeIndex{}
+	for i, c := range cuts {
+		if i > 0 && c == cuts[i-1] {
+			continue
+		}
+		ix.starts = append(ix.starts, c)
+	}
+	// Entries in priority order claim the intervals of their range that
+	// no earlier entry claimed; next skips claimed intervals (with path
+	// halving), so building costs O(n log n) plus the intervals.
+	n := len(ix.starts)
+	ix.winner = make([]*Entry, n)
+	next := make([]int, n+1)
+	for i := range next {
+		next[i] = i
+	}
+	free := func(i int) int { // the first unclaimed interval at or after i
+		for next[i] != i {
+			next[i] = next[next[i]]
+			i = next[i]
+		}
+		return i
+	}
+	for _, e := range ordered {
+		lo, hi := bounds(e)
+		if lo > hi {
+			continue
+		}
+		first := sort.Search(n, func(i int) bool { return ix.starts[i] >= lo })
+		// No bound falls inside an interval, so the entry covers every
+		// interval from the one starting at lo to the last starting at
+		// or below hi.
+		for i := free(first); i < n && ix.starts[i] <= hi; i = free(i + 1) {
+			ix.winner[i] = e
+			next[i] = i + 1
+		}
+	}
+	return ix
+}
+
+// get returns the first entry in priority order whose range holds v.
+func (ix *rangeIndex) get(v int64) *Entry {
+	// The last interval starting at or below v.
+	lo, hi := 0, len(ix.starts)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if ix.starts[m] <= v {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	if lo == 0 {
+		return nil
+	}
+	return ix.winner[lo-1]
+}
