@@ -190,6 +190,11 @@ type BuildSpec struct {
 	// Unpaced output ports pass packets on at once instead of at line
 	// rate: a rate probe measures the chip's processing alone.
 	Unpaced bool
+	// ThreadStats records each pipeline pass's (Tofino) or packet
+	// thread's (Trio) latency and wait for issue, the distributions of a
+	// latency run's report (the harness sets it); a network run reads
+	// none of them and leaves it off (two summary updates per pass).
+	ThreadStats bool
 	// Net describes the network the switch sits in, for chips whose
 	// model depends on it (the ideal switch trims NDP packets).
 	Net *Net

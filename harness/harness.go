@@ -79,7 +79,7 @@ func Measure(t arch.Target, c *arch.Compiled, seed int64, s Sim) (*arch.Measurem
 // timer threads run until the last arrival.
 func latencyRun(t arch.Target, c *arch.Compiled, seed int64, s Sim) (*arch.Run, error) {
 	engine := engine.NewSerial()
-	sw, err := t.Build(arch.BuildSpec{Engine: engine, Compiled: c, Seed: seed})
+	sw, err := t.Build(arch.BuildSpec{Engine: engine, Compiled: c, Seed: seed, ThreadStats: true})
 	if err != nil {
 		return nil, err
 	}
@@ -151,7 +151,7 @@ func latencyRun(t arch.Target, c *arch.Compiled, seed int64, s Sim) (*arch.Run, 
 // processes them.
 func RateProbe(t arch.Target, c *arch.Compiled, seed int64, n int) (*arch.Run, error) {
 	engine := engine.NewSerial()
-	sw, err := t.Build(arch.BuildSpec{Engine: engine, Compiled: c, Seed: seed, Unpaced: true})
+	sw, err := t.Build(arch.BuildSpec{Engine: engine, Compiled: c, Seed: seed, Unpaced: true, ThreadStats: true})
 	if err != nil {
 		return nil, err
 	}

@@ -126,7 +126,7 @@ func (t *Target) Build(s arch.BuildSpec) (arch.Switch, error) {
 	if name == "" {
 		name = "Tofino"
 	}
-	return MakeBuilder().WithEngine(s.Engine).WithConfig(t.cfg).WithPlacement(place).WithSeed(s.Seed).Build(name), nil
+	return MakeBuilder().WithEngine(s.Engine).WithConfig(t.cfg).WithPlacement(place).WithSeed(s.Seed).WithThreadStats(s.ThreadStats).Build(name), nil
 }
 
 // resourceTable lists the resources in bf-p4c's columns, against the whole

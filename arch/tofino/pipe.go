@@ -55,7 +55,8 @@ type PipeThread struct {
 	// pass by what it depends on (parser states and bytes, bytes
 	// emitted): packets of one kind take the same path, and the
 	// computation costs two integer divisions and a float product.
-	fixed fixedMemo
+	fixed       fixedMemo
+	threadStats bool // record Stats.Latency and WaitPs
 }
 
 type fixedMemo struct {
@@ -69,8 +70,11 @@ type ThreadStats struct {
 	Packets      int
 	ParserDrops  int
 	ProgramDrops int
-	Latency      stats.Samples // ps from arrival to deparser output (includes issue wait)
-	WaitPs       stats.Samples
+	// Latency (ps from arrival to deparser output, the wait for issue
+	// included) and WaitPs are recorded only when the switch was built
+	// WithThreadStats.
+	Latency stats.Samples
+	WaitPs  stats.Samples
 }
 
 // NotifyRecv is unused: packets arrive as scheduled events (components/packet/event.go).
@@ -162,8 +166,10 @@ func (p *PipeThread) process(pkt *packet.Packet, nowPs int64) {
 			ps: int64(float64(int64(parser+p.place.MAUCycles[p.gress]+deparser))*cyc + 0.5)} // c.CyclesToPs
 	}
 	outPs := issuePs + m.ps
-	p.Stats.Latency.Add(outPs - nowPs)
-	p.Stats.WaitPs.Add(issuePs - nowPs)
+	if p.threadStats {
+		p.Stats.Latency.Add(outPs - nowPs)
+		p.Stats.WaitPs.Add(issuePs - nowPs)
+	}
 	pkt.Head, pkt.Len = head, length
 
 	mirrored := false

@@ -88,6 +88,7 @@ type Builder struct {
 	cfg    *Config
 	place  *compiler.Placement
 	seed   int64
+	stats  bool
 }
 
 // MakeBuilder returns a builder whose chip defaults to the one the
@@ -105,6 +106,10 @@ func (b Builder) WithPlacement(p *compiler.Placement) Builder { b.place = p; ret
 
 // WithSeed sets the seed of the switch's random number generators.
 func (b Builder) WithSeed(s int64) Builder { b.seed = s; return b }
+
+// WithThreadStats makes the pipeline threads record each pass's latency
+// and wait for issue (ThreadStats.Latency, WaitPs; arch.BuildSpec).
+func (b Builder) WithThreadStats(on bool) Builder { b.stats = on; return b }
 
 // Build constructs the switch.
 func (b Builder) Build(name string) *Switch {
@@ -143,6 +148,7 @@ func (b Builder) Build(name string) *Switch {
 		// One random generator per thread, seeded from the run seed.
 		u.ingress = newPipeThread(sw, spec.Ingress, pipe, st, rand.New(rand.NewSource(b.seed*1000003+int64(2*pipe))))
 		u.egress = newPipeThread(sw, spec.Egress, pipe, st, rand.New(rand.NewSource(b.seed*1000003+int64(2*pipe+1))))
+		u.ingress.threadStats, u.egress.threadStats = b.stats, b.stats
 		u.ingress.next = sw.tm
 		u.egress.next = sw.ports
 		u.pktgen = pktgen.New(sim.BuildNameWithIndex(name, "Pipe", pipe)+".PktGen", b.engine, c, pipe, u.ingress, sw.ports)

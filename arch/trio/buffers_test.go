@@ -24,7 +24,7 @@ if ip.ttl == 1 {
   resend(keep, 3)
 }`)
 	engine := newEngine()
-	pfe := MakeBuilder().WithEngine(engine).WithConfig(c).WithMicrocode(lowerT(t, c, p)).WithSeed(1).Build("Trio.PFE")
+	pfe := MakeBuilder().WithEngine(engine).WithConfig(c).WithMicrocode(lowerT(t, c, p)).WithSeed(1).WithThreadStats(true).Build("Trio.PFE")
 	var lens []int
 	pfe.onDeliver = func(pkt *packet.Packet) { lens = append(lens, pkt.Len) }
 	for i, ttl := range []byte{1, 2} {

@@ -136,7 +136,7 @@ func (t *Target) Build(s arch.BuildSpec) (arch.Switch, error) {
 	if name == "" {
 		name = "Trio.PFE"
 	}
-	return MakeBuilder().WithEngine(s.Engine).WithConfig(t.cfg).WithMicrocode(mc).WithSeed(s.Seed).WithUnpaced(s.Unpaced).Build(name), nil
+	return MakeBuilder().WithEngine(s.Engine).WithConfig(t.cfg).WithMicrocode(mc).WithSeed(s.Seed).WithUnpaced(s.Unpaced).WithThreadStats(s.ThreadStats).Build(name), nil
 }
 
 // Report is the main job's report of a lowered program and its measurement

@@ -160,6 +160,9 @@ type PFE struct {
 	// unpaced skips the output ports' line rate (a saturation run measures
 	// the PFE itself).
 	unpaced bool
+	// threadStats records Stats.Latency and WaitPs (a latency run's
+	// report reads them; a network run does not).
+	threadStats bool
 	// onDeliver, when set, sees every packet that leaves.
 	onDeliver func(*packet.Packet)
 	tap       arch.WireTap // packet captures (nil: none)
@@ -176,8 +179,8 @@ type PFE struct {
 // PFEStats are what a run measured.
 type PFEStats struct {
 	Packets     [2]int
-	Latency     [2]stats.Samples // arrival at dispatch to release by the reorder engine, ps
-	WaitPs      [2]stats.Samples // waiting for a free thread
+	Latency     [2]stats.Samples // arrival at dispatch to release by the reorder engine, ps (WithThreadStats)
+	WaitPs      [2]stats.Samples // waiting for a free thread (WithThreadStats)
 	Instr       [2]stats.Samples // instructions per packet
 	XTXN        [2][lower.NumXKinds]int64
 	MaxWaiting  int
@@ -216,6 +219,7 @@ type Builder struct {
 	mc      *lower.Microcode
 	seed    int64
 	unpaced bool
+	stats   bool
 }
 
 // MakeBuilder returns a builder whose PFE configuration defaults to the
@@ -238,6 +242,10 @@ func (b Builder) WithSeed(s int64) Builder { b.seed = s; return b }
 // line rate (a rate probe measures the PFE alone).
 func (b Builder) WithUnpaced(u bool) Builder { b.unpaced = u; return b }
 
+// WithThreadStats makes the PFE record each packet thread's latency and
+// wait for a thread (PFEStats.Latency, WaitPs; arch.BuildSpec).
+func (b Builder) WithThreadStats(on bool) Builder { b.stats = on; return b }
+
 // Build constructs the PFE.
 func (b Builder) Build(name string) *PFE {
 	if b.engine == nil || b.mc == nil {
@@ -247,7 +255,7 @@ func (b Builder) Build(name string) *PFE {
 		b.cfg = b.mc.Config()
 	}
 	p := newPFE(name, b.engine, b.cfg, b.mc, b.seed)
-	p.unpaced = b.unpaced
+	p.unpaced, p.threadStats = b.unpaced, b.stats
 	return p
 }
 
@@ -454,7 +462,7 @@ func (p *PFE) dispatch(th *thread, now int64) {
 	at := max(now, p.nextDispatchPs)
 	p.nextDispatchPs = at + int64(p.cfg.CyclePs()/float64(p.cfg.DispatchPerCycle)+0.5)
 	th.startPs = at + NsToPs(p.cfg.DispatchNs)
-	if th.timer == nil {
+	if th.timer == nil && p.threadStats {
 		p.Stats.WaitPs[th.gress].Add(now - th.arrivePs)
 	}
 	p.run(th)

@@ -59,7 +59,9 @@ func (p *PFE) finish(th *thread, now int64) {
 // release hands a finished head, in flow order, on; the kept packets the
 // thread sent again leave just before it, in the order it sent them.
 func (p *PFE) release(t *thread, now int64) {
-	p.Stats.Latency[t.gress].Add(now - t.arrivePs)
+	if p.threadStats {
+		p.Stats.Latency[t.gress].Add(now - t.arrivePs)
+	}
 	for _, pkt := range t.keptOut {
 		p.toRelease(pkt, 0, now)
 	}
