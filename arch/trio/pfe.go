@@ -157,6 +157,11 @@ type PFE struct {
 	bankLast    int32
 	timersUntil int64
 	scriptCap   int // the longest script recorded (steps)
+	// scripts are the script buffers of finished threads: a running
+	// thread records into one, so they number the threads that ran at
+	// once, not the heads waiting for a thread (a window of 8192 blocks
+	// queued 32 768 heads, each with a script of the longest size, 0.7 GB).
+	scripts [][]step
 	// unpaced skips the output ports' line rate (a saturation run measures
 	// the PFE itself).
 	unpaced bool
@@ -429,12 +434,9 @@ func (p *PFE) newThread(pkt *packet.Packet, gress int, now int64) *thread {
 		id := p.freeIDs[n-1]
 		p.freeIDs = p.freeIDs[:n-1]
 		th = p.threads[id]
-		*th = thread{id: id, script: th.script[:0], emitted: th.emitted[:0], kept: th.kept[:0], keptOut: th.keptOut[:0], tailFetched: th.tailFetched[:0]}
+		*th = thread{id: id, emitted: th.emitted[:0], kept: th.kept[:0], keptOut: th.keptOut[:0], tailFetched: th.tailFetched[:0]}
 	} else {
-		// A new thread's script starts with room for the longest one so
-		// far (the pool grows with the threads in flight; each script
-		// then grows at most once more).
-		th = &thread{id: len(p.threads), script: make([]step, 0, p.scriptCap)}
+		th = &thread{id: len(p.threads)}
 		p.threads = append(p.threads, th)
 	}
 	th.pkt, th.gress, th.arrivePs = pkt, gress, now
@@ -482,6 +484,14 @@ func (p *PFE) Fault() error {
 // run executes the program on the packet (or the timer's code) and
 // records the script.
 func (p *PFE) run(th *thread) {
+	// The script buffer of a finished thread, or a new one with room for
+	// the longest script so far (it then grows at most once more).
+	if n := len(p.scripts); n > 0 {
+		th.script = p.scripts[n-1][:0]
+		p.scripts = p.scripts[:n-1]
+	} else {
+		th.script = make([]step, 0, p.scriptCap)
+	}
 	p.runScript(th)
 	p.scriptCap = max(p.scriptCap, len(th.script))
 }

@@ -10,6 +10,8 @@ import (
 
 // finish frees the thread and passes the head to the reorder engine.
 func (p *PFE) finish(th *thread, now int64) {
+	p.scripts = append(p.scripts, th.script)
+	th.script = nil
 	p.ppes[th.ppe].free++
 	p.freeIx.move(th.ppe, p.ppes[th.ppe].free-1, p.ppes[th.ppe].free)
 	p.Stats.busy--
