@@ -65,9 +65,13 @@ type TableState struct {
 	// table without runs and without range keys (nil otherwise).
 	flat []flatEntry
 	// ranges indexes a one-key range table (see rangeIndex; nil
-	// otherwise).
-	ranges  *rangeIndex
-	indexed bool
+	// otherwise). It is built after rangeWait more lookups scan the
+	// table unchanged: a table a control plane rewrites between every
+	// few lookups is not re-indexed each time (a build costs about ten
+	// scans).
+	ranges    *rangeIndex
+	rangeWait int
+	indexed   bool
 	Hits    int64
 	Misses  int64
 	// InsertFailures counts T.insert() that found the table full.
@@ -153,12 +157,20 @@ func (ts *TableState) Lookup(vals []int64) *Entry {
 		if ts.runs == nil {
 			ts.flat = buildFlat(ts.T, ts.ordered)
 		}
-		if ts.runs == nil && ts.flat == nil {
-			ts.ranges = buildRangeIndex(ts.T, ts.ordered)
+		ts.rangeWait = 0
+		if ts.runs == nil && ts.flat == nil && rangeIndexable(ts.T, ts.ordered) {
+			ts.rangeWait = rangeIndexAfter
 		}
 	}
 	if ts.ranges != nil {
 		return ts.ranges.get(vals[0])
+	}
+	if ts.rangeWait > 0 {
+		if ts.rangeWait--; ts.rangeWait == 0 {
+			if ts.ranges = buildRangeIndex(ts.T, ts.ordered); ts.ranges != nil {
+				return ts.ranges.get(vals[0])
+			}
+		}
 	}
 	if ts.flat != nil {
 		for i := range ts.flat {

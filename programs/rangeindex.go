@@ -17,16 +17,24 @@ type rangeIndex struct {
 	winner []*Entry
 }
 
+// rangeIndexAfter is how many lookups scan a range table unchanged before
+// it is indexed (see TableState.ranges).
+const rangeIndexAfter = 32
+
+// rangeIndexable reports whether t's entries (ordered) can be indexed by
+// buildRangeIndex: exactly one key, matched by range or exactly, and
+// entries enough that a scan is slower than a binary search.
+func rangeIndexable(t *Table, ordered []*Entry) bool {
+	return len(t.Keys) == 1 && len(ordered) >= 8 && (t.Keys[0].Kind == MatchRange || t.Keys[0].Kind == MatchExact)
+}
+
 // buildRangeIndex indexes ordered, the entries of t in priority order; nil
-// when t does not have exactly one key matched by range or exactly.
+// when rangeIndexable(t, ordered) is false.
 func buildRangeIndex(t *Table, ordered []*Entry) *rangeIndex {
-	if len(t.Keys) != 1 || len(ordered) < 8 {
+	if !rangeIndexable(t, ordered) {
 		return nil
 	}
 	kind := t.Keys[0].Kind
-	if kind != MatchRange && kind != MatchExact {
-		return nil
-	}
 	bounds := func(e *Entry) (lo, hi int64) {
 		if kind == MatchExact {
 			return e.Values[0], e.Values[0]
