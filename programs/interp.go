@@ -72,8 +72,8 @@ type TableState struct {
 	ranges    *rangeIndex
 	rangeWait int
 	indexed   bool
-	Hits    int64
-	Misses  int64
+	Hits      int64
+	Misses    int64
 	// InsertFailures counts T.insert() that found the table full.
 	InsertFailures int64
 }
