@@ -406,6 +406,13 @@ type TimerSwitch interface {
 	StopTimers(ps int64)
 }
 
+// PacketPooler is a switch that can share a run's packet pool: its copies
+// come from the pool and the packets it drops go back to it, after its
+// drop hook has seen them (so a hook must not keep or recycle them).
+type PacketPooler interface {
+	SetPacketPool(packet.Pool)
+}
+
 // PacketGenerator is a switch with a packet generator (Tofino's pktgen): a
 // control plane configures the program's applications, enables them and
 // signals port-down events, in simulated time.

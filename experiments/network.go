@@ -314,6 +314,14 @@ func (s *Scenario) runOne(spec runSpec) (*Run, error) {
 	cfg := hosts.NDPConfig{PropPs: prop, MSS: w.MSS, CtrlBytes: w.Ctrl, CtrlDSCP: w.CtrlDSCP,
 		InitialWindow: w.Window, PullRateMod: w.PullRate}
 	hb := hosts.MakeBuilder().WithEngine(engine).WithRecorder(rec).WithDeadline(deadline)
+	// Switches that can share the hosts' packet pool take their copies
+	// from it and give it the packets they drop (the drop hook above
+	// reads only the id).
+	for _, sw := range net.switches {
+		if p, ok := sw.(arch.PacketPooler); ok {
+			p.SetPacketPool(hb.Pool())
+		}
+	}
 	var ndps []*hosts.NDPHost
 	var cbrs []*hosts.CBRHost
 	for h := 0; h < s.Hosts; h++ {

@@ -410,9 +410,16 @@ func (s *Scenario) runAQM(spec runSpec) (*Run, error) {
 	}
 	// The hosts' packets that a switch drops go back to their pool (at
 	// 100 Gb/s into a 10 Gb/s port, nine in ten are dropped).
+	// A switch that shares the pool (arch.PacketPooler) recycles them
+	// itself, and takes its copies from it.
 	hb := hosts.MakeBuilder().WithEngine(eng)
 	var reasons arch.DropCounter
 	for _, sw := range net.switches {
+		if p, ok := sw.(arch.PacketPooler); ok {
+			p.SetPacketPool(hb.Pool())
+			sw.OnDrop(func(pkt *packet.Packet, reason string) { reasons.Add(reason) })
+			continue
+		}
 		sw.OnDrop(func(pkt *packet.Packet, reason string) {
 			reasons.Add(reason)
 			hb.Recycle(pkt)

@@ -180,6 +180,7 @@ func (p *PipeThread) process(pkt *packet.Packet, nowPs int64) {
 		p.Stats.ProgramDrops++
 		if mirrored {
 			p.sw.Replicated++ // the packet lives on as its mirror copy (e.g. a trimmed header)
+			p.sw.recycle(pkt)
 		} else {
 			p.sw.dropped(pkt, p.dropReason)
 		}

@@ -55,6 +55,7 @@ type Switch struct {
 	links     []attachedLink
 	portSpeed []float64
 	dropHook  func(*packet.Packet, string)
+	pool      packet.Pool  // the run's packet pool (nil: none)
 	tap       arch.WireTap // packet captures (nil: none)
 	// deadlinePs ends the run: packets still circulating (recirculation
 	// loops) after it are counted, not processed, so every run terminates.
@@ -174,6 +175,23 @@ func (sw *Switch) dropped(pkt *packet.Packet, reason string) {
 	if sw.dropHook != nil {
 		sw.dropHook(pkt, reason)
 	}
+	sw.recycle(pkt)
+}
+
+// recycle hands a packet that ended in the switch to the run's pool (if
+// it shares one).
+func (sw *Switch) recycle(pkt *packet.Packet) {
+	if sw.pool != nil {
+		sw.pool.Put(pkt)
+	}
+}
+
+// SetPacketPool makes the switch share a run's packet pool
+// (arch.PacketPooler): its copies come from it, and the packets it drops
+// or replaces by their mirror copy go back to it.
+func (sw *Switch) SetPacketPool(p packet.Pool) {
+	sw.pool = p
+	sw.tm.SetPacketPool(p)
 }
 
 // expired counts a packet still in the switch at the end of the run (not a

@@ -1021,3 +1021,72 @@ func TestTMDeflectedMulticastCopyOrigPort(t *testing.T) {
 		t.Errorf("deflected multicast copy has OrigPort %d and OnDeflect saw it heading for port %d, want 2", o, heading[0])
 	}
 }
+
+// recordingPool is a packet pool that records what it is given.
+type recordingPool struct {
+	got  int
+	put  []uint64
+	seen func(id uint64) bool // whether the drop hook saw the packet first
+	late int
+}
+
+func (p *recordingPool) Get() *packet.Packet {
+	p.got++
+	return &packet.Packet{Head: make([]byte, 0, 80)}
+}
+
+func (p *recordingPool) Put(pkt *packet.Packet) {
+	p.put = append(p.put, pkt.ID)
+	if !p.seen(pkt.ID) {
+		p.late++
+	}
+}
+
+// TestTMDropsGoToThePool: with a run's packet pool, the switch gives it
+// each packet it drops after its drop hook saw it, and takes its copies
+// (here the deflect-on-drop mirrors) from it; what reaches the ports is
+// what TestTMMirrorOnDrop and TestTMDeflectQueueFull see without a pool.
+func TestTMDropsGoToThePool(t *testing.T) {
+	r := newTMRig(t, fmt.Sprintf(tmDoD, ", limit_cells: 6", "deflect", ""))
+	pool := &recordingPool{}
+	pool.seen = func(id uint64) bool {
+		for _, d := range r.drops {
+			if d.id == id {
+				return true
+			}
+		}
+		return false
+	}
+	r.sw.SetPacketPool(pool)
+	tm := r.sw.TM()
+	tm.Pause(1, 0, true, 0)
+	for k := 0; k < 20; k++ {
+		r.send(0, int64(k)*800, 200, tmHdr{port: 1, dod: true})
+	}
+	r.at(5_000_000, func(now int64) { tm.Pause(1, 0, false, now) })
+	r.run()
+	if len(r.drops) != 7 || len(pool.put) != 7 || pool.late != 0 {
+		t.Fatalf("%d drops, %d packets put in the pool (%d before the hook saw them); want 7, 7, 0", len(r.drops), len(pool.put), pool.late)
+	}
+	if a, b := len(r.port(1)), len(r.port(tmDeflPort)); a != 10 || b != 3 {
+		t.Errorf("port 1 got %d, port 15 got %d; want 10 and 3", a, b)
+	}
+
+	m := newTMRig(t, fmt.Sprintf(tmDoD, "", "mirror", ", truncate: 64"))
+	mp := &recordingPool{seen: func(uint64) bool { return true }}
+	m.sw.SetPacketPool(mp)
+	mt := m.sw.TM()
+	mt.Pause(1, 0, true, 0)
+	for k := 0; k < 20; k++ {
+		m.send(0, int64(k)*800, 200, tmHdr{port: 1, dod: true})
+	}
+	m.at(5_000_000, func(now int64) { mt.Pause(1, 0, false, now) })
+	m.run()
+	if mp.got != 10 {
+		t.Errorf("%d copies taken from the pool, want the 10 drop mirrors", mp.got)
+	}
+	if defl := m.port(tmDeflPort); len(defl) != 10 || defl[0].length != 64 || defl[0].id != 11 {
+		t.Errorf("port 15 got %d copies (first %+v), want 10 of 64 bytes from packet 11", len(defl), defl)
+	}
+	m.conserve()
+}

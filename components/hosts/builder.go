@@ -43,6 +43,10 @@ func (b Builder) check() {
 	}
 }
 
+// Pool is the packet pool of the hosts built from this builder (a switch
+// of the run takes its copies from it and gives it the packets it drops).
+func (b Builder) Pool() packet.Pool { return b.pool }
+
 // Recycle returns a packet that has ended (a switch dropped it) to the
 // packet pool of the hosts built from this builder, so the next packet
 // they send reuses it. Only a packet nothing else holds may be recycled.

@@ -16,6 +16,12 @@ type pktPool struct {
 	free []*packet.Packet
 }
 
+// Get is get (packet.Pool).
+func (p *pktPool) Get() *packet.Packet { return p.get() }
+
+// Put is put (packet.Pool).
+func (p *pktPool) Put(pkt *packet.Packet) { p.put(pkt) }
+
 // maxFree bounds the packets a pool keeps.
 const maxFree = 1 << 16
 

@@ -54,6 +54,31 @@ type Arrival struct {
 	AtPs int64
 }
 
+// Pool hands out packets and takes back the ones that ended. The hosts of
+// a run and its switches share one, so a switch's copies (trimmed headers,
+// multicast) reuse the packets it drops and the hosts' ended packets.
+type Pool interface {
+	// Get returns a zeroed packet with a head of at least 64 bytes of
+	// capacity.
+	Get() *Packet
+	// Put takes back a packet nothing holds any more.
+	Put(*Packet)
+}
+
+// CopyFrom is Copy into a packet from pool (a plain Copy when pool is nil
+// or the head is longer than Copy keeps next to a packet): the same
+// fields and head bytes.
+func CopyFrom(pool Pool, p *Packet) *Packet {
+	if pool == nil || len(p.Head) == 0 || len(p.Head) > copyHeadCap {
+		return p.Copy()
+	}
+	c := pool.Get()
+	head := c.Head[:0]
+	*c = *p
+	c.Head = append(head, p.Head...)
+	return c
+}
+
 // copyHeadCap is the head bytes Copy places next to the packet.
 const copyHeadCap = 80
 

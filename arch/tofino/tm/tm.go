@@ -32,6 +32,7 @@ type TrafficManager struct {
 	cfg        Config
 	prog       *programs.Program
 	ledger     Ledger
+	pool       packet.Pool // the run's packet pool, for copies (nil: allocate)
 	egress     func(pipe int) sim.Handler
 	mac        sim.Handler
 	macBusy    func(port int) int64 // when a port's MAC finishes its last frame (nil: not known)
@@ -271,7 +272,7 @@ func (t *TrafficManager) MirrorCopy(pkt *packet.Packet, session int, at int64, f
 		t.Stats.MirrorDrops++
 		return false
 	}
-	c := pkt.Copy()
+	c := packet.CopyFrom(t.pool, pkt)
 	c.Mirror, c.McastGrp, c.Recirculate, c.DeflectOnDrop, c.BypassEgress, c.Drop = false, 0, false, false, false, false
 	c.Deflected = false
 	c.OutPort, c.Qid = s.Port, s.Queue
@@ -294,13 +295,17 @@ func (t *TrafficManager) MirrorCopy(pkt *packet.Packet, session int, at int64, f
 	return true
 }
 
+// SetPacketPool makes the traffic manager take its copies (multicast,
+// mirror, trimmed and deflect-on-drop) from a run's packet pool.
+func (t *TrafficManager) SetPacketPool(p packet.Pool) { t.pool = p }
+
 func (t *TrafficManager) arrive(pkt *packet.Packet, now int64) {
 	grp := false
 	if pkt.McastGrp != 0 {
 		if g, ok := t.groups[pkt.McastGrp]; ok {
 			grp = true
 			for _, port := range g.Ports {
-				c := pkt.Copy()
+				c := packet.CopyFrom(t.pool, pkt)
 				c.McastGrp = 0
 				t.Stats.MulticastCopies++
 				t.ledger.Copied()
@@ -450,7 +455,7 @@ func (t *TrafficManager) trimOnDrop(pkt *packet.Packet, port int, q *Queue, now 
 	}
 	tp := t.trimPolicy
 	q.Counters.Trim++
-	c := pkt.Copy()
+	c := packet.CopyFrom(t.pool, pkt)
 	if c.Len > tp.Size {
 		c.Len = tp.Size
 		if len(c.Head) > tp.Size {
@@ -496,7 +501,7 @@ func (t *TrafficManager) overflow(pkt *packet.Packet, port int, reason string, n
 	q := t.ports[dod].queues[t.onDrop.Queue]
 	out := pkt
 	if t.onDrop.Mode == "mirror" {
-		out = pkt.Copy()
+		out = packet.CopyFrom(t.pool, pkt)
 		out.DeflectOnDrop, out.McastGrp, out.Mirror = false, 0, false
 		out.Mirrored = true
 		if tr := t.onDrop.Truncate; tr > 0 && out.Len > tr {
