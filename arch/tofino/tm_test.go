@@ -9,6 +9,7 @@ import (
 
 	"archsim/arch/tofino/compiler"
 	"archsim/arch/tofino/spec"
+	tmpkg "archsim/arch/tofino/tm"
 	"archsim/components/link"
 	"archsim/components/packet"
 	"archsim/programs"
@@ -663,13 +664,7 @@ func TestTMDeflectOnDrop(t *testing.T) {
 // once, the next two wait, the other 7 are dropped.
 func TestTMDeflectQueueFull(t *testing.T) {
 	r := newTMRig(t, fmt.Sprintf(tmDoD, ", limit_cells: 6", "deflect", ""))
-	tm := r.sw.TM()
-	tm.Pause(1, 0, true, 0)
-	for k := 0; k < 20; k++ {
-		r.send(0, int64(k)*800, 200, tmHdr{port: 1, dod: true})
-	}
-	r.at(5_000_000, func(now int64) { tm.Pause(1, 0, false, now) })
-	r.run()
+	tm := r.pausedBurst()
 	if len(r.drops) != 7 {
 		t.Fatalf("%d drops, want 7: %v", len(r.drops), r.drops)
 	}
@@ -718,13 +713,7 @@ func TestTMDeflectedCountsOnlyDeflections(t *testing.T) {
 // originals end as their copies. Egress sees the copies as deflected.
 func TestTMMirrorOnDrop(t *testing.T) {
 	r := newTMRig(t, fmt.Sprintf(tmDoD, "", "mirror", ", truncate: 64"))
-	tm := r.sw.TM()
-	tm.Pause(1, 0, true, 0)
-	for k := 0; k < 20; k++ {
-		r.send(0, int64(k)*800, 200, tmHdr{port: 1, dod: true})
-	}
-	r.at(5_000_000, func(now int64) { tm.Pause(1, 0, false, now) })
-	r.run()
+	tm := r.pausedBurst()
 	if len(r.drops) != 0 {
 		t.Fatalf("drops: %v", r.drops)
 	}
@@ -1022,6 +1011,20 @@ func TestTMDeflectedMulticastCopyOrigPort(t *testing.T) {
 	}
 }
 
+// pausedBurst sends 20 back-to-back 200-byte deflect-on-drop packets from
+// port 0 to port 1 while port 1's queue 0 is paused (un-paused at 5 us),
+// runs them, and returns the traffic manager.
+func (r *tmRig) pausedBurst() *tmpkg.TrafficManager {
+	t := r.sw.TM()
+	t.Pause(1, 0, true, 0)
+	for k := 0; k < 20; k++ {
+		r.send(0, int64(k)*800, 200, tmHdr{port: 1, dod: true})
+	}
+	r.at(5_000_000, func(now int64) { t.Pause(1, 0, false, now) })
+	r.run()
+	return t
+}
+
 // recordingPool is a packet pool that records what it is given.
 type recordingPool struct {
 	got  int
@@ -1058,13 +1061,7 @@ func TestTMDropsGoToThePool(t *testing.T) {
 		return false
 	}
 	r.sw.SetPacketPool(pool)
-	tm := r.sw.TM()
-	tm.Pause(1, 0, true, 0)
-	for k := 0; k < 20; k++ {
-		r.send(0, int64(k)*800, 200, tmHdr{port: 1, dod: true})
-	}
-	r.at(5_000_000, func(now int64) { tm.Pause(1, 0, false, now) })
-	r.run()
+	r.pausedBurst()
 	if len(r.drops) != 7 || len(pool.put) != 7 || pool.late != 0 {
 		t.Fatalf("%d drops, %d packets put in the pool (%d before the hook saw them); want 7, 7, 0", len(r.drops), len(pool.put), pool.late)
 	}
@@ -1075,13 +1072,7 @@ func TestTMDropsGoToThePool(t *testing.T) {
 	m := newTMRig(t, fmt.Sprintf(tmDoD, "", "mirror", ", truncate: 64"))
 	mp := &recordingPool{seen: func(uint64) bool { return true }}
 	m.sw.SetPacketPool(mp)
-	mt := m.sw.TM()
-	mt.Pause(1, 0, true, 0)
-	for k := 0; k < 20; k++ {
-		m.send(0, int64(k)*800, 200, tmHdr{port: 1, dod: true})
-	}
-	m.at(5_000_000, func(now int64) { mt.Pause(1, 0, false, now) })
-	m.run()
+	m.pausedBurst()
 	if mp.got != 10 {
 		t.Errorf("%d copies taken from the pool, want the 10 drop mirrors", mp.got)
 	}
