@@ -714,6 +714,17 @@ func (s *Scenario) runProtego(spec runSpec) (*Run, error) {
 			drops.Add(reason)
 		})
 	}
+	// The switches that can share a packet pool (arch.PacketPooler) take
+	// their copies and generated packets (the receiver's timer packets,
+	// millions per run) from the run's pool and give it the packets they
+	// drop; the UDP traffic shares it (its sink gives back what arrives).
+	// The drop hooks above read a packet before it goes back.
+	hb := hosts.MakeBuilder().WithEngine(eng).WithDeadline(deadline)
+	for _, sw := range net.switches {
+		if p, ok := sw.(arch.PacketPooler); ok {
+			p.SetPacketPool(hb.Pool())
+		}
+	}
 	var tr protegoTraffic
 	switch s.Workload.Kind {
 	case "protego-fct":
@@ -721,7 +732,7 @@ func (s *Scenario) runProtego(spec runSpec) (*Run, error) {
 	case "protego-bulk":
 		tr, err = s.protegoBulk(eng, net, srcGbps, trafficEnd, deadline, probe)
 	default:
-		tr, err = s.protegoStress(eng, net, srcGbps, trafficEnd, deadline)
+		tr, err = s.protegoStress(hb, net, srcGbps, trafficEnd)
 	}
 	if err != nil {
 		return nil, err
@@ -856,9 +867,8 @@ type protegoStressTraffic struct {
 	frameBytes int
 }
 
-func (s *Scenario) protegoStress(eng sim.Engine, net *network, srcGbps float64, trafficEnd, deadline int64) (*protegoStressTraffic, error) {
+func (s *Scenario) protegoStress(hb hosts.Builder, net *network, srcGbps float64, trafficEnd int64) (*protegoStressTraffic, error) {
 	w := s.Workload
-	hb := hosts.MakeBuilder().WithEngine(eng).WithDeadline(deadline)
 	src, dst := s.Pattern.Flows[0][0], s.Pattern.Flows[0][1]
 	ssw, sport := net.hostPort(src)
 	hprop := int64(s.Link.PropNs * 1000)

@@ -187,11 +187,17 @@ func (sw *Switch) recycle(pkt *packet.Packet) {
 }
 
 // SetPacketPool makes the switch share a run's packet pool
-// (arch.PacketPooler): its copies come from it, and the packets it drops
-// or replaces by their mirror copy go back to it.
+// (arch.PacketPooler): its copies and its packet generators' packets come
+// from it, and the packets it drops or replaces by their mirror copy go
+// back to it.
 func (sw *Switch) SetPacketPool(p packet.Pool) {
 	sw.pool = p
 	sw.tm.SetPacketPool(p)
+	for _, u := range sw.pipes {
+		if u.pktgen != nil {
+			u.pktgen.SetPool(p)
+		}
+	}
 }
 
 // expired counts a packet still in the switch at the end of the run (not a

@@ -57,6 +57,9 @@ type Generator struct {
 	// deadlinePs: no trigger fires after it (the run's end).
 	deadlinePs int64
 	nextID     uint64
+	// pool, when set, gives the generated packets (the switch's drops go
+	// back to it): a timer application fires millions of times.
+	pool packet.Pool
 }
 
 // App is an application as the generator runs it.
@@ -111,6 +114,10 @@ func (g *Generator) Apps() []*App { return g.apps }
 
 // App returns a configured application by name.
 func (g *Generator) App(name string) *App { return g.byName[name] }
+
+// SetPool makes the generator take its packets from pool (nil: a new
+// allocation per packet).
+func (g *Generator) SetPool(pool packet.Pool) { g.pool = pool }
 
 // SetDeadline ends the run: no trigger fires after ps.
 func (g *Generator) SetDeadline(ps int64) { g.deadlinePs = ps }
@@ -336,14 +343,21 @@ func (g *Generator) runBatch(a *App, now int64) {
 // lists cycle packet by packet) with the generator's header written over
 // the first 6 bytes.
 func (g *Generator) build(a *App, batch, pkt int, bornPs int64) *packet.Packet {
-	// The packet and its head in one allocation, with room for the
-	// headers a pipeline adds (a timer application fires millions of
-	// times).
-	b := &struct {
-		pkt  packet.Packet
-		head [genHeadCap]byte
-	}{}
-	head := a.Template.AppendPacket(b.head[:0], a.seq)
+	var p *packet.Packet
+	var buf []byte
+	if g.pool != nil {
+		p = g.pool.Get()
+		buf = p.Head[:0]
+	} else {
+		// The packet and its head in one allocation, with room for the
+		// headers a pipeline adds.
+		b := &struct {
+			pkt  packet.Packet
+			head [genHeadCap]byte
+		}{}
+		p, buf = &b.pkt, b.head[:0]
+	}
+	head := a.Template.AppendPacket(buf, a.seq)
 	a.seq++
 	if a.Header {
 		for len(head) < programs.PktgenHeaderBytes {
@@ -352,9 +366,9 @@ func (g *Generator) build(a *App, batch, pkt int, bornPs int64) *packet.Packet {
 		WriteHeader(head, g.pipe, a.ID, batch, pkt)
 	}
 	g.nextID++
-	b.pkt = packet.Packet{ID: uint64(1)<<62 | uint64(g.pipe)<<54 | g.nextID, Flow: 1<<24 + a.Port*16 + a.ID,
+	*p = packet.Packet{ID: uint64(1)<<62 | uint64(g.pipe)<<54 | g.nextID, Flow: 1<<24 + a.Port*16 + a.ID,
 		Head: head, Len: max(a.Length, len(head)), InPort: a.Port, BornPs: bornPs, Passes: 1}
-	return &b.pkt
+	return p
 }
 
 // genHeadCap is the head bytes a generated packet carries next to it
