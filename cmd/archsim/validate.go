@@ -19,6 +19,7 @@ func newValidateCmd(out io.Writer) *cobra.Command {
 		Short: "Run every validation claim against the papers' numbers (exit 1 if any fails)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			batchGC()
 			ctx := validation.NewContext()
 			ctx.Long = true
 			ctx.Full = full
