@@ -20,12 +20,13 @@ const gcPercent = 50
 
 // batchPercent replaces gcPercent in a command that runs a batch of
 // simulations in one process (validate: several hundred runs, two or
-// three at a time, whose results it keeps). There the live heap is the
-// sum of the runs in progress and of the results so far, the length of
-// one run does not set the peak, and at 50 % the collector ran every few
-// MB of allocation of any run: at 100 % validate took 221 s of CPU
-// instead of 236 s (peak 797 MB instead of 590 MB; 200 % gave 218 s and
-// 1.15 GB).
+// three at a time, whose results it keeps; run with a sweep or several
+// variants). There the live heap is the sum of the runs in progress and
+// of the results so far, the length of one run does not set the peak,
+// and at 50 % the collector ran every few MB of allocation of any run: at
+// 100 % validate took 221 s of CPU instead of 236 s (peak 797 MB instead
+// of 590 MB; 200 % gave 218 s and 1.15 GB), the full Fig. 6 sweep 0.97x
+// the wall time. A single run keeps gcPercent.
 const batchPercent = 100
 
 // largePercent is the target above smallHeap: gcPercent, or batchPercent

@@ -73,6 +73,9 @@ func newRunCmd(out io.Writer) *cobra.Command {
 			if err := sc.Preflight(opt); err != nil {
 				return &exitError{code: 2, msg: oneLine(err.Error())}
 			}
+			if all, err := sc.Jobs(opt); err == nil && len(all) > 1 {
+				batchGC() // several runs in one process (gc.go)
+			}
 			pg := startProgress(cmd, quiet)
 			opt.Progress = pg.Writer()
 			pg.Status("%s: running", sc.Name)
