@@ -1081,3 +1081,25 @@ func TestTMDropsGoToThePool(t *testing.T) {
 	}
 	m.conserve()
 }
+
+// TestTMMulticastOriginalGoesToThePool: a multicast packet with no unicast
+// port lives on only as its copies, so with a run's pool it goes back to
+// it (a packet that also has a port does not); the copies come from the
+// pool and reach their ports as in TestTMMulticast.
+func TestTMMulticastOriginalGoesToThePool(t *testing.T) {
+	r := newTMRig(t, "multicast_groups:\n  7: [2, 130, 258]\n")
+	pool := &recordingPool{seen: func(uint64) bool { return true }}
+	r.sw.SetPacketPool(pool)
+	r.send(0, 0, 300, tmHdr{port: NoPort, grp: 7, qid: 3})
+	r.send(0, 1_000_000, 300, tmHdr{port: 1, grp: 7, qid: 3})
+	r.run()
+	if pool.got != 6 || len(pool.put) != 1 || pool.put[0] != 1 {
+		t.Errorf("%d copies from the pool, packets %v given back; want 6 and [1]", pool.got, pool.put)
+	}
+	for _, p := range []int{2, 130, 258} {
+		if got := r.port(p); len(got) != 2 || got[0].id != 1 || got[1].id != 2 || got[0].length != 300 {
+			t.Errorf("port %d got %v, want packets 1 and 2", p, ids(got))
+		}
+	}
+	r.conserve()
+}

@@ -971,3 +971,46 @@ func TestTrimLAGPortQoSMap(t *testing.T) {
 	r.fill("PortChannel1", probeDSCP)
 	r.t1("PortChannel1", 10)
 }
+
+// reusingPool is a packet.Pool that hands out the packets given back to
+// it, last in first out: a packet still held after it was given back
+// would be overwritten by the next copy and show up corrupted.
+type reusingPool struct {
+	free []*packet.Packet
+	puts int
+}
+
+func (p *reusingPool) Get() *packet.Packet {
+	if n := len(p.free); n > 0 {
+		pkt := p.free[n-1]
+		p.free = p.free[:n-1]
+		*pkt = packet.Packet{Head: pkt.Head[:0]}
+		return pkt
+	}
+	return &packet.Packet{Head: make([]byte, 0, 80)}
+}
+
+func (p *reusingPool) Put(pkt *packet.Packet) { p.puts++; p.free = append(p.free, pkt) }
+
+// With a run's packet pool, a packet the traffic manager trims lives on
+// only as its trimmed copy and goes back to the pool, as do the packets
+// it drops: T1's probes still come out trimmed as T1 says (a recycled
+// original reused while still held would corrupt them), and the pool got
+// one packet per trimmed original and one per drop.
+func TestTrimOriginalsGoToThePool(t *testing.T) {
+	r := setupBase(t)
+	pool := &reusingPool{}
+	r.sw.SetPacketPool(pool)
+	r.fill("Ethernet4", probeDSCP)
+	r.t1("Ethernet4", trimDSCP)
+	r.checkCounterInvariants()
+	sw := r.agent.All().Switch
+	if sw.TrimSent < 4*probesPerKind {
+		t.Fatalf("%d packets trimmed and sent, want at least the %d probes", sw.TrimSent, 4*probesPerKind)
+	}
+	// A copy no trim queue took goes back too, and its original is a drop.
+	if want := int(sw.TrimSent+sw.TrimDrop) + len(r.drops); pool.puts != want {
+		t.Errorf("%d packets given back to the pool, want %d (%d trimmed originals, %d refused copies, %d drops)",
+			pool.puts, want, sw.TrimSent, sw.TrimDrop, len(r.drops))
+	}
+}

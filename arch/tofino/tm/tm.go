@@ -296,8 +296,20 @@ func (t *TrafficManager) MirrorCopy(pkt *packet.Packet, session int, at int64, f
 }
 
 // SetPacketPool makes the traffic manager take its copies (multicast,
-// mirror, trimmed and deflect-on-drop) from a run's packet pool.
+// mirror, trimmed and deflect-on-drop) from a run's packet pool, and give
+// it back the packets that live on only as their copies (a multicast
+// packet with no unicast port, a packet trimmed into a header copy) and
+// the copies no queue took. Its ledger recycles the packets it drops,
+// after the drop hook.
 func (t *TrafficManager) SetPacketPool(p packet.Pool) { t.pool = p }
+
+// recycle gives a packet nothing holds any more to the run's pool (if
+// the traffic manager shares one).
+func (t *TrafficManager) recycle(pkt *packet.Packet) {
+	if t.pool != nil {
+		t.pool.Put(pkt)
+	}
+}
 
 func (t *TrafficManager) arrive(pkt *packet.Packet, now int64) {
 	grp := false
@@ -323,6 +335,7 @@ func (t *TrafficManager) arrive(pkt *packet.Packet, now int64) {
 		switch {
 		case grp:
 			t.ledger.Replicated() // the packet lives on as its multicast copies
+			t.recycle(pkt)
 		case pkt.McastGrp != 0:
 			t.Stats.NoPortDrops++
 			t.ledger.Dropped(pkt, fmt.Sprintf("traffic manager: no multicast group %d", pkt.McastGrp))
@@ -476,6 +489,7 @@ func (t *TrafficManager) trimOnDrop(pkt *packet.Packet, port int, q *Queue, now 
 	if trimQ == nil || t.ports[port].down || t.admits(trimQ, t.cells(c.Len)) != "" {
 		q.Counters.TrimDrop++
 		t.Stats.TrimDrops++
+		t.recycle(c) // never seen by anything
 		t.ledger.Dropped(pkt, "traffic manager: trim queue full")
 		return
 	}
@@ -485,6 +499,7 @@ func (t *TrafficManager) trimOnDrop(pkt *packet.Packet, port int, q *Queue, now 
 	t.Stats.Trims++
 	t.ledger.Copied()
 	t.ledger.Replicated() // the packet lives on as its trimmed copy
+	t.recycle(pkt)
 	t.enqueue(c, port, tq, now)
 }
 
