@@ -15,6 +15,7 @@ import (
 	"testing"
 
 	"archsim/components/packet"
+	"archsim/components/packet/pooltest"
 	"archsim/sonic"
 	"archsim/sonic/orch"
 )
@@ -972,26 +973,6 @@ func TestTrimLAGPortQoSMap(t *testing.T) {
 	r.t1("PortChannel1", 10)
 }
 
-// reusingPool is a packet.Pool that hands out the packets given back to
-// it, last in first out: a packet still held after it was given back
-// would be overwritten by the next copy and show up corrupted.
-type reusingPool struct {
-	free []*packet.Packet
-	puts int
-}
-
-func (p *reusingPool) Get() *packet.Packet {
-	if n := len(p.free); n > 0 {
-		pkt := p.free[n-1]
-		p.free = p.free[:n-1]
-		*pkt = packet.Packet{Head: pkt.Head[:0]}
-		return pkt
-	}
-	return &packet.Packet{Head: make([]byte, 0, 80)}
-}
-
-func (p *reusingPool) Put(pkt *packet.Packet) { p.puts++; p.free = append(p.free, pkt) }
-
 // With a run's packet pool, a packet the traffic manager trims lives on
 // only as its trimmed copy and goes back to the pool, as do the packets
 // it drops: T1's probes still come out trimmed as T1 says (a recycled
@@ -999,7 +980,7 @@ func (p *reusingPool) Put(pkt *packet.Packet) { p.puts++; p.free = append(p.free
 // one packet per trimmed original and one per drop.
 func TestTrimOriginalsGoToThePool(t *testing.T) {
 	r := setupBase(t)
-	pool := &reusingPool{}
+	pool := &pooltest.Reusing{}
 	r.sw.SetPacketPool(pool)
 	r.fill("Ethernet4", probeDSCP)
 	r.t1("Ethernet4", trimDSCP)
@@ -1009,8 +990,8 @@ func TestTrimOriginalsGoToThePool(t *testing.T) {
 		t.Fatalf("%d packets trimmed and sent, want at least the %d probes", sw.TrimSent, 4*probesPerKind)
 	}
 	// A copy no trim queue took goes back too, and its original is a drop.
-	if want := int(sw.TrimSent+sw.TrimDrop) + len(r.drops); pool.puts != want {
+	if want := int(sw.TrimSent+sw.TrimDrop) + len(r.drops); pool.Puts != want {
 		t.Errorf("%d packets given back to the pool, want %d (%d trimmed originals, %d refused copies, %d drops)",
-			pool.puts, want, sw.TrimSent, sw.TrimDrop, len(r.drops))
+			pool.Puts, want, sw.TrimSent, sw.TrimDrop, len(r.drops))
 	}
 }

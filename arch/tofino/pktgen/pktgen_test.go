@@ -10,6 +10,7 @@ import (
 	"archsim/arch/tofino"
 	"archsim/arch/tofino/pktgen"
 	"archsim/components/packet"
+	"archsim/components/packet/pooltest"
 	"archsim/engine"
 	"archsim/programs"
 )
@@ -283,32 +284,12 @@ func TestDeadline(t *testing.T) {
 	}
 }
 
-// countingPool is a packet.Pool that hands out its free packets first and
-// counts what it gives and takes.
-type countingPool struct {
-	free       []*packet.Packet
-	gets, puts int
-}
-
-func (p *countingPool) Get() *packet.Packet {
-	p.gets++
-	if n := len(p.free); n > 0 {
-		pkt := p.free[n-1]
-		p.free = p.free[:n-1]
-		*pkt = packet.Packet{Head: pkt.Head[:0]}
-		return pkt
-	}
-	return &packet.Packet{Head: make([]byte, 0, 64)}
-}
-
-func (p *countingPool) Put(pkt *packet.Packet) { p.puts++; p.free = append(p.free, pkt) }
-
 // A generator given a pool takes every packet from it (reusing what the
 // switch gave back) and builds the same packets, byte for byte, as one
 // that allocates them: same ids, times, lengths and head bytes.
 func TestPoolGivesTheSamePackets(t *testing.T) {
 	section := "pktgen:\n  - {name: tick, app: 3, trigger: periodic, port: 68, timer_ns: 1000, length: 64}\n" + tmpl
-	run := func(pool *countingPool) []arrival {
+	run := func(pool *pooltest.Reusing) []arrival {
 		g, e, s, _ := newGen(t, "tofino")
 		if pool != nil {
 			g.SetPool(pool)
@@ -335,13 +316,13 @@ func TestPoolGivesTheSamePackets(t *testing.T) {
 	// A used packet with stale bytes and fields: the generator must
 	// overwrite all of them.
 	stale := &packet.Packet{ID: 99, Len: 7, Deflected: true, Head: append(make([]byte, 0, 64), 0xEE, 0xEE, 0xEE)}
-	pool := &countingPool{free: []*packet.Packet{stale}}
+	pool := &pooltest.Reusing{Free: []*packet.Packet{stale}}
 	pooled := run(pool)
 	if len(plain) != 6 || len(pooled) != len(plain) {
 		t.Fatalf("%d and %d packets, want 6 each", len(plain), len(pooled))
 	}
-	if pool.gets != len(pooled) {
-		t.Errorf("%d packets from the pool, want all %d", pool.gets, len(pooled))
+	if pool.Gets != len(pooled) {
+		t.Errorf("%d packets from the pool, want all %d", pool.Gets, len(pooled))
 	}
 	for i := range plain {
 		a, b := plain[i], pooled[i]
