@@ -206,6 +206,9 @@ type Net struct {
 	LinkGbps    float64 // the host links' rate
 	MSS         int     // data frame bytes
 	HeaderBytes int     // control and trimmed-header frame bytes
+	// Framing is what the network's links send per frame besides the
+	// frame (the zero value: Ethernet's FCS, preamble and gap).
+	Framing packet.Framing
 	// Packet format hooks (components/hosts): is a packet a header, trim
 	// a data packet to a header.
 	IsHeader func(*packet.Packet) bool

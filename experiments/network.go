@@ -312,7 +312,7 @@ func (s *Scenario) runOne(spec runSpec) (*Run, error) {
 	prop := int64(s.Link.PropNs * 1000)
 
 	cfg := hosts.NDPConfig{PropPs: prop, MSS: w.MSS, CtrlBytes: w.Ctrl, CtrlDSCP: w.CtrlDSCP,
-		InitialWindow: w.Window, PullRateMod: w.PullRate}
+		InitialWindow: w.Window, PullRateMod: w.PullRate, Framing: s.Link.framing()}
 	hb := hosts.MakeBuilder().WithEngine(engine).WithRecorder(rec).WithDeadline(deadline)
 	// Switches that can share the hosts' packet pool take their copies
 	// from it and give it the packets they drop (the drop hook above

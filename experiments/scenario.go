@@ -18,6 +18,8 @@ import (
 
 	"archsim/arch"
 	_ "archsim/arch/chips" // the chips variants name
+	"archsim/components/hosts"
+	"archsim/components/packet"
 	"archsim/configs"
 	"archsim/programs"
 )
@@ -49,10 +51,28 @@ type Scenario struct {
 	ix      *yamlIndex // lines of the fields, for errors
 }
 
-// Link is the host links' rate and one-way propagation delay.
+// Link is the host links' rate and one-way propagation delay, and what
+// they send per frame besides the frame.
 type Link struct {
 	Gbps   float64 `yaml:"gbps"`
 	PropNs float64 `yaml:"prop_ns"`
+	// Framing: "ethernet" (the default: FCS, preamble and inter-frame gap,
+	// 24 bytes per frame; a data packet's payload is the frame less the
+	// modelled Ethernet/IP/UDP/NDP headers) or "htsim" (htsim's links: a
+	// packet holds the link for its size alone, and a data packet's
+	// payload is its size less htsim's 64-byte NDP header). htsim framing
+	// applies to every link of the network, switches' ports included; it
+	// is for the NDP workload on ideal and Tofino switches, reproducing
+	// the trimming paper's simulated experiments.
+	Framing string `yaml:"framing"`
+}
+
+// framing is the links' framing (validate has checked the name).
+func (l Link) framing() packet.Framing {
+	if l.Framing == packet.Bare.String() {
+		return packet.Bare
+	}
+	return packet.Ethernet
 }
 
 // Workload is what the hosts run.
@@ -230,6 +250,12 @@ func (s *Scenario) validate() error {
 		return s.need("link.gbps", fmt.Sprintf("0 < gbps ≤ %d", MaxLinkGbps), s.Link.Gbps)
 	case s.Link.PropNs < 0 || s.Link.PropNs > MaxPropNs:
 		return s.need("link.prop_ns", "0..1e6", s.Link.PropNs)
+	case s.Link.Framing != "" && s.Link.Framing != packet.Ethernet.String() && s.Link.Framing != packet.Bare.String():
+		return fieldErr("link.framing", "got %q (allowed: ethernet, htsim)", s.Link.Framing)
+	case s.Link.framing() == packet.Bare && s.Workload.Kind != "ndp":
+		return fieldErr("link.framing", "htsim framing models htsim's NDP packets: workload.kind must be ndp, got %q", s.Workload.Kind)
+	case s.Link.framing() == packet.Bare && s.Workload.MSS <= hosts.HtsimHeaderLen:
+		return fieldErr("workload.mss", "got %d (allowed with htsim framing: > %d, htsim's NDP header)", s.Workload.MSS, hosts.HtsimHeaderLen)
 	case len(s.Variants) == 0:
 		return fieldErr("variants", "missing (allowed: a list of 1..%d switch setups)", MaxVariants)
 	case len(s.Variants) > MaxVariants:
@@ -331,6 +357,9 @@ func (s *Scenario) validate() error {
 		}
 		if _, err := arch.Lookup(v.chipOf()); err != nil {
 			return fieldErr(at+".chip", "%v", err)
+		}
+		if err := s.checkFraming(at, v); err != nil {
+			return err
 		}
 		if v.QueuePackets < 0 || v.QueuePackets > MaxQueuePackets {
 			return s.need(at+".queue_packets", fmt.Sprintf("1..%d", MaxQueuePackets), v.QueuePackets)
@@ -481,4 +510,24 @@ func (s *Scenario) KeepVariant(name string) error {
 		names = append(names, v.Name)
 	}
 	return fmt.Errorf("scenario %s has no variant %q (variants: %s)", s.Name, name, strings.Join(names, ", "))
+}
+
+// checkFraming refuses htsim framing on switches that do not model it:
+// only the ideal and Tofino switches' ports serialize with the links'
+// framing (a SONiC switch's traffic manager and a Trio PFE's output stay
+// Ethernet).
+func (s *Scenario) checkFraming(at string, v Variant) error {
+	if s.Link.framing() != packet.Bare {
+		return nil
+	}
+	for _, ts := range s.topology().Switches {
+		chip := v.setupOf(ts.Name).Chip
+		if chip != "ideal" && !strings.HasPrefix(chip, "tofino") {
+			return fieldErr(at, "link.framing htsim is modelled on ideal and Tofino switches only, not on %s", chip)
+		}
+	}
+	if v.SonicConfig != "" {
+		return fieldErr(at+".sonic_config", "link.framing htsim is not modelled on a SONiC switch")
+	}
+	return nil
 }

@@ -235,8 +235,19 @@ variants:
 		{"seed: 1", "seed: 1\nseed: 2", "s.yaml:5: seed: given twice (first at line 4)"},
 		{"hosts: 4", "hosts: 4\n  x: [", "s.yaml:7: not valid YAML"},
 		{"window: 10", "window: 1000000", "workload.window: got 1000000 (allowed: 1..100000 packets)"},
+		{"prop_ns: 500}", "prop_ns: 500, framing: htsim}", ""},
+		{"prop_ns: 500}", "prop_ns: 500, framing: jumbo}", `s.yaml:7: link.framing: got "jumbo" (allowed: ethernet, htsim)`},
+		{"prop_ns: 500}\nworkload: {kind: ndp", "prop_ns: 500, framing: htsim}\nworkload: {kind: cbr, rate_gbps: 10", "link.framing: htsim framing models htsim's NDP packets: workload.kind must be ndp, got \"cbr\""},
+		{"prop_ns: 500}\nworkload: {kind: ndp, mss: 1564", "prop_ns: 500, framing: htsim}\nworkload: {kind: ndp, mss: 64", "workload.mss: got 64 (allowed with htsim framing: > 64, htsim's NDP header)"},
+		{"{name: Ideal, switch: ideal, queue_packets: 10}\n", "{name: Ideal, switch: ideal, queue_packets: 10}\n  - {name: T, chip: trio5, program: ndp}\n", ""},
 	}
 	wantLoadErrors(t, good, cases)
+	// htsim framing on a chip that does not model it.
+	htsim := strings.Replace(good, "prop_ns: 500}", "prop_ns: 500, framing: htsim}", 1)
+	wantLoadErrors(t, htsim, []loadCase{
+		{"{name: Ideal, switch: ideal, queue_packets: 10}\n", "{name: Ideal, switch: ideal, queue_packets: 10}\n  - {name: T, chip: trio5, program: ndp}\n",
+			"variants[1]: link.framing htsim is modelled on ideal and Tofino switches only, not on trio5"},
+	})
 	if _, err := Load("no-such-scenario"); err == nil || !strings.Contains(err.Error(), "unknown scenario") {
 		t.Errorf("unknown scenario: %v", err)
 	}

@@ -260,7 +260,7 @@ func (s *Scenario) buildNetwork(spec runSpec, engine sim.Engine, deadline int64)
 		if len(t.Switches) > 1 {
 			name = sim.BuildNameWithIndex("Net", "Switch", si)
 		}
-		net := &arch.Net{Ports: p.ports[si], LinkGbps: s.Link.Gbps, MSS: s.frameBytes(), HeaderBytes: w.Ctrl,
+		net := &arch.Net{Ports: p.ports[si], LinkGbps: s.Link.Gbps, MSS: s.frameBytes(), HeaderBytes: w.Ctrl, Framing: s.Link.framing(),
 			IsHeader: hosts.IsHeader, Trim: func(pkt *packet.Packet) { hosts.Trim(pkt, w.Ctrl) },
 			Route: func(pkt *packet.Packet) int {
 				if d := hosts.DstHost(pkt); d >= 0 && d < len(routes) {

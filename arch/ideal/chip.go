@@ -229,7 +229,7 @@ func (t *Target) Build(s arch.BuildSpec) (arch.Switch, error) {
 	return MakeBuilder().WithEngine(s.Engine).WithConfig(Config{
 		Ports: n.Ports, PortGbps: n.LinkGbps, DataQueueB: q, HeaderQueueB: int64(t.p.HeaderQueueFactor) * q, HeaderBytes: n.HeaderBytes,
 		LatencyPs: int64(t.p.LatencyNs * 1000), IsHeader: n.IsHeader, Trim: n.Trim, PortOfPacket: n.Route, Seed: s.Seed,
-		PIE: t.pie,
+		PIE: t.pie, Framing: n.Framing,
 	}).Build(name), nil
 }
 

@@ -37,6 +37,8 @@ type Config struct {
 	// PIE, if set, makes every port a PIE queue (IsHeader and Trim are
 	// then unused).
 	PIE *PIEConfig
+	// Framing is the ports' links' (the zero value: Ethernet).
+	Framing packet.Framing
 }
 
 // Event kinds of the switch's own wake-ups.
@@ -112,7 +114,7 @@ func newSwitch(name string, engine sim.Engine, cfg Config) *Switch {
 	s := &Switch{ComponentBase: sim.NewComponentBase(name), engine: engine, cfg: cfg,
 		rng: rand.New(rand.NewSource(cfg.Seed)), ports: make([]*port, cfg.Ports), out: make([]link.End, cfg.Ports)}
 	for i := range s.ports {
-		s.ports[i] = &port{}
+		s.ports[i] = &port{ser: packet.SerialMemo{Framing: cfg.Framing}}
 	}
 	return s
 }

@@ -126,7 +126,11 @@ func (t *Target) Build(s arch.BuildSpec) (arch.Switch, error) {
 	if name == "" {
 		name = "Tofino"
 	}
-	return MakeBuilder().WithEngine(s.Engine).WithConfig(t.cfg).WithPlacement(place).WithSeed(s.Seed).WithThreadStats(s.ThreadStats).Build(name), nil
+	b := MakeBuilder().WithEngine(s.Engine).WithConfig(t.cfg).WithPlacement(place).WithSeed(s.Seed).WithThreadStats(s.ThreadStats)
+	if s.Net != nil {
+		b = b.WithFraming(s.Net.Framing)
+	}
+	return b.Build(name), nil
 }
 
 // resourceTable lists the resources in bf-p4c's columns, against the whole

@@ -39,6 +39,8 @@ type Switch struct {
 	pipes  []*pipeUnits
 	tm     *tm.TrafficManager
 	ports  *Ports
+	// framing is what the ports' links send per frame besides the frame.
+	framing packet.Framing
 
 	drops     arch.DropCounter
 	Delivered int
@@ -90,6 +92,7 @@ type Builder struct {
 	place  *compiler.Placement
 	seed   int64
 	stats  bool
+	frame  packet.Framing
 }
 
 // MakeBuilder returns a builder whose chip defaults to the one the
@@ -112,6 +115,10 @@ func (b Builder) WithSeed(s int64) Builder { b.seed = s; return b }
 // and wait for issue (ThreadStats.Latency, WaitPs; arch.BuildSpec).
 func (b Builder) WithThreadStats(on bool) Builder { b.stats = on; return b }
 
+// WithFraming sets what the ports' links (and the recirculation ports)
+// send per frame besides the frame; the default is Ethernet's.
+func (b Builder) WithFraming(f packet.Framing) Builder { b.frame = f; return b }
+
 // Build constructs the switch.
 func (b Builder) Build(name string) *Switch {
 	if b.engine == nil || b.place == nil {
@@ -120,7 +127,7 @@ func (b Builder) Build(name string) *Switch {
 	if b.cfg == nil {
 		b.cfg = b.place.Chip
 	}
-	sw := &Switch{engine: b.engine, cfg: b.cfg, prog: b.place.Prog, codec: b.place.Prog.Codec(), place: b.place, name: name}
+	sw := &Switch{engine: b.engine, cfg: b.cfg, prog: b.place.Prog, codec: b.place.Prog.Codec(), place: b.place, name: name, framing: b.frame}
 	// A dequeued frame reaches its MAC no sooner than the egress pipeline's
 	// fixed latency (parser and deparser bases, the placed MAU stages).
 	L := b.cfg.Latency
@@ -132,9 +139,9 @@ func (b Builder) Build(name string) *Switch {
 	var recirc []int
 	for pipe := 0; pipe < c.Pipes; pipe++ {
 		for local := 0; local < c.FrontPortsPerPipe; local++ {
-			ports = append(ports, tm.Port{Dev: c.DevPort(pipe, local), Gbps: c.PortGbps})
+			ports = append(ports, tm.Port{Dev: c.DevPort(pipe, local), Gbps: c.PortGbps, Framing: b.frame})
 		}
-		ports = append(ports, tm.Port{Dev: c.RecircPort(pipe), Gbps: c.RecircGbps})
+		ports = append(ports, tm.Port{Dev: c.RecircPort(pipe), Gbps: c.RecircGbps, Framing: b.frame})
 		recirc = append(recirc, c.RecircPort(pipe))
 	}
 	sw.tm = tm.MakeBuilder().WithEngine(b.engine).WithConfig(c.TM).WithProgram(sw.prog).
@@ -399,12 +406,12 @@ func (p *Ports) Handle(e sim.Event) error {
 		pkt.InPort = pkt.OutPort
 		pkt.Passes++
 		pkt.Deflected, pkt.Mirrored, pkt.NoBridge = false, false, false
-		txEnd := start + packet.SerializationPs(pkt.Len, sw.cfg.RecircGbps)
+		txEnd := start + sw.framing.Ps(pkt.Len, sw.cfg.RecircGbps)
 		p.busyUntil[pkt.OutPort] = txEnd
 		packet.Schedule(sw.engine, sw.pipes[pipe].ingress, txEnd+int64(sw.cfg.RecircLatencyNs*1000), packet.KindArrive, pkt, pkt.InPort)
 		return nil
 	}
-	txEnd := start + packet.SerializationPs(pkt.Len, sw.portGbps(pkt.OutPort))
+	txEnd := start + sw.framing.Ps(pkt.Len, sw.portGbps(pkt.OutPort))
 	if o := pkt.OutPort; o >= 0 && o < len(p.busyUntil) {
 		p.busyUntil[o] = txEnd
 	}
@@ -429,7 +436,7 @@ func (p *Ports) Transmit(port int, readyPs int64, length int, gbps float64) int6
 	if port >= 0 && port < len(p.busyUntil) {
 		start = max(start, p.busyUntil[port])
 	}
-	end := start + packet.SerializationPs(length, gbps)
+	end := start + p.sw.framing.Ps(length, gbps)
 	if port >= 0 && port < len(p.busyUntil) {
 		p.busyUntil[port] = end
 	}

@@ -16,6 +16,26 @@ type NDPConfig struct {
 	CtrlDSCP      int     // DSCP of ACK, NACK and PULL packets (0: best effort)
 	InitialWindow int     // packets a source sends at line rate before it needs pulls
 	PullRateMod   float64 // pull pacer rate as a fraction of line rate (htsim main_ndp: 0.99)
+	// Framing is the host link's (the zero value: Ethernet). It also says
+	// what a data packet's payload is: its size less the modelled headers
+	// (HeaderLen) on Ethernet; on htsim's bare links its size less htsim's
+	// 64-byte NDP header (HtsimHeaderLen), as htsim's sink counts it.
+	Framing packet.Framing
+}
+
+// HtsimHeaderLen is the header htsim counts in every NDP packet's size
+// (Broadcom/csg-htsim sim/ndppacket.h NdpPacket::ACKSIZE): a data packet
+// is its payload plus these bytes, a trimmed header or control packet
+// these bytes alone.
+const HtsimHeaderLen = 64
+
+// payloadOf is the payload bytes of a whole data packet of mss bytes on a
+// link with framing f.
+func payloadOf(mss int, f packet.Framing) int {
+	if f == packet.Bare {
+		return mss - HtsimHeaderLen
+	}
+	return mss - HeaderLen
 }
 
 // Flow is one NDP connection.
@@ -81,7 +101,8 @@ func (b Builder) BuildNDP(name string, cfg NDPConfig) *NDPHost {
 	b.check()
 	h := &NDPHost{ComponentBase: sim.NewComponentBase(name), engine: b.engine, idx: b.idx, port: b.port, cfg: cfg,
 		uplink: b.uplink, rec: b.rec, deadlinePs: b.deadlinePs, pool: b.pool}
-	h.nic = nic{engine: b.engine, owner: h, gbps: cfg.NICGbps, propPs: cfg.PropPs, port: b.port, uplink: b.uplink, deadline: b.deadlinePs, pool: b.pool}
+	h.nic = nic{engine: b.engine, owner: h, gbps: cfg.NICGbps, propPs: cfg.PropPs, port: b.port, uplink: b.uplink, deadline: b.deadlinePs, pool: b.pool,
+		ser: packet.SerialMemo{Framing: cfg.Framing}}
 	return h
 }
 
@@ -223,7 +244,7 @@ func (h *NDPHost) receive(pkt *packet.Packet, now int64) {
 		if !trimmed && !k.received.has(seq) {
 			k.received.set(seq)
 			k.count++
-			h.rec.Goodput[fid] += int64(h.cfg.MSS - HeaderLen)
+			h.rec.Goodput[fid] += int64(payloadOf(h.cfg.MSS, h.cfg.Framing))
 			h.rec.LastData[fid] = now
 			if k.count == k.flow.Packets {
 				h.rec.Done[fid] = now
@@ -260,7 +281,7 @@ func (h *NDPHost) receive(pkt *packet.Packet, now int64) {
 // line rate, slowed by the pull rate modifier.
 func (h *NDPHost) pullGapPs() int64 {
 	if h.pullGap == 0 {
-		h.pullGap = int64(float64(packet.SerializationPs(h.cfg.MSS, h.cfg.NICGbps)) / h.cfg.PullRateMod)
+		h.pullGap = int64(float64(h.cfg.Framing.Ps(h.cfg.MSS, h.cfg.NICGbps)) / h.cfg.PullRateMod)
 	}
 	return h.pullGap
 }

@@ -77,7 +77,44 @@ func Schedule(e sim.Engine, h sim.Handler, ps int64, kind Kind, pkt *Packet, por
 // length bytes: the frame plus its 4-byte FCS and the 20 bytes of
 // preamble and inter-frame gap (IEEE 802.3).
 func SerializationPs(length int, gbps float64) int64 {
-	return int64(float64(length+24)*8*1000/gbps + 0.5)
+	return Ethernet.Ps(length, gbps)
+}
+
+// Framing is what a link sends for a frame besides the frame's own bytes.
+// The zero value is Ethernet's.
+type Framing uint8
+
+const (
+	// Ethernet adds the 4-byte FCS and 20 bytes of preamble and
+	// inter-frame gap to every frame (IEEE 802.3): SerializationPs.
+	Ethernet Framing = iota
+	// Bare sends the frame's bytes only: a packet of n bytes holds the
+	// link for n bytes' time, as in htsim (Broadcom/csg-htsim
+	// sim/queue.h drainTime: size × ps per byte), whose packet sizes
+	// already count everything on the wire.
+	Bare
+)
+
+// Overhead is the bytes the link sends per frame besides the frame.
+func (f Framing) Overhead() int {
+	if f == Bare {
+		return 0
+	}
+	return 24
+}
+
+// Ps is the time a link of gbps with this framing takes to send a frame
+// of length bytes.
+func (f Framing) Ps(length int, gbps float64) int64 {
+	return int64(float64(length+f.Overhead())*8*1000/gbps + 0.5)
+}
+
+// String names the framing as scenarios spell it.
+func (f Framing) String() string {
+	if f == Bare {
+		return "htsim"
+	}
+	return "ethernet"
 }
 
 // Clone copies a packet (its own head bytes) for mirroring or multicast.
@@ -89,22 +126,23 @@ func (p *Packet) Clone() *Packet {
 
 // SerialMemo remembers the last two serialization times a transmitter
 // computed (a flow's data and control frames alternate), saving the float
-// division per frame; the values are SerializationPs's.
+// division per frame; the values are Framing.Ps's.
 type SerialMemo struct {
-	len  [2]int
-	gbps [2]float64
-	ps   [2]int64
-	next int
+	Framing Framing // the link's (the zero value: Ethernet)
+	len     [2]int
+	gbps    [2]float64
+	ps      [2]int64
+	next    int
 }
 
-// Ps is SerializationPs(length, gbps).
+// Ps is m.Framing.Ps(length, gbps).
 func (m *SerialMemo) Ps(length int, gbps float64) int64 {
 	for i := range m.len {
 		if m.len[i] == length && m.gbps[i] == gbps && m.ps[i] != 0 {
 			return m.ps[i]
 		}
 	}
-	ps := SerializationPs(length, gbps)
+	ps := m.Framing.Ps(length, gbps)
 	i := m.next
 	m.len[i], m.gbps[i], m.ps[i] = length, gbps, ps
 	m.next ^= 1

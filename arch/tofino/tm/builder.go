@@ -19,8 +19,9 @@ type Config struct {
 
 // Port is one egress port the traffic manager serves.
 type Port struct {
-	Dev  int     // device port id
-	Gbps float64 // line rate its queues drain at
+	Dev     int            // device port id
+	Gbps    float64        // line rate its queues drain at
+	Framing packet.Framing // what its link sends per frame besides the frame (zero: Ethernet)
 }
 
 // Ledger is the switch's packet accounting: every packet (offered or
@@ -118,6 +119,7 @@ func (b Builder) Build(name string) *TrafficManager {
 	t.ports = make([]*port, n)
 	for _, p := range b.ports {
 		t.ports[p.Dev] = t.newPort(p.Dev, p.Gbps)
+		t.ports[p.Dev].ser.Framing = p.Framing
 	}
 	return t
 }
