@@ -138,6 +138,7 @@ func (s *Scenario) flows(senders int) ([]*hosts.Flow, error) {
 	if size <= 0 {
 		size = 1 << 20 // longer than any run
 	}
+	const apartBase = 32 // mod16-apart's first receiver host
 	var out []*hosts.Flow
 	add := func(src, dst int, startUs float64) {
 		n := size
@@ -155,6 +156,13 @@ func (s *Scenario) flows(senders int) ([]*hosts.Flow, error) {
 	case "mod16":
 		for h := 0; h < senders; h++ {
 			add(h, h%16, 0)
+		}
+	case "mod16-apart":
+		// mod16 with the receivers on hosts of their own: sender h sends
+		// to host 32 + h % 16 (pipe 2 of a Tofino), so no receiver also
+		// sends and no sender sends to itself.
+		for h := 0; h < senders; h++ {
+			add(h, apartBase+h%16, 0)
 		}
 	case "fanin":
 		// Hosts 1..senders all send to host 0 (none sends to itself).
@@ -176,6 +184,9 @@ func (s *Scenario) flows(senders int) ([]*hosts.Flow, error) {
 			}
 			add(f[0], f[1], start)
 		}
+	}
+	if p.Kind == "mod16-apart" && senders > apartBase {
+		return nil, fmt.Errorf("pattern mod16-apart with %d senders: at most %d (its receivers are hosts %d..%d)", senders, apartBase, apartBase, apartBase+15)
 	}
 	for _, f := range out {
 		if f.Src >= s.Hosts || f.Dst >= s.Hosts {

@@ -108,7 +108,7 @@ type Workload struct {
 
 // Pattern says who sends to whom.
 type Pattern struct {
-	Kind      string    `yaml:"kind"` // incast, mod16, shifted, fanin, pairs
+	Kind      string    `yaml:"kind"` // incast, mod16, mod16-apart, shifted, fanin, pairs
 	Senders   int       `yaml:"senders"`
 	Receivers int       `yaml:"receivers"`
 	Flows     [][]int   `yaml:"flows"`     // pairs: [src, dst]
@@ -310,9 +310,9 @@ func (s *Scenario) validate() error {
 	}
 	p := s.Pattern
 	switch p.Kind {
-	case "incast", "mod16", "shifted", "pairs", "fanin":
+	case "incast", "mod16", "mod16-apart", "shifted", "pairs", "fanin":
 	default:
-		return s.need("pattern.kind", "incast, mod16, shifted, fanin, pairs", strconv.Quote(p.Kind))
+		return s.need("pattern.kind", "incast, mod16, mod16-apart, shifted, fanin, pairs", strconv.Quote(p.Kind))
 	}
 	if p.Senders < 0 || p.Senders > s.Hosts {
 		return s.need("pattern.senders", fmt.Sprintf("0..%d (0: every host)", s.Hosts), p.Senders)

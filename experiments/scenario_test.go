@@ -236,6 +236,12 @@ variants:
 		{"hosts: 4", "hosts: 4\n  x: [", "s.yaml:7: not valid YAML"},
 		{"window: 10", "window: 1000000", "workload.window: got 1000000 (allowed: 1..100000 packets)"},
 		{"prop_ns: 500}", "prop_ns: 500, framing: htsim}", ""},
+		{"kind: incast, senders: 2", "kind: mod16-apart, senders: 2", "pattern mod16-apart with 2 senders needs more than 4 hosts"},
+		{"hosts: 4\nlink: {gbps: 100, prop_ns: 500}\nworkload: {kind: ndp, mss: 1564, ctrl: 64, window: 10, pull_rate: 0.99}\npattern: {kind: incast, senders: 2}",
+			"hosts: 64\nlink: {gbps: 100, prop_ns: 500}\nworkload: {kind: ndp, mss: 1564, ctrl: 64, window: 10, pull_rate: 0.99}\npattern: {kind: mod16-apart, senders: 33}",
+			"pattern mod16-apart with 33 senders: at most 32 (its receivers are hosts 32..47)"},
+		{"hosts: 4\nlink: {gbps: 100, prop_ns: 500}\nworkload: {kind: ndp, mss: 1564, ctrl: 64, window: 10, pull_rate: 0.99}\npattern: {kind: incast, senders: 2}",
+			"hosts: 64\nlink: {gbps: 100, prop_ns: 500}\nworkload: {kind: ndp, mss: 1564, ctrl: 64, window: 10, pull_rate: 0.99}\npattern: {kind: mod16-apart, senders: 32}", ""},
 		{"prop_ns: 500}", "prop_ns: 500, framing: jumbo}", `s.yaml:7: link.framing: got "jumbo" (allowed: ethernet, htsim)`},
 		{"prop_ns: 500}\nworkload: {kind: ndp", "prop_ns: 500, framing: htsim}\nworkload: {kind: cbr, rate_gbps: 10", "link.framing: htsim framing models htsim's NDP packets: workload.kind must be ndp, got \"cbr\""},
 		{"prop_ns: 500}\nworkload: {kind: ndp, mss: 1564", "prop_ns: 500, framing: htsim}\nworkload: {kind: ndp, mss: 64", "workload.mss: got 64 (allowed with htsim framing: > 64, htsim's NDP header)"},
@@ -349,5 +355,28 @@ func TestJobKeyNamesTheRun(t *testing.T) {
 	}
 	if c := cut.Collect(runs); c.Find("Tofino", "32") != runs[0] {
 		t.Error("Collect lost the run")
+	}
+}
+
+// TestMod16Apart: sender i sends to host 32 + i % 16, so no receiver sends
+// and, at 18 senders, hosts 32 and 33 receive two flows each.
+func TestMod16Apart(t *testing.T) {
+	s, err := Load("trim-fig6-apart")
+	if err != nil {
+		t.Fatal(err)
+	}
+	flows, err := s.flows(18)
+	if err != nil {
+		t.Fatal(err)
+	}
+	per := map[int]int{}
+	for i, f := range flows {
+		if f.Src != i || f.Dst != 32+i%16 {
+			t.Fatalf("flow %d: %d -> %d, want %d -> %d", i, f.Src, f.Dst, i, 32+i%16)
+		}
+		per[f.Dst]++
+	}
+	if len(flows) != 18 || per[32] != 2 || per[33] != 2 || per[34] != 1 {
+		t.Errorf("%d flows, receivers %v: want 18, two each at hosts 32 and 33", len(flows), per)
 	}
 }
