@@ -1,8 +1,6 @@
 package experiments
 
 import (
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -30,14 +28,7 @@ variants:
 `
 	htsim := strings.Replace(eth, "prop_ns: 500}", "prop_ns: 500, framing: htsim}", 1)
 	goodput := func(body string) map[string]float64 {
-		p := filepath.Join(t.TempDir(), "s.yaml")
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		s, err := Load(p)
-		if err != nil {
-			t.Fatal(err)
-		}
+		s := loadText(t, body)
 		res, err := s.Execute(Options{Jobs: 1})
 		if err != nil {
 			t.Fatal(err)

@@ -23,14 +23,7 @@ pattern: {kind: pairs, flows: [[0, 1]], packets: [20]}
 variants:
   - {name: T, chip: tofino, program: ndp}
 `
-	p := filepath.Join(t.TempDir(), "s.yaml")
-	if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	s, err := Load(p)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := loadText(t, body)
 	dir := t.TempDir()
 	res, err := s.Execute(Options{Jobs: 1, Records: dir})
 	if err != nil {

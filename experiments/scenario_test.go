@@ -380,3 +380,18 @@ func TestMod16Apart(t *testing.T) {
 		t.Errorf("%d flows, receivers %v: want 18, two each at hosts 32 and 33", len(flows), per)
 	}
 }
+
+// loadText loads a scenario given as YAML text (written to a temporary
+// file, as a user's --scenario path would be).
+func loadText(t *testing.T, body string) *Scenario {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "s.yaml")
+	if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, err := Load(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}

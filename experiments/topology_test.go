@@ -1,7 +1,6 @@
 package experiments
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -89,14 +88,7 @@ variants:
 `
 	two := strings.Replace(one, "hosts: 2\n", "hosts: 2\ntopology:\n  switches: [{name: a, hosts: 1}, {name: b, hosts: 1}]\n  links: [{between: [a, b], prop_ns: 2000}]\n", 1)
 	arrival := func(body string) float64 {
-		p := filepath.Join(t.TempDir(), "s.yaml")
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		s, err := Load(p)
-		if err != nil {
-			t.Fatal(err)
-		}
+		s := loadText(t, body)
 		s.Plots = append(s.Plots, Plot{Kind: "arrivals"}) // keeps them
 		res, err := s.Execute(Options{Jobs: 1})
 		if err != nil {

@@ -124,6 +124,24 @@ func pessi50(r, fig6 *experiments.Result) pessi50Reading {
 	return w
 }
 
+// fig6WithPessi50 measures a claim on trim-fig6's sweep in both models and
+// puts trim-fig6-pessi50's what-if, as whatIf words it, next to the paper
+// model's reading.
+func fig6WithPessi50(m func(r *experiments.Result, v string) reading, whatIf func(pessi50Reading) string) func(*Context) reading {
+	return func(c *Context) reading {
+		r, err := c.scenario("trim-fig6")
+		if err != nil {
+			return broken(err)
+		}
+		rd := models("Tofino", m)(r)
+		p, err := c.scenario("trim-fig6-pessi50")
+		if err != nil {
+			return broken(err)
+		}
+		return withWhatIf(rd, whatIfPessi50, whatIf(pessi50(p, r)))
+	}
+}
+
 // modelsProbe is models for a claim that reads several scenarios.
 func modelsProbe(v string, m func(c *Context, v string) reading) func(*Context) reading {
 	return func(c *Context) reading { return joinModels(m(c, paperOf(v)), m(c, v)) }
@@ -283,29 +301,19 @@ func trimClaims() []Claim {
 				"pipes at 50 % overload the port and the DoD queue runs away: 25 % is the paper's choice for the worst case",
 			long:  true,
 			needs: []need{{scenario: "trim-fig6"}, {scenario: "trim-fig6-pessi50"}},
-			probe: func(c *Context) reading {
-				r, err := c.scenario("trim-fig6")
-				if err != nil {
-					return broken(err)
-				}
-				rd := models("Tofino", func(r *experiments.Result, tv string) reading {
-					worst, at := 10.0, ""
-					for _, v := range r.Scenario.Sweep.Values {
-						ratio := r.Find(tv, v).MeanGoodputGbps / r.Find("Ideal", v).MeanGoodputGbps
-						if ratio < worst {
-							worst, at = ratio, v
-						}
+			probe: fig6WithPessi50(func(r *experiments.Result, tv string) reading {
+				worst, at := 10.0, ""
+				for _, v := range r.Scenario.Sweep.Values {
+					ratio := r.Find(tv, v).MeanGoodputGbps / r.Find("Ideal", v).MeanGoodputGbps
+					if ratio < worst {
+						worst, at = ratio, v
 					}
-					share := pessimisticShare(r.Find(tv, at), 6, r.Scenario.DurationUs)
-					return read(fmt.Sprintf("worst %.3f x Ideal (%s senders; ports pessimistic %.0f %% of the time)", worst, at, 100*share), worst)
-				})(r)
-				p, err := c.scenario("trim-fig6-pessi50")
-				if err != nil {
-					return broken(err)
 				}
-				w := pessi50(p, r)
-				return withWhatIf(rd, whatIfPessi50, fmt.Sprintf("%.3f x Ideal at 32 senders; DoD queue %d packets at 64", w.worstGoodput, w.wideDoD))
-			},
+				share := pessimisticShare(r.Find(tv, at), 6, r.Scenario.DurationUs)
+				return read(fmt.Sprintf("worst %.3f x Ideal (%s senders; ports pessimistic %.0f %% of the time)", worst, at, 100*share), worst)
+			}, func(w pessi50Reading) string {
+				return fmt.Sprintf("%.3f x Ideal at 32 senders; DoD queue %d packets at 64", w.worstGoodput, w.wideDoD)
+			}),
 			check: atLeast(0.95),
 		},
 		{
@@ -316,32 +324,20 @@ func trimClaims() []Claim {
 				"see trim.fig6.goodput; with the pessimistic meter at 50 % (trim-fig6-pessi50, a what-if) it disappears there",
 			long:  true,
 			needs: []need{{scenario: "trim-fig6"}, {scenario: "trim-fig6-pessi50"}},
-			probe: func(c *Context) reading {
-				r, err := c.scenario("trim-fig6")
-				if err != nil {
-					return broken(err)
-				}
-				rd := models("Tofino", func(r *experiments.Result, tv string) reading {
-					worst, sum, n := -1.0, 0.0, 0
-					for _, v := range r.Scenario.Sweep.Values {
-						i, t := r.Find("Ideal", v).Trims, r.Find(tv, v).Trims
-						if i < 100 {
-							continue
-						}
-						ex := float64(t)/float64(i) - 1
-						worst = math.Max(worst, ex)
-						sum += ex
-						n++
+			probe: fig6WithPessi50(func(r *experiments.Result, tv string) reading {
+				worst, sum, n := -1.0, 0.0, 0
+				for _, v := range r.Scenario.Sweep.Values {
+					i, t := r.Find("Ideal", v).Trims, r.Find(tv, v).Trims
+					if i < 100 {
+						continue
 					}
-					return read(fmt.Sprintf("max %+.1f %%, mean %+.1f %% over %d sender counts", 100*worst, 100*sum/float64(max(n, 1)), n), worst)
-				})(r)
-				p, err := c.scenario("trim-fig6-pessi50")
-				if err != nil {
-					return broken(err)
+					ex := float64(t)/float64(i) - 1
+					worst = math.Max(worst, ex)
+					sum += ex
+					n++
 				}
-				w := pessi50(p, r)
-				return withWhatIf(rd, whatIfPessi50, fmt.Sprintf("%+.1f %% at 32 senders", 100*w.worstTrims))
-			},
+				return read(fmt.Sprintf("max %+.1f %%, mean %+.1f %% over %d sender counts", 100*worst, 100*sum/float64(max(n, 1)), n), worst)
+			}, func(w pessi50Reading) string { return fmt.Sprintf("%+.1f %% at 32 senders", 100*w.worstTrims) }),
 			check: atMost(0.10),
 		},
 		{
