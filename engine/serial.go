@@ -72,7 +72,8 @@ type Serial struct {
 	endHandlers []sim.SimulationEndHandler
 }
 
-// NewSerial returns an empty engine at time 0.
+// NewSerial returns an empty engine at time 0, in Akita's order of
+// same-time events (New follows --tie-break).
 func NewSerial() *Serial { return &Serial{} }
 
 // Schedule adds an event. An event earlier than the current time is a bug
@@ -260,5 +261,208 @@ func pop(h []entry) (entry, []entry) {
 		h[i] = x
 	}
 	h[n] = entry{}
+	return top, h[:n]
+}
+
+// Engine is an engine as the simulations use it: Akita's sim.Engine and
+// the counts of events.
+type Engine interface {
+	sim.Engine
+	Events() int64
+	Scheduled() int64
+	Pending() int
+}
+
+// Order is how an engine orders events due at the same time.
+type Order int
+
+const (
+	// AkitaOrder is Akita's SerialEngine's: by the shape of its binary
+	// heap (Serial; the default: every result and golden is in this order).
+	AkitaOrder Order = iota
+	// FIFOOrder handles same-time events in the order they were scheduled
+	// (FIFO), as htsim's EventList (a std::multimap, which inserts after
+	// equal keys) does: a what-if for how much a result depends on the
+	// order of simultaneous events.
+	FIFOOrder
+)
+
+// String names the order as the --tie-break flag does.
+func (o Order) String() string {
+	if o == FIFOOrder {
+		return "fifo"
+	}
+	return "akita"
+}
+
+// ParseOrder reads a --tie-break value.
+func ParseOrder(s string) (Order, error) {
+	switch s {
+	case "akita", "":
+		return AkitaOrder, nil
+	case "fifo":
+		return FIFOOrder, nil
+	}
+	return AkitaOrder, fmt.Errorf("tie-break %q: want akita or fifo", s)
+}
+
+// defaultOrder is the order of the engines New makes (SetDefaultOrder).
+var defaultOrder = AkitaOrder
+
+// SetDefaultOrder sets the order of same-time events of every engine New
+// makes from now on. A command sets it once, before any run starts (runs
+// in parallel goroutines then only read it).
+func SetDefaultOrder(o Order) { defaultOrder = o }
+
+// DefaultOrder is the order of the engines New makes.
+func DefaultOrder() Order { return defaultOrder }
+
+// New returns an empty engine at time 0 in the default order: a Serial,
+// or a FIFO under FIFOOrder.
+func New() Engine {
+	if defaultOrder == FIFOOrder {
+		return &FIFO{}
+	}
+	return NewSerial()
+}
+
+// FIFO is Serial with same-time events handled in the order they were
+// scheduled (FIFOOrder): its heaps order entries by (time, schedule
+// number). It is a type of its own so that Serial, the default, runs the
+// same code as before it existed: its Schedule, SchedulePacket and Run
+// repeat Serial's with their own heaps on purpose. (A FIFO flag tested in
+// Serial's methods, tried, cost the default order 3-4 % on the Ideal
+// incast, and the build's profile, cmd/archsim/default.pgo, finds
+// Serial's hot calls by their lines.)
+type FIFO struct {
+	Serial
+	seq                  uint32
+	fprimary, fsecondary []fentry
+}
+
+// fentry is a FIFO's queue entry: entry and its schedule number.
+type fentry struct {
+	t    sim.VTimeInSec
+	slot int32
+	seq  uint32
+}
+
+// Schedule adds an event (as Serial's).
+func (e *FIFO) Schedule(evt sim.Event) {
+	e.scheduled++
+	t := evt.Time()
+	if t < e.now {
+		panic(fmt.Sprintf("engine: event %T scheduled at %.12g s, before now (%.12g s)", evt, float64(t), float64(e.now)))
+	}
+	slot, pe := e.carrier()
+	pe.T, pe.H = t, &foreign{evt}
+	e.seq++
+	if evt.IsSecondary() {
+		e.fsecondary = pushFIFO(e.fsecondary, fentry{t, slot, e.seq})
+		return
+	}
+	e.fprimary = pushFIFO(e.fprimary, fentry{t, slot, e.seq})
+}
+
+// SchedulePacket schedules a packet event (as Serial's).
+func (e *FIFO) SchedulePacket(ps int64, h sim.Handler, kind packet.Kind, pkt *packet.Packet, port int) {
+	slot, ev := e.carrier()
+	t := packet.PsToSec(ps)
+	ev.T, ev.Ps, ev.H, ev.Kind, ev.Pkt, ev.Port = t, ps, h, kind, pkt, port
+	if t < e.now {
+		panic(fmt.Sprintf("engine: packet event scheduled at %d ps, before now (%.12g s)", ps, float64(e.now)))
+	}
+	e.scheduled++
+	e.seq++
+	e.fprimary = pushFIFO(e.fprimary, fentry{t, slot, e.seq})
+}
+
+// Pending is the number of events scheduled and not yet handled.
+func (e *FIFO) Pending() int { return len(e.fprimary) + len(e.fsecondary) }
+
+// Run handles events in (time, schedule) order until none is left or
+// Pause is called; a primary event goes before a secondary one of the
+// same time, as in Serial.
+func (e *FIFO) Run() error {
+	if e.running {
+		return fmt.Errorf("engine: Run called while running")
+	}
+	e.running = true
+	defer func() { e.running = false }()
+	e.paused = false
+	hooked := e.NumHooks() > 0
+	for !e.paused {
+		var next fentry
+		switch {
+		case len(e.fprimary) == 0 && len(e.fsecondary) == 0:
+			return nil
+		case len(e.fsecondary) == 0:
+			next, e.fprimary = popFIFO(e.fprimary)
+		case len(e.fprimary) == 0:
+			next, e.fsecondary = popFIFO(e.fsecondary)
+		case e.fprimary[0].t <= e.fsecondary[0].t:
+			next, e.fprimary = popFIFO(e.fprimary)
+		default:
+			next, e.fsecondary = popFIFO(e.fsecondary)
+		}
+		e.now = next.t
+		e.events++
+		pe := e.at(next.slot)
+		if hooked {
+			e.handleHooked(original(pe))
+			continue
+		}
+		_ = pe.H.Handle(pe)
+		*pe = packet.Event{}
+		e.free = append(e.free, next.slot)
+	}
+	return nil
+}
+
+// before orders FIFO entries by time, then schedule number. The numbers
+// wrap at 2^32 schedules and are compared as a difference, which is right
+// while the events pending at one time span fewer than 2^31 schedules.
+func before(a, b fentry) bool {
+	return a.t < b.t || (a.t == b.t && int32(a.seq-b.seq) < 0)
+}
+
+func pushFIFO(h []fentry, x fentry) []fentry {
+	h = append(h, x)
+	j := len(h) - 1
+	for j > 0 {
+		i := (j - 1) / 2
+		if !before(x, h[i]) {
+			break
+		}
+		h[j] = h[i]
+		j = i
+	}
+	h[j] = x
+	return h
+}
+
+func popFIFO(h []fentry) (fentry, []fentry) {
+	n := len(h) - 1
+	top, x := h[0], h[n]
+	i := 0
+	for {
+		j1 := 2*i + 1
+		if j1 >= n {
+			break
+		}
+		j := j1
+		if j2 := j1 + 1; j2 < n && before(h[j2], h[j1]) {
+			j = j2
+		}
+		if !before(h[j], x) {
+			break
+		}
+		h[i] = h[j]
+		i = j
+	}
+	if n > 0 {
+		h[i] = x
+	}
+	h[n] = fentry{}
 	return top, h[:n]
 }

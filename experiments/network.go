@@ -246,7 +246,7 @@ func (s *Scenario) runOne(spec runSpec) (*Run, error) {
 	rec := hosts.NewRecorder(len(flows))
 	// Per-packet records only for the outputs that need them.
 	rec.KeepHeaders, rec.KeepArrivals = s.plots("header_cdf"), s.plots("arrivals")
-	engine := engine.NewSerial()
+	engine := engine.New()
 	if spec.records != "" {
 		f, err := s.recordsFile(spec)
 		if err != nil {

@@ -399,7 +399,7 @@ func (s *Scenario) runAQM(spec runSpec) (*Run, error) {
 	// The switches run until the traffic's end plus the longest start-up
 	// the control plane may take.
 	netDeadline := int64((s.DurationUs + maxStartupUs) * 1e6)
-	eng := engine.NewSerial()
+	eng := engine.New()
 	r := &Run{Scenario: s.Name, Variant: spec.variant.Name, Senders: spec.senders, Params: spec.params, Seed: spec.seed, Value: spec.value, PIERun: &PIERun{}}
 	if s.Sweep != nil {
 		r.Sweep = s.Sweep.Var

@@ -587,7 +587,7 @@ func (s *Scenario) runProtego(spec runSpec) (*Run, error) {
 	start := time.Now()
 	trafficEnd := int64(s.DurationUs * 1e6)
 	deadline := trafficEnd + int64(s.Protego.DrainUs*1e6)
-	eng := engine.NewSerial()
+	eng := engine.New()
 	pr := &ProtegoRun{}
 	r := &Run{Scenario: s.Name, Variant: spec.variant.Name, Senders: 1, Params: spec.params, Seed: spec.seed, Value: spec.value, ProtegoRun: pr}
 	if s.Sweep != nil {

@@ -78,7 +78,7 @@ func Measure(t arch.Target, c *arch.Compiled, seed int64, s Sim) (*arch.Measurem
 // packet has left (or the drain time after the last arrival has passed);
 // timer threads run until the last arrival.
 func latencyRun(t arch.Target, c *arch.Compiled, seed int64, s Sim) (*arch.Run, error) {
-	engine := engine.NewSerial()
+	engine := engine.New()
 	sw, err := t.Build(arch.BuildSpec{Engine: engine, Compiled: c, Seed: seed, ThreadStats: true})
 	if err != nil {
 		return nil, err
@@ -150,7 +150,7 @@ func latencyRun(t arch.Target, c *arch.Compiled, seed int64, s Sim) (*arch.Run, 
 // time 0) to a switch with unpaced output ports: how fast the chip itself
 // processes them.
 func RateProbe(t arch.Target, c *arch.Compiled, seed int64, n int) (*arch.Run, error) {
-	engine := engine.NewSerial()
+	engine := engine.New()
 	sw, err := t.Build(arch.BuildSpec{Engine: engine, Compiled: c, Seed: seed, Unpaced: true, ThreadStats: true})
 	if err != nil {
 		return nil, err

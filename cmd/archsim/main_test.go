@@ -509,3 +509,31 @@ func TestAggregateCompare(t *testing.T) {
 		t.Errorf("--probs 1.5: exit %d, %q", code, errOut)
 	}
 }
+
+// TestTieBreak: --tie-break fifo runs the simulations with same-time
+// events in scheduling order, which changes a run full of ties (the
+// incast's senders start in the same picosecond), says so on stderr, and
+// leaves the next command in Akita's order.
+func TestTieBreak(t *testing.T) {
+	args := []string{"run", "--scenario", "htsim-incast-512k", "--variant", "Ideal", "--no-files", "--quiet", "--json"}
+	akita, msg, code := run(t, args...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, msg)
+	}
+	var out, errs bytes.Buffer
+	cmd := newRootCmd(&out)
+	cmd.SetArgs(append(args, "--tie-break", "fifo"))
+	cmd.SetErr(&errs)
+	if err := cmd.Execute(); err != nil {
+		t.Fatal(err)
+	}
+	if out.String() == akita {
+		t.Error("--tie-break fifo: the same output as Akita's order")
+	}
+	if !strings.Contains(errs.String(), "same-time events in fifo order") {
+		t.Errorf("--tie-break fifo: stderr %q does not say so", errs.String())
+	}
+	if again, msg, code := run(t, args...); code != 0 || again != akita {
+		t.Errorf("the command after --tie-break fifo: exit %d %s, output the same as before: %v", code, msg, again == akita)
+	}
+}

@@ -16,6 +16,9 @@ type profiler struct {
 
 var prof profiler
 
+// tieBreak is --tie-break (engine.ParseOrder), set for the whole process.
+var tieBreak string
+
 // start begins the CPU profile and opens the heap profile's file, if
 // asked for (a path that cannot be written is refused before any work).
 func (p *profiler) start() error {

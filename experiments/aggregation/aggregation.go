@@ -210,7 +210,7 @@ var systems = map[string]system{
 
 // Run simulates one job.
 func Run(s Setup) (*Result, error) {
-	engine := engine.NewSerial()
+	engine := engine.New()
 	wc := s.Workers
 	params := map[string]string{}
 	for k, v := range s.Params {

@@ -106,7 +106,7 @@ type EngineSaturation struct {
 // how fast it aggregates: gradients over the time from the first arrival
 // to the last thread's end.
 func SaturateEngines(sources, blocks, g int, seed int64) (*EngineSaturation, error) {
-	engine := engine.NewSerial()
+	engine := engine.New()
 	params := map[string]string{"SOURCES": fmt.Sprint(sources), "GRAD_MAX": fmt.Sprint((g + 15) / 16 * 16), "BLOCKS": fmt.Sprint(pow2(blocks))}
 	sw, err := build(engine, "trio", "trio-ml", params, seed)
 	if err != nil {
