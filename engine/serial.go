@@ -19,6 +19,9 @@ package engine
 
 import (
 	"fmt"
+	"math/rand"
+	"strconv"
+	"strings"
 
 	"github.com/sarchlab/akita/v3/sim"
 
@@ -280,75 +283,107 @@ const (
 	// AkitaOrder is Akita's SerialEngine's: by the shape of its binary
 	// heap (Serial; the default: every result and golden is in this order).
 	AkitaOrder Order = iota
-	// FIFOOrder handles same-time events in the order they were scheduled
-	// (FIFO), as htsim's EventList (a std::multimap, which inserts after
-	// equal keys) does: a what-if for how much a result depends on the
-	// order of simultaneous events.
+	// FIFOOrder handles same-time events in the order they were scheduled,
+	// as htsim's EventList (a std::multimap, which inserts after equal
+	// keys) does: a what-if for how much a result depends on the order of
+	// simultaneous events.
 	FIFOOrder
+	// RandomOrder handles same-time events in a random order, drawn per
+	// event from the engine's own generator (seeded by SetDefaultOrder,
+	// so runs stay deterministic): the what-if without a favoured side.
+	RandomOrder
 )
 
 // String names the order as the --tie-break flag does.
 func (o Order) String() string {
-	if o == FIFOOrder {
+	switch o {
+	case FIFOOrder:
 		return "fifo"
+	case RandomOrder:
+		return "random"
 	}
 	return "akita"
 }
 
-// ParseOrder reads a --tie-break value.
-func ParseOrder(s string) (Order, error) {
+// ParseOrder reads a --tie-break value: akita, fifo, random or random:SEED
+// (seed 1 when not given).
+func ParseOrder(s string) (Order, int64, error) {
 	switch s {
 	case "akita", "":
-		return AkitaOrder, nil
+		return AkitaOrder, 0, nil
 	case "fifo":
-		return FIFOOrder, nil
+		return FIFOOrder, 0, nil
+	case "random":
+		return RandomOrder, 1, nil
 	}
-	return AkitaOrder, fmt.Errorf("tie-break %q: want akita or fifo", s)
+	if v, ok := strings.CutPrefix(s, "random:"); ok {
+		if seed, err := strconv.ParseInt(v, 10, 64); err == nil {
+			return RandomOrder, seed, nil
+		}
+	}
+	return AkitaOrder, 0, fmt.Errorf("tie-break %q: want akita, fifo, random or random:SEED (an integer)", s)
 }
 
-// defaultOrder is the order of the engines New makes (SetDefaultOrder).
-var defaultOrder = AkitaOrder
+// defaultOrder and orderSeed are what New uses (SetDefaultOrder).
+var (
+	defaultOrder = AkitaOrder
+	orderSeed    int64
+)
 
 // SetDefaultOrder sets the order of same-time events of every engine New
-// makes from now on. A command sets it once, before any run starts (runs
-// in parallel goroutines then only read it).
-func SetDefaultOrder(o Order) { defaultOrder = o }
+// makes from now on, and RandomOrder's seed (every engine draws from its
+// own generator with it). A command sets it once, before any run starts
+// (runs in parallel goroutines then only read it).
+func SetDefaultOrder(o Order, seed int64) { defaultOrder, orderSeed = o, seed }
 
-// DefaultOrder is the order of the engines New makes.
-func DefaultOrder() Order { return defaultOrder }
+// DefaultOrder is the order of the engines New makes, and its seed.
+func DefaultOrder() (Order, int64) { return defaultOrder, orderSeed }
 
 // New returns an empty engine at time 0 in the default order: a Serial,
-// or a FIFO under FIFOOrder.
+// or a Keyed under FIFOOrder and RandomOrder.
 func New() Engine {
-	if defaultOrder == FIFOOrder {
-		return &FIFO{}
+	switch defaultOrder {
+	case FIFOOrder:
+		return &Keyed{}
+	case RandomOrder:
+		return &Keyed{rng: rand.New(rand.NewSource(orderSeed))}
 	}
 	return NewSerial()
 }
 
-// FIFO is Serial with same-time events handled in the order they were
-// scheduled (FIFOOrder): its heaps order entries by (time, schedule
-// number). It is a type of its own so that Serial, the default, runs the
-// same code as before it existed: its Schedule, SchedulePacket and Run
-// repeat Serial's with their own heaps on purpose. (A FIFO flag tested in
-// Serial's methods, tried, cost the default order 3-4 % on the Ideal
-// incast, and the build's profile, cmd/archsim/default.pgo, finds
-// Serial's hot calls by their lines.)
-type FIFO struct {
+// Keyed is Serial with same-time events ordered by a key each event gets
+// when it is scheduled: its schedule number (FIFOOrder) or a random
+// number (RandomOrder, rng set). It is a type of its own so that Serial,
+// the default, runs the same code as before it existed: its Schedule,
+// SchedulePacket and Run repeat Serial's with their own heaps on purpose.
+// (A flag tested in Serial's methods, tried, cost the default order 3-4 %
+// on the Ideal incast, and the build's profile, cmd/archsim/default.pgo,
+// finds Serial's hot calls by their lines.)
+type Keyed struct {
 	Serial
-	seq                  uint32
+	seq                  uint64
+	rng                  *rand.Rand
 	fprimary, fsecondary []fentry
 }
 
-// fentry is a FIFO's queue entry: entry and its schedule number.
+// fentry is a Keyed's queue entry: entry and its key.
 type fentry struct {
 	t    sim.VTimeInSec
 	slot int32
-	seq  uint32
+	key  uint64
+}
+
+// key is the next event's key.
+func (e *Keyed) key() uint64 {
+	if e.rng != nil {
+		return e.rng.Uint64()
+	}
+	e.seq++
+	return e.seq
 }
 
 // Schedule adds an event (as Serial's).
-func (e *FIFO) Schedule(evt sim.Event) {
+func (e *Keyed) Schedule(evt sim.Event) {
 	e.scheduled++
 	t := evt.Time()
 	if t < e.now {
@@ -356,16 +391,15 @@ func (e *FIFO) Schedule(evt sim.Event) {
 	}
 	slot, pe := e.carrier()
 	pe.T, pe.H = t, &foreign{evt}
-	e.seq++
 	if evt.IsSecondary() {
-		e.fsecondary = pushFIFO(e.fsecondary, fentry{t, slot, e.seq})
+		e.fsecondary = pushKeyed(e.fsecondary, fentry{t, slot, e.key()})
 		return
 	}
-	e.fprimary = pushFIFO(e.fprimary, fentry{t, slot, e.seq})
+	e.fprimary = pushKeyed(e.fprimary, fentry{t, slot, e.key()})
 }
 
 // SchedulePacket schedules a packet event (as Serial's).
-func (e *FIFO) SchedulePacket(ps int64, h sim.Handler, kind packet.Kind, pkt *packet.Packet, port int) {
+func (e *Keyed) SchedulePacket(ps int64, h sim.Handler, kind packet.Kind, pkt *packet.Packet, port int) {
 	slot, ev := e.carrier()
 	t := packet.PsToSec(ps)
 	ev.T, ev.Ps, ev.H, ev.Kind, ev.Pkt, ev.Port = t, ps, h, kind, pkt, port
@@ -373,17 +407,16 @@ func (e *FIFO) SchedulePacket(ps int64, h sim.Handler, kind packet.Kind, pkt *pa
 		panic(fmt.Sprintf("engine: packet event scheduled at %d ps, before now (%.12g s)", ps, float64(e.now)))
 	}
 	e.scheduled++
-	e.seq++
-	e.fprimary = pushFIFO(e.fprimary, fentry{t, slot, e.seq})
+	e.fprimary = pushKeyed(e.fprimary, fentry{t, slot, e.key()})
 }
 
 // Pending is the number of events scheduled and not yet handled.
-func (e *FIFO) Pending() int { return len(e.fprimary) + len(e.fsecondary) }
+func (e *Keyed) Pending() int { return len(e.fprimary) + len(e.fsecondary) }
 
-// Run handles events in (time, schedule) order until none is left or
-// Pause is called; a primary event goes before a secondary one of the
+// Run handles events in (time, key) order until none is left or Pause is
+// called; a primary event goes before a secondary one of the
 // same time, as in Serial.
-func (e *FIFO) Run() error {
+func (e *Keyed) Run() error {
 	if e.running {
 		return fmt.Errorf("engine: Run called while running")
 	}
@@ -397,13 +430,13 @@ func (e *FIFO) Run() error {
 		case len(e.fprimary) == 0 && len(e.fsecondary) == 0:
 			return nil
 		case len(e.fsecondary) == 0:
-			next, e.fprimary = popFIFO(e.fprimary)
+			next, e.fprimary = popKeyed(e.fprimary)
 		case len(e.fprimary) == 0:
-			next, e.fsecondary = popFIFO(e.fsecondary)
+			next, e.fsecondary = popKeyed(e.fsecondary)
 		case e.fprimary[0].t <= e.fsecondary[0].t:
-			next, e.fprimary = popFIFO(e.fprimary)
+			next, e.fprimary = popKeyed(e.fprimary)
 		default:
-			next, e.fsecondary = popFIFO(e.fsecondary)
+			next, e.fsecondary = popKeyed(e.fsecondary)
 		}
 		e.now = next.t
 		e.events++
@@ -419,14 +452,12 @@ func (e *FIFO) Run() error {
 	return nil
 }
 
-// before orders FIFO entries by time, then schedule number. The numbers
-// wrap at 2^32 schedules and are compared as a difference, which is right
-// while the events pending at one time span fewer than 2^31 schedules.
+// before orders Keyed entries by time, then key.
 func before(a, b fentry) bool {
-	return a.t < b.t || (a.t == b.t && int32(a.seq-b.seq) < 0)
+	return a.t < b.t || (a.t == b.t && a.key < b.key)
 }
 
-func pushFIFO(h []fentry, x fentry) []fentry {
+func pushKeyed(h []fentry, x fentry) []fentry {
 	h = append(h, x)
 	j := len(h) - 1
 	for j > 0 {
@@ -441,7 +472,7 @@ func pushFIFO(h []fentry, x fentry) []fentry {
 	return h
 }
 
-func popFIFO(h []fentry) (fentry, []fentry) {
+func popKeyed(h []fentry) (fentry, []fentry) {
 	n := len(h) - 1
 	top, x := h[0], h[n]
 	i := 0

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"fmt"
 	"math/rand"
 	"testing"
 
@@ -251,9 +252,9 @@ func TestFIFOOrder(t *testing.T) {
 	differs := false
 	for seed := int64(1); seed <= 20; seed++ {
 		want := replay(&fifoRef{}, seed)
-		SetDefaultOrder(FIFOOrder)
+		SetDefaultOrder(FIFOOrder, 0)
 		got := replay(New(), seed)
-		SetDefaultOrder(AkitaOrder)
+		SetDefaultOrder(AkitaOrder, 0)
 		akita := replay(New(), seed)
 		if len(got) != len(want) {
 			t.Fatalf("seed %d: %d events, the reference ran %d", seed, len(got), len(want))
@@ -270,21 +271,34 @@ func TestFIFOOrder(t *testing.T) {
 	}
 }
 
-// TestFIFOOrderAcrossWrap: the schedule numbers wrap at 2^32 without
-// reordering same-time events.
-func TestFIFOOrderAcrossWrap(t *testing.T) {
-	e := &FIFO{seq: 1<<32 - 3}
-	h := &orderLog{}
-	for i := 0; i < 6; i++ {
-		packet.Schedule(e, h, 1000, packet.KindArrive, nil, i)
-	}
-	if err := e.Run(); err != nil {
-		t.Fatal(err)
-	}
-	for i, p := range h.ports {
-		if p != i {
-			t.Fatalf("order %v across the wrap, want 0..5", h.ports)
+// TestRandomOrder: RandomOrder keeps time order, is the same for the same
+// seed, and puts the events of one time in different orders for two
+// seeds.
+func TestRandomOrder(t *testing.T) {
+	defer SetDefaultOrder(DefaultOrder())
+	order := func(seed int64) []int {
+		SetDefaultOrder(RandomOrder, seed)
+		e := New()
+		h := &orderLog{}
+		for i := 0; i < 40; i++ {
+			packet.Schedule(e, h, int64(i%2)*1000, packet.KindArrive, nil, i)
 		}
+		if err := e.Run(); err != nil {
+			t.Fatal(err)
+		}
+		for k, p := range h.ports {
+			if (k < 20) != (p%2 == 0) {
+				t.Fatalf("seed %d: event %d (#%d) out of time order: %v", seed, k, p, h.ports)
+			}
+		}
+		return h.ports
+	}
+	a, b, c := order(1), order(1), order(2)
+	if fmt.Sprint(a) != fmt.Sprint(b) {
+		t.Fatalf("seed 1 twice: %v and %v", a, b)
+	}
+	if fmt.Sprint(a) == fmt.Sprint(c) {
+		t.Fatalf("seeds 1 and 2 give the same order %v", a)
 	}
 }
 
@@ -296,12 +310,17 @@ func (h *orderLog) Handle(e sim.Event) error {
 }
 
 func TestParseOrder(t *testing.T) {
-	for in, want := range map[string]Order{"": AkitaOrder, "akita": AkitaOrder, "fifo": FIFOOrder} {
-		if got, err := ParseOrder(in); err != nil || got != want {
-			t.Errorf("ParseOrder(%q) = %v, %v", in, got, err)
+	for in, want := range map[string]struct {
+		o    Order
+		seed int64
+	}{"": {AkitaOrder, 0}, "akita": {AkitaOrder, 0}, "fifo": {FIFOOrder, 0}, "random": {RandomOrder, 1}, "random:7": {RandomOrder, 7}} {
+		if o, seed, err := ParseOrder(in); err != nil || o != want.o || seed != want.seed {
+			t.Errorf("ParseOrder(%q) = %v, %d, %v", in, o, seed, err)
 		}
 	}
-	if _, err := ParseOrder("lifo"); err == nil {
-		t.Error("ParseOrder(lifo): no error")
+	for _, bad := range []string{"lifo", "random:", "random:x"} {
+		if _, _, err := ParseOrder(bad); err == nil {
+			t.Errorf("ParseOrder(%q): no error", bad)
+		}
 	}
 }

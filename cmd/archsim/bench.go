@@ -14,7 +14,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"archsim/arch"
-	"archsim/engine"
 	"archsim/experiments"
 	"archsim/experiments/aggregation"
 	"archsim/harness"
@@ -176,7 +175,7 @@ func benchChild(w benchWorkload, packets int) (benchRow, error) {
 		return benchRow{}, err
 	}
 	var stdout, stderr bytes.Buffer
-	c := exec.Command(self, "bench", "--only", w.id, "--in-process", "--json", "--packets", fmt.Sprint(packets), "--frames", fmt.Sprint(benchFrames), "--tie-break", engine.DefaultOrder().String())
+	c := exec.Command(self, "bench", "--only", w.id, "--in-process", "--json", "--packets", fmt.Sprint(packets), "--frames", fmt.Sprint(benchFrames), "--tie-break", tieBreak)
 	c.Stdout, c.Stderr = &stdout, &stderr
 	if err := c.Run(); err != nil {
 		return benchRow{}, fmt.Errorf("%v: %s", err, bytes.TrimSpace(stderr.Bytes()))

@@ -60,7 +60,7 @@ variants:
 		{[]string{"aggregate", "--compare", "--iterations", "5000"}, "runs: 10: estimated"},
 		{[]string{"--program", "ndp", "--max-memory", "lots"}, "want a size from 1MiB to 1PiB"},
 		{[]string{"--program", "ndp", "--max-events", "0"}, "--max-events 0: must be 1..1e15"},
-		{[]string{"run", "--scenario", "trim-modes", "--tie-break", "lifo"}, `--tie-break "lifo": want akita or fifo`},
+		{[]string{"run", "--scenario", "trim-modes", "--tie-break", "lifo"}, `--tie-break "lifo": want akita, fifo, random or random:SEED (an integer)`},
 	}
 	for _, c := range cases {
 		start := time.Now()

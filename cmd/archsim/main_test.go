@@ -536,4 +536,10 @@ func TestTieBreak(t *testing.T) {
 	if again, msg, code := run(t, args...); code != 0 || again != akita {
 		t.Errorf("the command after --tie-break fifo: exit %d %s, output the same as before: %v", code, msg, again == akita)
 	}
+	// A seeded random order: its own results, the same for the same seed.
+	r1, _, _ := run(t, append(args, "--tie-break", "random:1")...)
+	r1again, _, _ := run(t, append(args, "--tie-break", "random:1")...)
+	if r1 == "" || r1 == akita || r1 == out.String() || r1 != r1again {
+		t.Errorf("--tie-break random:1: empty %v, same as akita %v, same as fifo %v, not repeatable %v", r1 == "", r1 == akita, r1 == out.String(), r1 != r1again)
+	}
 }
