@@ -115,6 +115,30 @@ func (e *Serial) SchedulePacket(ps int64, h sim.Handler, kind packet.Kind, pkt *
 	e.primary = push(e.primary, entry{t, slot})
 }
 
+// PrimaryDueNow implements packet.Instant: a primary event due now is
+// still queued.
+func (e *Serial) PrimaryDueNow() bool { return len(e.primary) > 0 && e.primary[0].t == e.now }
+
+// ScheduleLate implements packet.Instant: a packet event (no packet) of
+// kind for h at ps on the secondary queue, handled after the primary
+// events due at ps.
+func (e *Serial) ScheduleLate(ps int64, h sim.Handler, kind packet.Kind) {
+	slot, t := e.late(ps, h, kind)
+	e.secondary = push(e.secondary, entry{t, slot})
+}
+
+// late is a carrier holding a ScheduleLate event, its slot and time.
+func (e *Serial) late(ps int64, h sim.Handler, kind packet.Kind) (int32, sim.VTimeInSec) {
+	slot, ev := e.carrier()
+	t := packet.PsToSec(ps)
+	ev.T, ev.Ps, ev.H, ev.Kind = t, ps, h, kind
+	if t < e.now {
+		panic(fmt.Sprintf("engine: late event scheduled at %d ps, before now (%.12g s)", ps, float64(e.now)))
+	}
+	e.scheduled++
+	return slot, t
+}
+
 // carrier is a cleared packet event from the free list (or a new one) and
 // its slot.
 func (e *Serial) carrier() (int32, *packet.Event) {
@@ -408,6 +432,15 @@ func (e *Keyed) SchedulePacket(ps int64, h sim.Handler, kind packet.Kind, pkt *p
 	}
 	e.scheduled++
 	e.fprimary = pushKeyed(e.fprimary, fentry{t, slot, e.key()})
+}
+
+// PrimaryDueNow implements packet.Instant (as Serial's).
+func (e *Keyed) PrimaryDueNow() bool { return len(e.fprimary) > 0 && e.fprimary[0].t == e.now }
+
+// ScheduleLate implements packet.Instant (as Serial's).
+func (e *Keyed) ScheduleLate(ps int64, h sim.Handler, kind packet.Kind) {
+	slot, t := e.late(ps, h, kind)
+	e.fsecondary = pushKeyed(e.fsecondary, fentry{t, slot, e.key()})
 }
 
 // Pending is the number of events scheduled and not yet handled.

@@ -46,6 +46,12 @@ type PipeThread struct {
 	nextIssuePs int64
 	Stats       ThreadStats
 
+	// arb arbitrates among the ingress ports of packets that reach the
+	// parser at the same instant (ingress only; the chip config's
+	// arbitration).
+	arb     *packet.Arbiter
+	flushFn func(packet.Held)
+
 	// Per-packet constants, derived once from cfg and prog (the same
 	// values the Config and Program methods compute).
 	cyclePs float64                      // cfg.CyclePs()
@@ -89,14 +95,29 @@ func (p *PipeThread) NotifyPortFree(sim.VTimeInSec, sim.Port) {}
 func (p *PipeThread) Handle(e sim.Event) error {
 	ev := e.(*packet.Event)
 	if p.gress == spec.Ingress {
-		ev.Pkt.InPort = ev.Port
-		if ev.Port%p.cfg.DevPortPipeStride < p.cfg.FrontPortsPerPipe && p.sw.macControl(ev.Pkt, ev.Port, ev.AtPs()) {
-			p.sw.dropped(ev.Pkt, "mac: PFC frame consumed")
+		if ev.Kind == packet.KindArbitrate {
+			p.arb.Flush(p.flushFn)
 			return nil
 		}
+		if !p.arb.Offer(ev, 0, ev.Port, 0) {
+			return nil
+		}
+		p.ingress(ev.Pkt, ev.Port, ev.AtPs())
+		return nil
 	}
 	p.process(ev.Pkt, ev.AtPs())
 	return nil
+}
+
+// ingress takes a packet that arrived on port into the pipe: the MAC
+// consumes PFC frames, the parser takes the rest.
+func (p *PipeThread) ingress(pkt *packet.Packet, port int, nowPs int64) {
+	pkt.InPort = port
+	if port%p.cfg.DevPortPipeStride < p.cfg.FrontPortsPerPipe && p.sw.macControl(pkt, port, nowPs) {
+		p.sw.dropped(pkt, "mac: PFC frame consumed")
+		return
+	}
+	p.process(pkt, nowPs)
 }
 
 func (p *PipeThread) std(id programs.StdID) int { return p.slots[id] }
@@ -202,7 +223,7 @@ func (p *PipeThread) process(pkt *packet.Packet, nowPs int64) {
 	packet.Schedule(p.engine, p.next, outPs, packet.KindArrive, pkt, pkt.OutPort)
 }
 
-func newPipeThread(sw *Switch, gress spec.Gress, pipe int, state *programs.State, rng *rand.Rand) *PipeThread {
+func newPipeThread(sw *Switch, gress spec.Gress, pipe int, state *programs.State, rng *rand.Rand, arbSeed int64) *PipeThread {
 	name := sim.BuildNameWithIndex(sw.name, "Pipe", pipe) + "." + map[spec.Gress]string{spec.Ingress: "Ingress", spec.Egress: "Egress"}[gress]
 	p := &PipeThread{
 		ComponentBase: sim.NewComponentBase(name),
@@ -223,6 +244,10 @@ func newPipeThread(sw *Switch, gress spec.Gress, pipe int, state *programs.State
 	}
 	p.exec = programs.NewExec(state, rng)
 	p.exec.Gress = gress.String()
+	if gress == spec.Ingress {
+		p.arb = packet.NewArbiter(sw.engine, p, sw.cfg.ArbitrationPolicy(), arbSeed)
+		p.flushFn = func(h packet.Held) { p.ingress(h.Pkt, h.Port, p.arb.AtPs()) }
+	}
 	if gress == spec.Ingress && sw.cfg.Features.IngressQueueVisibility {
 		// Tofino 2 ghost thread: ingress reads the current depth of the
 		// queue its packet is heading for.

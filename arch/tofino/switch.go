@@ -148,14 +148,15 @@ func (b Builder) Build(name string) *Switch {
 		WithPorts(ports, c.PipeOf, recirc).
 		WithEgress(func(pipe int) sim.Handler { return sw.pipes[pipe].egress }, sw.ports).
 		WithLedger(ledger{sw}).
+		WithArbitration(c.ArbitrationPolicy(), b.seed*1000003+1<<21).
 		WithMACBusy(func(port int) int64 { return sw.ports.busyUntil[port] - sw.egressFixedPs }).
 		Build(name + ".TM")
 	for pipe := 0; pipe < b.cfg.Pipes; pipe++ {
 		st := programs.NewState(sw.prog)
 		u := &pipeUnits{state: st}
 		// One random generator per thread, seeded from the run seed.
-		u.ingress = newPipeThread(sw, spec.Ingress, pipe, st, rand.New(rand.NewSource(b.seed*1000003+int64(2*pipe))))
-		u.egress = newPipeThread(sw, spec.Egress, pipe, st, rand.New(rand.NewSource(b.seed*1000003+int64(2*pipe+1))))
+		u.ingress = newPipeThread(sw, spec.Ingress, pipe, st, rand.New(rand.NewSource(b.seed*1000003+int64(2*pipe))), b.seed*1000003+int64(1<<20+pipe))
+		u.egress = newPipeThread(sw, spec.Egress, pipe, st, rand.New(rand.NewSource(b.seed*1000003+int64(2*pipe+1))), 0)
 		u.ingress.threadStats, u.egress.threadStats = b.stats, b.stats
 		u.ingress.next = sw.tm
 		u.egress.next = sw.ports

@@ -113,7 +113,7 @@ type tmRig struct {
 	t       *testing.T
 	cfg     *Config
 	place   *compiler.Placement
-	eng     *sim.SerialEngine
+	eng     sim.Engine
 	sw      *Switch
 	offered int
 	lastID  uint64
@@ -154,6 +154,12 @@ func newTMRig(t *testing.T, sections string, sets ...string) *tmRig {
 
 func newTMRigProg(t *testing.T, prog *programs.Program, sets ...string) *tmRig {
 	t.Helper()
+	return newTMRigOn(t, sim.NewSerialEngine(), prog, sets...)
+}
+
+// newTMRigOn builds the rig on engine eng.
+func newTMRigOn(t *testing.T, eng sim.Engine, prog *programs.Program, sets ...string) *tmRig {
+	t.Helper()
 	c := chip(t, sets...)
 	if c.PortGbps != 100 || c.RecircGbps != 100 || c.TM.CellBytes != 80 || c.CyclePs() != 800 || c.TM.DWRRQuantumBytes != 1518 || c.TM.QueuesPerPort != 8 {
 		t.Fatalf("the hand-derived numbers assume 100G ports, 80-byte cells, 800-ps cycles, 1518-byte quantum, 8 queues: %+v", c.TM)
@@ -165,7 +171,7 @@ func newTMRigProg(t *testing.T, prog *programs.Program, sets ...string) *tmRig {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := &tmRig{t: t, cfg: c, place: place, eng: sim.NewSerialEngine()}
+	r := &tmRig{t: t, cfg: c, place: place, eng: eng}
 	r.sw = MakeBuilder().WithEngine(r.eng).WithConfig(c).WithPlacement(place).WithSeed(1).Build("Tofino")
 	// 100 us: far beyond every test's traffic (a few us), short enough that
 	// a packet looping through recirculation stops soon.

@@ -14,8 +14,9 @@ import (
 type Kind uint8
 
 const (
-	KindArrive Kind = iota // a packet arrives at the receiving component
-	KindLocal              // the first kind a component may define for itself
+	KindArrive    Kind = iota // a packet arrives at the receiving component
+	KindArbitrate             // the receiver's Arbiter flushes a tie (Arbiter.Flush)
+	KindLocal                 // the first kind a component may define for itself
 )
 
 // Event is a packet (or a wake-up) reaching a component at a time.

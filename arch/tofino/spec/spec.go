@@ -25,6 +25,7 @@ import (
 	"fmt"
 
 	"archsim/arch/tofino/tm"
+	"archsim/components/packet"
 	"archsim/configs"
 )
 
@@ -42,6 +43,7 @@ type Config struct {
 	RecircLatencyNs   float64   `mapstructure:"recirc_latency_ns"`
 	PktgenLocalPort   int       `mapstructure:"pktgen_local_port"`
 	PacketsPerCycle   int       `mapstructure:"packets_per_cycle"`
+	Arbitration       string    `mapstructure:"arbitration"`
 	Pktgen            Pktgen    `mapstructure:"pktgen"`
 	MAU               MAU       `mapstructure:"mau"`
 	SALU              SALU      `mapstructure:"salu"`
@@ -201,6 +203,13 @@ type Features struct {
 	EarlyReadLateWrite     bool `mapstructure:"early_read_late_write"`
 }
 
+// ArbitrationPolicy is the chip's arbitration of simultaneous arrivals
+// (validated by LoadConfig).
+func (c *Config) ArbitrationPolicy() packet.Arbitration {
+	a, _ := packet.ParseArbitration(c.Arbitration)
+	return a
+}
+
 // LoadConfig decodes and validates a Tofino config.
 func LoadConfig(l *configs.Loaded) (*Config, error) {
 	c := &Config{}
@@ -315,6 +324,9 @@ func (c *Config) validate(l *configs.Loaded) error {
 	}
 	if err := l.CheckRanges("tofino", checks); err != nil {
 		return err
+	}
+	if _, err := packet.ParseArbitration(c.Arbitration); err != nil {
+		return fmt.Errorf("%s: tofino.arbitration: %v", l.Origin("tofino.arbitration"), err)
 	}
 	for i, name := range []string{"b8", "b16", "b32"} {
 		s := c.PHV.Size(i)

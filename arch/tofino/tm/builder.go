@@ -56,6 +56,9 @@ type Builder struct {
 	mac     sim.Handler
 	macBusy func(port int) int64
 	ledger  Ledger
+
+	arbitration packet.Arbitration
+	arbSeed     int64
 }
 
 // MakeBuilder returns a builder with no inputs set.
@@ -93,6 +96,14 @@ func (b Builder) WithEgress(egress func(pipe int) sim.Handler, mac sim.Handler) 
 // the traffic manager keep it.
 func (b Builder) WithMACBusy(f func(port int) int64) Builder { b.macBusy = f; return b }
 
+// WithArbitration sets how simultaneous arrivals at a port's queues are
+// ordered, and the seed of ArbitrateRandom's generator (the default:
+// random with seed 0).
+func (b Builder) WithArbitration(policy packet.Arbitration, seed int64) Builder {
+	b.arbitration, b.arbSeed = policy, seed
+	return b
+}
+
 // WithLedger sets the switch's packet accounting.
 func (b Builder) WithLedger(l Ledger) Builder { b.ledger = l; return b }
 
@@ -106,6 +117,14 @@ func (b Builder) Build(name string) *TrafficManager {
 		mirrors: map[int]*programs.MirrorSession{}, groups: map[int]*programs.MulticastGroup{}, onDrop: b.prog.TM.OnDrop,
 		bridgeBytes: (b.prog.BridgeBits + 7) / 8}
 	t.totalCells = b.cfg.BufferBytes / int64(b.cfg.CellBytes)
+	t.arb = packet.NewArbiter(b.engine, t, b.arbitration, b.arbSeed)
+	t.flushFn = func(h packet.Held) {
+		if h.Kind == evMirror {
+			t.enqueue(h.Pkt, h.Pkt.OutPort, h.Pkt.Qid, t.arb.AtPs())
+			return
+		}
+		t.arrive(h.Pkt, t.arb.AtPs())
+	}
 	for _, m := range b.prog.Mirrors {
 		t.mirrors[m.ID] = m
 	}

@@ -54,6 +54,15 @@ type TrafficManager struct {
 	trimPolicy *TrimPolicy
 	pools      map[string]*pool
 
+	// arb takes the packets that reach the queues at the same instant
+	// (from the pipes' deparsers, mirror copies): per output port, their
+	// ingress ports in the chip's arbitration order (WithArbitration),
+	// mirror copies after arrivals (assumed: how the traffic manager
+	// orders simultaneous enqueues into one port's queues is not
+	// published).
+	arb     *packet.Arbiter
+	flushFn func(packet.Held)
+
 	traceQ    *Queue
 	traceFn   func(now int64, packets int)
 	deflectFn func(now int64, pkt *packet.Packet)
@@ -254,9 +263,15 @@ func (t *TrafficManager) Handle(e sim.Event) error {
 	now := ev.AtPs()
 	switch ev.Kind {
 	case packet.KindArrive:
-		t.arrive(ev.Pkt, now)
+		if t.arb.Offer(ev, ev.Pkt.OutPort, ev.Pkt.InPort, 0) {
+			t.arrive(ev.Pkt, now)
+		}
 	case evMirror:
-		t.enqueue(ev.Pkt, ev.Pkt.OutPort, ev.Pkt.Qid, now)
+		if t.arb.Offer(ev, ev.Pkt.OutPort, ev.Pkt.InPort, 1) {
+			t.enqueue(ev.Pkt, ev.Pkt.OutPort, ev.Pkt.Qid, now)
+		}
+	case packet.KindArbitrate:
+		t.arb.Flush(t.flushFn)
 	case evDequeue:
 		t.dequeue(t.ports[ev.Port], now)
 	}
