@@ -166,10 +166,7 @@ func (s *Switch) arrivePIE(pi int, pkt *packet.Packet, now int64) {
 	p.data = append(p.data, pkt)
 	p.dataB += int64(pkt.Len)
 	p.MaxDataPackets = max(p.MaxDataPackets, len(p.data))
-	if !p.pending {
-		p.pending = true
-		packet.Schedule(s.engine, s, max(now, p.busyUntil), evDequeue, nil, pi)
-	}
+	s.kick(p, pi, now)
 }
 
 // servePIE transmits the next packet of a PIE port and measures its queue
@@ -197,7 +194,7 @@ func (s *Switch) servePIE(pi int, now int64) {
 		s.Delivered++
 		a.Deliver(s.engine, pkt, p.busyUntil)
 	}
-	packet.Schedule(s.engine, s, p.busyUntil, evDequeue, nil, pi)
+	s.next(p, pi)
 }
 
 // setCE sets an IP packet's ECN field to CE (11). Like SONiC's DSCP remark

@@ -238,9 +238,36 @@ func (s *Switch) arrive(pkt *packet.Packet, now int64) {
 	} else {
 		s.trim(p, pkt)
 	}
-	if !p.pending {
-		p.pending = true
-		packet.Schedule(s.engine, s, max(now, p.busyUntil), evDequeue, nil, pi)
+	s.kick(p, pi, now)
+}
+
+// kick starts a port's transmitter for the packet just queued: at once
+// when it is idle (htsim's CompositeQueue begins service on the arrival),
+// otherwise when its frame on the wire ends, unless that wake-up is
+// already due.
+func (s *Switch) kick(p *port, pi int, now int64) {
+	if p.pending {
+		return
+	}
+	if now >= p.busyUntil {
+		if s.cfg.PIE != nil {
+			s.servePIE(pi, now)
+		} else {
+			s.send(p, pi, now)
+		}
+		return
+	}
+	p.pending = true
+	packet.Schedule(s.engine, s, p.busyUntil, evDequeue, nil, pi)
+}
+
+// next wakes the port's transmitter when its frame ends if a packet waits
+// (htsim: completeService begins the next service if the queue is not
+// empty); an empty port sleeps until an arrival kicks it.
+func (s *Switch) next(p *port, pi int) {
+	p.pending = len(p.hdr) > 0 || len(p.data) > 0
+	if p.pending {
+		packet.Schedule(s.engine, s, p.busyUntil, evDequeue, nil, pi)
 	}
 }
 
@@ -269,8 +296,9 @@ func (s *Switch) dropped(pkt *packet.Packet, reason string) {
 }
 
 // serve transmits the next packet of a port: headers first.
-func (s *Switch) serve(pi int, now int64) {
-	p := s.ports[pi]
+func (s *Switch) serve(pi int, now int64) { s.send(s.ports[pi], pi, now) }
+
+func (s *Switch) send(p *port, pi int, now int64) {
 	var pkt *packet.Packet
 	switch {
 	case len(p.hdr) > 0:
@@ -295,5 +323,5 @@ func (s *Switch) serve(pi int, now int64) {
 		s.Delivered++
 		a.Deliver(s.engine, pkt, p.busyUntil)
 	}
-	packet.Schedule(s.engine, s, p.busyUntil, evDequeue, nil, pi)
+	s.next(p, pi)
 }
