@@ -73,6 +73,9 @@ type need struct {
 	scenario string
 	values   []string
 	variants []string
+	// seedPlus, when > 0, runs the scenario at its seed + seedPlus
+	// instead of its seed (the extra seeds of stableFromSeeds).
+	seedPlus int64
 }
 
 // Result is a claim's measured outcome.
@@ -195,11 +198,17 @@ func (c *Context) scenarioOf(name string, variants []string, values ...string) (
 	if c.Long {
 		values = nil // the whole sweep serves every claim
 	}
-	key := name + "|" + strings.Join(variants, ",") + "|" + strings.Join(values, ",")
+	return c.result(need{scenario: name, values: values, variants: variants})
+}
+
+// result is the scenario of n, its runs made (those not made yet in
+// parallel) and kept.
+func (c *Context) result(n need) (*experiments.Result, error) {
+	key := fmt.Sprintf("%s|%s|%s|%d", n.scenario, strings.Join(n.variants, ","), strings.Join(n.values, ","), n.seedPlus)
 	if r, ok := c.results[key]; ok {
 		return r, nil
 	}
-	s, jobs, err := c.jobsOf(need{scenario: name, values: values, variants: variants})
+	s, jobs, err := c.jobsOf(n)
 	if err != nil {
 		return nil, err
 	}
@@ -237,7 +246,11 @@ func (c *Context) jobsOf(n need) (*experiments.Scenario, []experiments.Job, erro
 		}
 		s.Variants = keep
 	}
-	jobs, err := s.Jobs(experiments.Options{})
+	var opt experiments.Options
+	if n.seedPlus > 0 {
+		opt.Seed = s.Seed + n.seedPlus
+	}
+	jobs, err := s.Jobs(opt)
 	if err != nil {
 		return nil, nil, err
 	}

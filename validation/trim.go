@@ -527,6 +527,8 @@ func trimClaims() []Claim {
 			long:      true,
 			needs:     []need{{scenario: "trim-fig9-one-pipe-32"}, {scenario: "trim-fig9-one-pipe-64"}},
 			probe: func(c *Context) reading {
+				// The paper's model, which the check tests, over seeds
+				// (stableFromSeeds); the others at the scenarios' seed.
 				m := func(c *Context, v string) reading {
 					var parts []string
 					var from []float64
@@ -535,9 +537,17 @@ func trimClaims() []Claim {
 						if err != nil {
 							return broken(err)
 						}
-						f := stableFrom(r, v)
+						f, text := stableFrom(r, v), ""
+						if v == paperOf("Tofino-one-pipe") {
+							if f, text, err = stableFromSeeds(c, r, s, v); err != nil {
+								return broken(err)
+							}
+							text = strings.TrimPrefix(text, "stable from ")
+						} else {
+							text = fmt.Sprintf("%.0f us", f)
+						}
 						from = append(from, f)
-						parts = append(parts, fmt.Sprintf("%s: %.0f us", strings.TrimPrefix(s, "trim-fig9-one-pipe-"), f))
+						parts = append(parts, strings.TrimPrefix(s, "trim-fig9-one-pipe-")+": "+text)
 					}
 					// Both are checked; neither is reported.
 					return read(strings.Join(parts, ", "), from[0], from[1]).reporting(0)
@@ -770,6 +780,71 @@ func stableFrom(r *experiments.Result, variant string) float64 {
 	return from
 }
 
+// stableSeeds is the number of seeds a "stable from" claim reads: the
+// scenario's own and the next ones (the arbiters' ties, the hosts' start
+// jitter). Near its threshold a response can leave the DoD queue at its
+// bound or let it run away, by chance (trim-fig9-25pct-32 at 12-16 us:
+// ~140 packets at some seeds, ~4 400 at others), so one run does not give
+// the threshold, and the median over seeds is read.
+const stableSeeds = 3
+
+// stableFromSeeds is variant v's smallest stable response in scenario scen
+// (see stableFrom) at each of stableSeeds seeds, and their median. The
+// scenario's own seed reads r (its whole sweep); at the other seeds the
+// runs are made from the longest response down, stopping at a seed's
+// first unstable one (the shorter ones cannot change its reading).
+func stableFromSeeds(c *Context, r *experiments.Result, scen, v string) (float64, string, error) {
+	vals := append([]string(nil), r.Scenario.Sweep.Values...)
+	sort.Slice(vals, func(i, j int) bool { a, _ := strconv.Atoi(vals[i]); b, _ := strconv.Atoi(vals[j]); return a > b })
+	from := make([]float64, stableSeeds)
+	from[0] = stableFrom(r, v)
+	open := map[int64]bool{}
+	for k := int64(1); k < stableSeeds; k++ {
+		from[k] = math.Inf(1)
+		open[k] = true
+	}
+	for _, val := range vals {
+		var jobs []experiments.Job
+		var ks []int64
+		for k := int64(1); k < stableSeeds; k++ {
+			if !open[k] {
+				continue
+			}
+			_, js, err := c.jobsOf(need{scenario: scen, values: []string{val}, variants: []string{v}, seedPlus: k})
+			if err != nil {
+				return 0, "", err
+			}
+			jobs, ks = append(jobs, js...), append(ks, k)
+		}
+		if len(ks) == 0 {
+			break
+		}
+		if err := c.runJobs(jobs); err != nil {
+			return 0, "", err
+		}
+		for _, k := range ks {
+			rk, err := c.result(need{scenario: scen, values: []string{val}, variants: []string{v}, seedPlus: k})
+			if err != nil {
+				return 0, "", err
+			}
+			if rk.Find(v, val).MaxDoDQueue > 250 {
+				open[k] = false
+				continue
+			}
+			t, _ := strconv.Atoi(val)
+			from[k] = float64(t) / 1000
+		}
+	}
+	sorted := append([]float64(nil), from...)
+	sort.Float64s(sorted)
+	med := sorted[len(sorted)/2]
+	parts := make([]string, len(from))
+	for k, f := range from {
+		parts[k] = fmt.Sprintf("%.0f", f)
+	}
+	return med, fmt.Sprintf("stable from %.0f us (median over seeds %d..%d: %s us)", med, r.Scenario.Seed, r.Scenario.Seed+stableSeeds-1, strings.Join(parts, ", ")), nil
+}
+
 // fig9Threshold checks a Fig. 9 variant's smallest stable response.
 func fig9Threshold(id, scen, variant string, want float64, words string) Claim {
 	return Claim{
@@ -780,14 +855,24 @@ func fig9Threshold(id, scen, variant string, want float64, words string) Claim {
 			"sweep. Without the half-pessimistic mode a port returns to 100 % per pipe when its window ends and floods the DoD " +
 			"queue until its next NOTIFY comes out of that queue (see trim.fig8.small-queue); in the model that loop does not " +
 			"settle within the sweep",
-		long:     true,
-		scenario: scen,
-		measure: func(r *experiments.Result) reading {
+		long:  true,
+		needs: []need{{scenario: scen}},
+		probe: func(c *Context) reading {
+			r, err := c.scenario(scen)
+			if err != nil {
+				return broken(err)
+			}
+			// The paper's model, which the check tests, over seeds
+			// (stableFromSeeds); the others at the scenario's seed.
 			m := func(r *experiments.Result, v string) reading {
 				f := stableFrom(r, v)
 				return read(fmt.Sprintf("stable from %.0f us", f), f)
 			}
-			rd := models(variant, m)(r)
+			med, text, err := stableFromSeeds(c, r, scen, paperOf(variant))
+			if err != nil {
+				return broken(err)
+			}
+			rd := joinModels(read(text, med), m(r, variant))
 			if v := atDeflect(variant); hasVariant(r, v) {
 				rd = withWhatIf(rd, whatIfAtDeflect, m(r, v).text)
 			}
@@ -836,11 +921,33 @@ func fig9Goodput(id, scen, variant string, ratio float64, words string) Claim {
 				if err != nil {
 					return broken(err)
 				}
-				f := stableFrom(r, v)
+				// The paper's model, which the check tests, at its
+				// threshold over seeds (stableFromSeeds), its goodput the
+				// mean over those seeds there; the others at the
+				// scenario's seed.
+				f, seeds := stableFrom(r, v), ""
+				if v == paperOf(variant) {
+					if f, _, err = stableFromSeeds(c, r, scen, v); err != nil {
+						return broken(err)
+					}
+					seeds = fmt.Sprintf(", mean over seeds %d..%d", r.Scenario.Seed, r.Scenario.Seed+stableSeeds-1)
+				}
 				if math.IsInf(f, 1) {
 					return unmeasured("never stable in the sweep", ratio)
 				}
-				run := r.Find(v, strconv.Itoa(int(f*1000)))
+				val := strconv.Itoa(int(f * 1000))
+				run := r.Find(v, val)
+				gbps := run.MeanGoodputGbps
+				if seeds != "" {
+					for k := int64(1); k < stableSeeds; k++ {
+						rk, err := c.result(need{scenario: scen, values: []string{val}, variants: []string{v}, seedPlus: k})
+						if err != nil {
+							return broken(err)
+						}
+						gbps += rk.Find(v, val).MeanGoodputGbps
+					}
+					gbps /= stableSeeds
+				}
 				full, err := c.scenario("trim-fig6", fig6Short...)
 				if err != nil {
 					return broken(err)
@@ -850,8 +957,8 @@ func fig9Goodput(id, scen, variant string, ratio float64, words string) Claim {
 					fullV = paperOf(fullV)
 				}
 				base := full.Find(fullV, strconv.Itoa(run.Senders)).MeanGoodputGbps
-				got := run.MeanGoodputGbps / base
-				return read(fmt.Sprintf("%.1f vs %.1f Gb/s (%.2f, at %.0f us)", run.MeanGoodputGbps, base, got, f), got)
+				got := gbps / base
+				return read(fmt.Sprintf("%.1f vs %.1f Gb/s (%.2f, at %.0f us%s)", gbps, base, got, f, seeds), got)
 			})(c)
 			if deepq != "" {
 				if r, err := c.scenario(scen); err == nil && id == "100pct.64" {
