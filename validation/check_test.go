@@ -121,3 +121,38 @@ func TestClaimsShareRuns(t *testing.T) {
 		t.Error("a claim made a run the prefetch had made")
 	}
 }
+
+// TestSeeds checks that a need's seedPlus and the context's SeedOffset run
+// a scenario at its seed plus both, apart from the runs at its own seed,
+// and that another seed gives another run (trim-fig5a's hosts jitter their
+// starts by the seed).
+func TestSeeds(t *testing.T) {
+	ctx := NewContext()
+	base, err := ctx.scenarioOf("trim-fig5a", []string{"Tofino"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	plus, err := ctx.result(need{scenario: "trim-fig5a", variants: []string{"Tofino"}, seedPlus: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ctx.runs) != 2 {
+		t.Fatalf("%d runs made, want one per seed", len(ctx.runs))
+	}
+	seed := base.Scenario.Seed
+	if base.Runs[0].Seed != seed || plus.Runs[0].Seed != seed+2 {
+		t.Errorf("runs at seeds %d and %d, want %d and %d", base.Runs[0].Seed, plus.Runs[0].Seed, seed, seed+2)
+	}
+	off := NewContext()
+	off.SeedOffset = 1
+	shifted, err := off.result(need{scenario: "trim-fig5a", variants: []string{"Tofino"}, seedPlus: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if shifted.Runs[0].Seed != seed+2 || off.seedOf(shifted) != seed+1 {
+		t.Errorf("offset 1 + seedPlus 1: run at seed %d (want %d), context seed %d (want %d)", shifted.Runs[0].Seed, seed+2, off.seedOf(shifted), seed+1)
+	}
+	if a, b := plus.Runs[0], base.Runs[0]; a.Events == b.Events && a.Trims == b.Trims {
+		t.Errorf("seed+2 gave the scenario seed's run (%d events, %d trims)", a.Events, a.Trims)
+	}
+}

@@ -122,6 +122,11 @@ type Context struct {
 	runs map[string]*experiments.Run
 	// Long runs the claims that need whole sweeps (minutes).
 	Long bool
+	// SeedOffset runs every scenario at its seed + SeedOffset (archsim
+	// validate --seed-offset: how much the verdicts hang on the seed).
+	// The simulations without a scenario (Trio aggregation, placements)
+	// keep their seeds.
+	SeedOffset int64
 	// Full also runs the claims that take tens of minutes.
 	Full bool
 	// Progress receives the scenarios' progress lines (nil: none).
@@ -137,6 +142,9 @@ type placeResult struct {
 	p   *compiler.Placement
 	err error
 }
+
+// seedOf is the seed the context runs scenario result r's runs at.
+func (c *Context) seedOf(r *experiments.Result) int64 { return r.Scenario.Seed + c.SeedOffset }
 
 // NewContext returns an empty cache.
 func NewContext() *Context {
@@ -247,8 +255,8 @@ func (c *Context) jobsOf(n need) (*experiments.Scenario, []experiments.Job, erro
 		s.Variants = keep
 	}
 	var opt experiments.Options
-	if n.seedPlus > 0 {
-		opt.Seed = s.Seed + n.seedPlus
+	if k := c.SeedOffset + n.seedPlus; k > 0 {
+		opt.Seed = s.Seed + k
 	}
 	jobs, err := s.Jobs(opt)
 	if err != nil {

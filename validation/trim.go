@@ -842,7 +842,7 @@ func stableFromSeeds(c *Context, r *experiments.Result, scen, v string) (float64
 	for k, f := range from {
 		parts[k] = fmt.Sprintf("%.0f", f)
 	}
-	return med, fmt.Sprintf("stable from %.0f us (median over seeds %d..%d: %s us)", med, r.Scenario.Seed, r.Scenario.Seed+stableSeeds-1, strings.Join(parts, ", ")), nil
+	return med, fmt.Sprintf("stable from %.0f us (median over seeds %d..%d: %s us)", med, c.seedOf(r), c.seedOf(r)+stableSeeds-1, strings.Join(parts, ", ")), nil
 }
 
 // fig9Threshold checks a Fig. 9 variant's smallest stable response.
@@ -930,7 +930,7 @@ func fig9Goodput(id, scen, variant string, ratio float64, words string) Claim {
 					if f, _, err = stableFromSeeds(c, r, scen, v); err != nil {
 						return broken(err)
 					}
-					seeds = fmt.Sprintf(", mean over seeds %d..%d", r.Scenario.Seed, r.Scenario.Seed+stableSeeds-1)
+					seeds = fmt.Sprintf(", mean over seeds %d..%d", c.seedOf(r), c.seedOf(r)+stableSeeds-1)
 				}
 				if math.IsInf(f, 1) {
 					return unmeasured("never stable in the sweep", ratio)

@@ -167,6 +167,7 @@ func TestBadInput(t *testing.T) {
 		{[]string{"--program", "protego-sender", "--param", "PORTZ=4"}, "no such constant"},
 		{[]string{}, "missing --program"},
 		{[]string{"validate", "--only", "nope"}, "matches no claim"},
+		{[]string{"validate", "--seed-offset", "-1"}, "--seed-offset -1"},
 	}
 	for _, c := range cases {
 		out, msg, code := run(t, c.args...)
