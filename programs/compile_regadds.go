@@ -251,8 +251,7 @@ type uniform struct {
 	idxN, wordN norm
 	addT, cellT norm
 	idxC, wordC []int64
-	st          []int32
-	rh          int32
+	st, rh      []int32 // each add's statement and register-action handle
 }
 
 // uniformRun returns the run as a uniform one, or nil.
@@ -261,16 +260,17 @@ func uniformRun(adds []regAdd, idxStem, wordStem bool, ia, wa []affine) *uniform
 		return nil
 	}
 	c0 := adds[0].rc
-	u := &uniform{reg: int64(c0.reg), size: c0.size, idxN: ia[0].n, wordN: wa[0].n, addT: c0.addT, cellT: c0.cellT, rh: c0.rh}
+	u := &uniform{reg: int64(c0.reg), size: c0.size, idxN: ia[0].n, wordN: wa[0].n, addT: c0.addT, cellT: c0.cellT}
 	for j, a := range adds {
 		c := a.rc
-		if a.word == nil || c.reg != c0.reg || c.size != c0.size || c.addT != c0.addT || c.cellT != c0.cellT || c.rh != c0.rh ||
+		if a.word == nil || c.reg != c0.reg || c.size != c0.size || c.addT != c0.addT || c.cellT != c0.cellT ||
 			ia[j].n != u.idxN || wa[j].n != u.wordN {
 			return nil
 		}
 		u.idxC = append(u.idxC, ia[j].c)
 		u.wordC = append(u.wordC, wa[j].c)
 		u.st = append(u.st, a.st)
+		u.rh = append(u.rh, c.rh)
 	}
 	return u
 }
@@ -297,6 +297,10 @@ func (u *uniform) run(x *Exec, buf []RegAdd, is, ws int64) {
 		}
 		cell := cells.Ptr(i)
 		*cell = u.cellT.of(u.addT.of(*cell + pw))
-		buf[j] = RegAdd{Word: int(w), Index: i, Stmt: u.st[j], Reg: u.rh, Payload: true}
+		// Field by field: a composite literal is built on the stack and
+		// copied in 16-byte moves, which stall on store forwarding from
+		// its 8-byte writes (~40 % of this loop's time).
+		r := &buf[j]
+		r.Word, r.Index, r.Stmt, r.Reg, r.Payload = int(w), i, u.st[j], u.rh[j], true
 	}
 }
