@@ -508,15 +508,12 @@ func trimClaims() []Claim {
 			needs:     []need{{scenario: "trim-fig9-100pct-32"}},
 			probe: modelsProbe("Tofino-100pct", func(c *Context, v string) reading {
 				const scen = "trim-fig9-100pct-32"
-				r, err := c.scenario(scen)
+				r, f, pooled, err := thresholdOf(c, scen, "Tofino-100pct", v)
 				if err != nil {
 					return broken(err)
 				}
-				f, seeds := stableFrom(r, v), ""
-				if v == paperOf("Tofino-100pct") {
-					if f, _, err = stableFromSeeds(c, r, scen, v); err != nil {
-						return broken(err)
-					}
+				seeds := ""
+				if pooled {
 					seeds = fmt.Sprintf(", seeds %d..%d", c.seedOf(r), c.seedOf(r)+stableSeeds-1)
 				}
 				if math.IsInf(f, 1) {
@@ -802,6 +799,21 @@ func stableFrom(r *experiments.Result, variant string) float64 {
 	return from
 }
 
+// thresholdOf is v's smallest stable response in scenario scen: for the
+// paper's model of variant (the one the checks test) the median over
+// stableSeeds seeds (stableFromSeeds, pooled true), for any other variant
+// at the scenario's own seed. r is the scenario's result at its seed.
+func thresholdOf(c *Context, scen, variant, v string) (r *experiments.Result, f float64, pooled bool, err error) {
+	if r, err = c.scenario(scen); err != nil {
+		return nil, 0, false, err
+	}
+	if v != paperOf(variant) {
+		return r, stableFrom(r, v), false, nil
+	}
+	f, _, err = stableFromSeeds(c, r, scen, v)
+	return r, f, true, err
+}
+
 // stableSeeds is the number of seeds a "stable from" claim reads: the
 // scenario's own and the next ones (the arbiters' ties, the hosts' start
 // jitter). Near its threshold a response can leave the DoD queue at its
@@ -939,19 +951,15 @@ func fig9Goodput(id, scen, variant string, ratio float64, words string) Claim {
 		needs: needs,
 		probe: func(c *Context) reading {
 			rd := modelsProbe(variant, func(c *Context, v string) reading {
-				r, err := c.scenario(scen)
+				// The paper's model, which the check tests, at its
+				// threshold over seeds, its goodput the mean over those
+				// seeds there; the others at the scenario's seed.
+				r, f, pooled, err := thresholdOf(c, scen, variant, v)
 				if err != nil {
 					return broken(err)
 				}
-				// The paper's model, which the check tests, at its
-				// threshold over seeds (stableFromSeeds), its goodput the
-				// mean over those seeds there; the others at the
-				// scenario's seed.
-				f, seeds := stableFrom(r, v), ""
-				if v == paperOf(variant) {
-					if f, _, err = stableFromSeeds(c, r, scen, v); err != nil {
-						return broken(err)
-					}
+				seeds := ""
+				if pooled {
 					seeds = fmt.Sprintf(", mean over seeds %d..%d", c.seedOf(r), c.seedOf(r)+stableSeeds-1)
 				}
 				if math.IsInf(f, 1) {
