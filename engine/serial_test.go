@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"container/heap"
 	"fmt"
 	"math/rand"
 	"testing"
@@ -321,6 +322,82 @@ func TestParseOrder(t *testing.T) {
 	for _, bad := range []string{"lifo", "random:", "random:x"} {
 		if _, _, err := ParseOrder(bad); err == nil {
 			t.Errorf("ParseOrder(%q): no error", bad)
+		}
+	}
+}
+
+// BenchmarkHeap is one pop and one push on a queue holding n events whose
+// times are random (a run's pending packets: about a thousand in the
+// 64-sender trimming runs), the sifts' own cost.
+func BenchmarkHeap(b *testing.B) {
+	for _, n := range []int{64, 1024, 8192} {
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			rng := rand.New(rand.NewSource(1))
+			var h []entry
+			for i := 0; i < n; i++ {
+				h = push(h, entry{t: sim.VTimeInSec(rng.Intn(1 << 20)), slot: int32(i)})
+			}
+			ts := make([]sim.VTimeInSec, 4096)
+			for i := range ts {
+				ts[i] = sim.VTimeInSec(rng.Intn(1 << 16))
+			}
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				var x entry
+				x, h = pop(h)
+				h = push(h, entry{t: x.t + ts[i&4095], slot: x.slot})
+			}
+		})
+	}
+}
+
+// refHeap is container/heap's binary heap of entries ordered by time
+// alone, Akita's queue as Serial must reproduce it.
+type refHeap []entry
+
+func (h refHeap) Len() int           { return len(h) }
+func (h refHeap) Less(i, j int) bool { return h[i].t < h[j].t }
+func (h refHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *refHeap) Push(x any)        { *h = append(*h, x.(entry)) }
+func (h *refHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
+}
+
+// TestHeapArrangementMatchesContainerHeap drives push and pop and
+// container/heap with the same random operations (times from a small set,
+// so most comparisons are ties; queues up to a few thousand entries): the
+// two arrays must hold the same entries in the same places after every
+// operation, which is what makes same-time events leave in Akita's order.
+func TestHeapArrangementMatchesContainerHeap(t *testing.T) {
+	for seed := int64(1); seed <= 8; seed++ {
+		rng := rand.New(rand.NewSource(seed))
+		var h []entry
+		ref := &refHeap{}
+		span := 1 + rng.Intn(64)
+		for op := 0; op < 40000; op++ {
+			grow := len(h) == 0 || rng.Intn(100) < 50+int(seed%3)*2
+			if grow {
+				x := entry{t: sim.VTimeInSec(rng.Intn(span)), slot: int32(op)}
+				h = push(h, x)
+				heap.Push(ref, x)
+			} else {
+				var got entry
+				got, h = pop(h)
+				if want := heap.Pop(ref).(entry); got != want {
+					t.Fatalf("seed %d, op %d: popped %+v, container/heap %+v", seed, op, got, want)
+				}
+			}
+			if len(h) != len(*ref) {
+				t.Fatalf("seed %d, op %d: %d entries, container/heap %d", seed, op, len(h), len(*ref))
+			}
+			for i := range h {
+				if h[i] != (*ref)[i] {
+					t.Fatalf("seed %d, op %d: slot %d holds %+v, container/heap %+v", seed, op, i, h[i], (*ref)[i])
+				}
+			}
 		}
 	}
 }

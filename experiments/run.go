@@ -1,9 +1,11 @@
 package experiments
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"runtime"
+	"runtime/pprof"
 	"sync"
 	"time"
 )
@@ -130,7 +132,11 @@ func RunJobs(jobs []Job, opt Options) ([]*Run, error) {
 		go func() {
 			defer wg.Done()
 			for i := range work {
-				runs[i], errs[i] = jobs[i].s.runOne(jobs[i].spec)
+				// Labelled, so that a --cpuprofile splits by run
+				// (go tool pprof -tagfocus / -tags).
+				pprof.Do(context.Background(), pprof.Labels("scenario", jobs[i].s.Name, "variant", jobs[i].spec.variant.Name), func(context.Context) {
+					runs[i], errs[i] = jobs[i].s.runOne(jobs[i].spec)
+				})
 				mu.Lock()
 				done++
 				if opt.Progress != nil {
