@@ -341,10 +341,11 @@ func BenchmarkHeap(b *testing.B) {
 			for i := range ts {
 				ts[i] = sim.VTimeInSec(rng.Intn(1 << 16))
 			}
+			var s sifter
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
 				var x entry
-				x, h = pop(h)
+				x, h = s.pop(h)
 				h = push(h, entry{t: x.t + ts[i&4095], slot: x.slot})
 			}
 		})
@@ -366,7 +367,8 @@ func (h *refHeap) Pop() any {
 	return x
 }
 
-// TestHeapArrangementMatchesContainerHeap drives push and pop and
+// TestHeapArrangementMatchesContainerHeap drives push and pop (each pop
+// with the branch-free or the branching pick at random) and
 // container/heap with the same random operations (times from a small set,
 // so most comparisons are ties; queues up to a few thousand entries): the
 // two arrays must hold the same entries in the same places after every
@@ -375,6 +377,7 @@ func TestHeapArrangementMatchesContainerHeap(t *testing.T) {
 	for seed := int64(1); seed <= 8; seed++ {
 		rng := rand.New(rand.NewSource(seed))
 		var h []entry
+		var s sifter
 		ref := &refHeap{}
 		span := 1 + rng.Intn(64)
 		for op := 0; op < 40000; op++ {
@@ -385,7 +388,8 @@ func TestHeapArrangementMatchesContainerHeap(t *testing.T) {
 				heap.Push(ref, x)
 			} else {
 				var got entry
-				got, h = pop(h)
+				s.branchless = rng.Intn(2) == 0 // both picks, whatever the window decided
+				got, h = s.pop(h)
 				if want := heap.Pop(ref).(entry); got != want {
 					t.Fatalf("seed %d, op %d: popped %+v, container/heap %+v", seed, op, got, want)
 				}
