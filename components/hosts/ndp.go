@@ -102,7 +102,7 @@ func (b Builder) BuildNDP(name string, cfg NDPConfig) *NDPHost {
 	h := &NDPHost{ComponentBase: sim.NewComponentBase(name), engine: b.engine, idx: b.idx, port: b.port, cfg: cfg,
 		uplink: b.uplink, rec: b.rec, deadlinePs: b.deadlinePs, pool: b.pool}
 	h.nic = nic{engine: b.engine, owner: h, gbps: cfg.NICGbps, propPs: cfg.PropPs, port: b.port, uplink: b.uplink, deadline: b.deadlinePs, pool: b.pool,
-		ser: packet.SerialMemo{Framing: cfg.Framing}}
+		ser: packet.SerialMemo{Framing: cfg.Framing}, mss: cfg.MSS}
 	return h
 }
 
@@ -175,11 +175,12 @@ func (h *NDPHost) sendData(s *ndpSource, now int64) bool {
 		seq = s.nextSeq
 		s.nextSeq++
 	}
-	f := s.flow
-	pkt := h.pool.newPacket(h.rec.NewID(true, f.ID), f.ID,
-		Header{Src: HostIP(f.Src), Dst: HostIP(f.Dst), Flow: uint16(f.ID), Seq: uint16(seq)}, h.cfg.MSS)
+	// The packet is built when the NIC starts sending it (nic.next): a
+	// source's initial window queues up to window packets at once, and
+	// a packet built here would wait, cold in memory, until then. Its id
+	// is drawn now, as it always was.
 	h.DataSent++
-	h.transmit(pkt, false, now)
+	h.nic.sendData(txItem{id: h.rec.NewID(true, s.flow.ID), flow: s.flow, seq: uint16(seq)}, now)
 	return true
 }
 
@@ -336,23 +337,49 @@ type nic struct {
 	uplink   sim.Handler
 	deadline int64
 	pool     *pktPool
-	hi, lo   fifo.Queue[*packet.Packet]
+	hi       fifo.Queue[*packet.Packet]
+	lo       fifo.Queue[txItem]
+	mss      int   // a data packet's size
 	busy     bool  // a wake-up is scheduled for the end of the current frame
 	free     int64 // when the line is free
 	ser      packet.SerialMemo
 }
 
+// txItem is a packet in the NIC's low queue: a built one (a NACK), or a
+// data packet of flow with wire sequence number seq and id id, built when
+// it leaves the queue.
+type txItem struct {
+	pkt  *packet.Packet
+	id   uint64
+	flow *Flow
+	seq  uint16
+}
+
+// send queues a built packet: high (ACK, PULL) or low (NACK) priority.
 func (n *nic) send(pkt *packet.Packet, high bool, now int64) {
 	if now > n.deadline {
 		n.pool.put(pkt) // never sent
 		return
 	}
-	pkt.InPort = n.port
 	if high {
 		n.hi.Push(pkt)
 	} else {
-		n.lo.Push(pkt)
+		n.lo.Push(txItem{pkt: pkt})
 	}
+	n.kick(now)
+}
+
+// sendData queues a data packet, to be built when it leaves.
+func (n *nic) sendData(it txItem, now int64) {
+	if now > n.deadline {
+		return // never sent
+	}
+	n.lo.Push(it)
+	n.kick(now)
+}
+
+// kick starts the line if it is idle, or has it wake when it frees.
+func (n *nic) kick(now int64) {
 	if n.busy {
 		return
 	}
@@ -371,11 +398,16 @@ func (n *nic) next(now int64) {
 	case n.hi.Len() > 0:
 		pkt = n.hi.Pop()
 	case n.lo.Len() > 0:
-		pkt = n.lo.Pop()
+		it := n.lo.Pop()
+		if pkt = it.pkt; pkt == nil {
+			f := it.flow
+			pkt = n.pool.newPacket(it.id, f.ID, Header{Src: HostIP(f.Src), Dst: HostIP(f.Dst), Flow: uint16(f.ID), Seq: it.seq}, n.mss)
+		}
 	default:
 		n.busy = false
 		return
 	}
+	pkt.InPort = n.port
 	pkt.BornPs = now
 	n.free = now + n.ser.Ps(pkt.Len, n.gbps)
 	packet.Schedule(n.engine, n.uplink, n.free+n.propPs, packet.KindArrive, pkt, n.port)
