@@ -8,7 +8,9 @@ package aggregation
 
 import (
 	"archsim/engine"
+	"context"
 	"fmt"
+	"runtime/pprof"
 
 	"github.com/sarchlab/akita/v3/sim"
 
@@ -209,7 +211,16 @@ var systems = map[string]system{
 }
 
 // Run simulates one job.
-func Run(s Setup) (*Result, error) {
+func Run(s Setup) (r *Result, err error) {
+	// Labelled as scenario runs are, so that a --cpuprofile splits by
+	// run (go tool pprof -tags).
+	pprof.Do(context.Background(), pprof.Labels("scenario", "aggregate", "variant", s.Switch), func(context.Context) {
+		r, err = run(s)
+	})
+	return r, err
+}
+
+func run(s Setup) (*Result, error) {
 	engine := engine.New()
 	wc := s.Workers
 	params := map[string]string{}
