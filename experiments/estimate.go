@@ -2,8 +2,6 @@ package experiments
 
 import (
 	"strings"
-
-	"archsim/programs"
 )
 
 // Estimate is a coarse upper bound on what a scenario's runs cost, derived
@@ -70,7 +68,7 @@ func (s *Scenario) Estimate(opt Options, perPacketBytes, eventsPerPacket, events
 			key := setup.Program + "|" + sortedParams(params)
 			b, ok := stateOf[key]
 			if !ok {
-				if prog, err := programs.Resolve(setup.Program, params); err == nil {
+				if prog, err := s.checkedProgram(setup.Program, params); err == nil {
 					b = prog.StateBytes()
 				}
 				stateOf[key] = b

@@ -58,7 +58,7 @@ func (s *Scenario) Preflight(opt Options) error {
 			if setup.Program == "" {
 				continue
 			}
-			prog, err := programs.Resolve(setup.Program, params)
+			prog, err := s.checkedProgram(setup.Program, params)
 			if err != nil {
 				at := path + ".program"
 				if spec.value != "" && s.Sweep != nil {
@@ -94,4 +94,22 @@ func sortedParams(m map[string]string) string {
 		out += k + "=" + m[k] + ";"
 	}
 	return out
+}
+
+// checkedProgram is programs.Resolve(name, params), loaded once per
+// scenario for its checks (Preflight, Estimate): they only read it.
+func (s *Scenario) checkedProgram(name string, params map[string]string) (*programs.Program, error) {
+	key := name + "|" + sortedParams(params)
+	if p := s.checked[key]; p != nil {
+		return p, nil
+	}
+	p, err := programs.Resolve(name, params)
+	if err != nil {
+		return nil, err
+	}
+	if s.checked == nil {
+		s.checked = map[string]*programs.Program{}
+	}
+	s.checked[key] = p
+	return p, nil
 }

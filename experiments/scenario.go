@@ -49,6 +49,9 @@ type Scenario struct {
 	Protego *ProtegoSetup `yaml:"protego"`
 	file    string
 	ix      *yamlIndex // lines of the fields, for errors
+	// checked holds the programs Preflight loaded, by program and
+	// constants, for Estimate (both only read them; runs load their own).
+	checked map[string]*programs.Program
 }
 
 // Link is the host links' rate and one-way propagation delay, and what
