@@ -405,3 +405,38 @@ func TestHeapArrangementMatchesContainerHeap(t *testing.T) {
 		}
 	}
 }
+
+// TestSifterPicksByPredictability: the sampled window decides the pick.
+// A queue of random times (either child earlier by a coin toss) gets the
+// branch-free pick; a queue whose events come in time order (each pop's
+// picks repeat the previous pop's) keeps the branch.
+func TestSifterPicksByPredictability(t *testing.T) {
+	run := func(next func(rng *rand.Rand, now sim.VTimeInSec) sim.VTimeInSec) bool {
+		rng := rand.New(rand.NewSource(1))
+		var h []entry
+		for i := 0; i < 1024; i++ {
+			h = push(h, entry{t: next(rng, 0), slot: int32(i)})
+		}
+		var s sifter
+		for i := 0; i < siftWindow; i++ {
+			var x entry
+			x, h = s.pop(h)
+			h = push(h, entry{t: next(rng, x.t), slot: x.slot})
+		}
+		return s.branchless
+	}
+	random := func(rng *rand.Rand, now sim.VTimeInSec) sim.VTimeInSec {
+		return now + sim.VTimeInSec(rng.Intn(1<<16))
+	}
+	seq := sim.VTimeInSec(0)
+	ordered := func(_ *rand.Rand, _ sim.VTimeInSec) sim.VTimeInSec {
+		seq++
+		return seq
+	}
+	if !run(random) {
+		t.Errorf("random times: the branch kept, want the branch-free pick")
+	}
+	if run(ordered) {
+		t.Errorf("times in order: the branch-free pick taken, want the branch")
+	}
+}
