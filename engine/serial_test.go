@@ -408,8 +408,8 @@ func TestHeapArrangementMatchesContainerHeap(t *testing.T) {
 
 // TestSifterPicksByPredictability: the sampled window decides the pick.
 // A queue of random times (either child earlier by a coin toss) gets the
-// branch-free pick; a queue whose events come in time order (each pop's
-// picks repeat the previous pop's) keeps the branch.
+// branch-free pick; a queue whose events come in time order (picks the
+// model of a branch predictor learns) keeps the branch.
 func TestSifterPicksByPredictability(t *testing.T) {
 	run := func(next func(rng *rand.Rand, now sim.VTimeInSec) sim.VTimeInSec) bool {
 		rng := rand.New(rand.NewSource(1))
