@@ -282,8 +282,8 @@ func pop(h []entry) (entry, []entry) {
 // with the branch and runs a small model of a branch predictor over their
 // picks: a two-bit counter per level and per pair of this pop's two
 // previous picks. It takes the branch-free pick until the next window when
-// the model predicts fewer than 69 % of the picks (sampling one pop in 32
-// costs 0.6 % of validate's CPU). Over whole runs (every pick logged,
+// the model predicts fewer than 69 % of the picks (sampling one pop in 16,
+// the model took 1.2 % of validate's CPU). Over whole runs (every pick logged,
 // 2026-11-28) the model reads 76 % on the Trio PFE's 20 000
 // preloaded arrivals (pipeline/trio), where the branch is 9 % faster, and
 // 62 % on the 64-sender trimming run, where the branch-free pick is 6 %
