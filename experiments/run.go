@@ -2,8 +2,12 @@ package experiments
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"io"
+	"path/filepath"
 	"runtime"
 	"runtime/pprof"
 	"sync"
@@ -81,6 +85,61 @@ type Job struct {
 // subset of the scenario's variants or sweep values they came from.
 func (j Job) Key() string {
 	return fmt.Sprintf("%s|%d|%s|%s", j.s.Name, j.spec.seed, j.spec.variant.Name, j.spec.value)
+}
+
+// Inputs names everything the run depends on: the scenario's network,
+// workload, duration and traces, the variant, the sweep point and the seed;
+// not the scenario's name, documentation, plots' titles or its other
+// variants and sweep values. Two jobs with equal inputs, even of different
+// scenarios (trim-fig8-64 and trim-fig9-one-pipe-64 share their Tofino
+// sweeps), simulate the same run, so one run serves both (Adopt) and
+// archsim validate makes it once. Jobs that write files (records, pcap)
+// have no inputs ("") and are never shared.
+func (j Job) Inputs() string {
+	sp := j.spec
+	if sp.records != "" || sp.pcap != "" {
+		return ""
+	}
+	s := *j.s
+	var sweepVar string
+	if s.Sweep != nil {
+		sweepVar = s.Sweep.Var
+	}
+	// What a run records depends on two plot kinds (runOne), not on the
+	// plots' titles or files.
+	headers, arrivals := s.plots("header_cdf"), s.plots("arrivals")
+	s.Name, s.Doc, s.Source, s.Sweep, s.Variants, s.Plots = "", "", "", nil, nil, nil
+	s.ix, s.checked = nil, nil
+	b, err := json.Marshal(struct {
+		Scenario          Scenario
+		Dir               string
+		SweepVar          string
+		Headers, Arrivals bool
+		Variant           Variant
+		Senders           int
+		Value             string
+		Params, Sweep     map[string]string
+		Seed              int64
+		Sonic             string
+	}{s, filepath.Dir(j.s.file), sweepVar, headers, arrivals, sp.variant, sp.senders, sp.value,
+		sp.params, sp.sweepParams, sp.seed, sp.sonicOverride})
+	if err != nil {
+		return ""
+	}
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
+}
+
+// Adopt returns r, a run made for a job with the same inputs, as this
+// job's: the same numbers under this job's scenario name (a copy when the
+// names differ; r itself is not changed).
+func (j Job) Adopt(r *Run) *Run {
+	if r == nil || r.Scenario == j.s.Name {
+		return r
+	}
+	c := *r
+	c.Scenario = j.s.Name
+	return &c
 }
 
 // label is the run's name in progress lines.

@@ -3,6 +3,7 @@ package experiments
 import (
 	"bytes"
 	"encoding/json"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -394,4 +395,78 @@ func loadText(t *testing.T, body string) *Scenario {
 		t.Fatal(err)
 	}
 	return s
+}
+
+// TestJobInputsShareRuns checks the runs two scenarios have in common:
+// trim-fig8-32 and trim-fig9-one-pipe-32 differ only in name, text, plots
+// and their other variants and sweep values, so their Tofino runs at one
+// T0 have equal inputs, and the run made for one, adopted by the other,
+// is byte for byte the run the other makes itself (archsim validate makes
+// it once). Anything the run depends on (the seed, the sweep point, the
+// variant, the duration, a plot kind that makes the run keep records)
+// gives other inputs.
+func TestJobInputsShareRuns(t *testing.T) {
+	job := func(name, variant, value string, edit func(*Scenario)) Job {
+		t.Helper()
+		s, err := Load(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.DurationUs = 40
+		if edit != nil {
+			edit(s)
+		}
+		jobs, err := s.Jobs(Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, j := range jobs {
+			if j.spec.variant.Name == variant && j.spec.value == value {
+				return j
+			}
+		}
+		t.Fatalf("%s has no run %s at %s", name, variant, value)
+		return Job{}
+	}
+	a := job("trim-fig8-32", "Tofino", "3000", nil)
+	b := job("trim-fig9-one-pipe-32", "Tofino", "3000", nil)
+	if a.Inputs() == "" || a.Inputs() != b.Inputs() {
+		t.Fatalf("inputs %q and %q, want equal and not empty", a.Inputs(), b.Inputs())
+	}
+	runs, err := RunJobs([]Job{a, b}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	adopted := b.Adopt(runs[0])
+	got, _ := json.Marshal(adopted)
+	want, _ := json.Marshal(runs[1])
+	if !bytes.Equal(got, want) {
+		t.Errorf("trim-fig8-32's run adopted by trim-fig9-one-pipe-32:\n%s\nthe run it makes itself:\n%s", got, want)
+	}
+	if runs[0].Scenario != "trim-fig8-32" || adopted == runs[0] {
+		t.Error("Adopt changed the run it was given")
+	}
+	if a.Adopt(runs[0]) != runs[0] {
+		t.Error("Adopt copied a run of the job's own scenario")
+	}
+
+	others := map[string]Job{
+		"another sweep value": job("trim-fig9-one-pipe-32", "Tofino", "6000", nil),
+		"another variant":     job("trim-fig9-one-pipe-32", "Tofino-paper", "3000", nil),
+		"another seed":        job("trim-fig9-one-pipe-32", "Tofino", "3000", func(s *Scenario) { s.Seed++ }),
+		"another duration":    job("trim-fig9-one-pipe-32", "Tofino", "3000", func(s *Scenario) { s.DurationUs = 41 }),
+		"a plot that keeps headers": job("trim-fig9-one-pipe-32", "Tofino", "3000", func(s *Scenario) {
+			s.Plots = append(s.Plots, Plot{Kind: "header_cdf"})
+		}),
+	}
+	for _, what := range slices.Sorted(maps.Keys(others)) {
+		if others[what].Inputs() == a.Inputs() {
+			t.Errorf("%s: same inputs", what)
+		}
+	}
+	rec := job("trim-fig9-one-pipe-32", "Tofino", "3000", nil)
+	rec.spec.records = t.TempDir()
+	if rec.Inputs() != "" {
+		t.Error("a job that writes records has inputs; it must never share its run")
+	}
 }

@@ -116,9 +116,11 @@ type Context struct {
 	targets map[string]arch.Target
 	places  map[string]placeResult
 	results map[string]*experiments.Result
-	// runs holds every run of a scenario made so far, by its job's key
-	// (experiments.Job.Key): claims that read different variants or sweep
-	// values of one scenario share the runs they have in common.
+	// runs holds every run of a scenario made so far, by its job's inputs
+	// (runKey): claims that read different variants or sweep values of one
+	// scenario share the runs they have in common, and scenarios that
+	// simulate the same run (trim-fig8-64 and trim-fig9-one-pipe-64 sweep
+	// the same Tofino variants) make it once.
 	runs map[string]*experiments.Run
 	// Long runs the claims that need whole sweeps (minutes).
 	Long bool
@@ -225,7 +227,7 @@ func (c *Context) result(n need) (*experiments.Result, error) {
 	}
 	runs := make([]*experiments.Run, len(jobs))
 	for i, j := range jobs {
-		runs[i] = c.runs[j.Key()]
+		runs[i] = j.Adopt(c.runs[runKey(j)])
 	}
 	r := s.Collect(runs)
 	c.results[key] = r
@@ -265,12 +267,21 @@ func (c *Context) jobsOf(n need) (*experiments.Scenario, []experiments.Job, erro
 	return s, jobs, nil
 }
 
+// runKey is what a job's run is kept under: its inputs, or its key for a
+// job that has none (experiments.Job.Inputs).
+func runKey(j experiments.Job) string {
+	if in := j.Inputs(); in != "" {
+		return in
+	}
+	return "key:" + j.Key()
+}
+
 // todo is the jobs whose runs are not made yet, each once.
 func (c *Context) todo(jobs []experiments.Job) []experiments.Job {
 	var out []experiments.Job
 	seen := map[string]bool{}
 	for _, j := range jobs {
-		if k := j.Key(); c.runs[k] == nil && !seen[k] {
+		if k := runKey(j); c.runs[k] == nil && !seen[k] {
 			seen[k] = true
 			out = append(out, j)
 		}
@@ -287,7 +298,7 @@ func (c *Context) runJobs(jobs []experiments.Job) error {
 	runs, err := experiments.RunJobs(todo, experiments.Options{Progress: c.Progress})
 	for i, j := range todo {
 		if runs[i] != nil {
-			c.runs[j.Key()] = runs[i]
+			c.runs[runKey(j)] = runs[i]
 		}
 	}
 	return err
