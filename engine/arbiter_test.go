@@ -78,7 +78,8 @@ func arbitrate(t *testing.T, eng Engine, seed int64, policy packet.Arbitration, 
 
 var testEngines = map[string]func() Engine{
 	"akita":    func() Engine { return NewSerial() },
-	"fifo":     func() Engine { return &Keyed{} },
+	"fifo":     func() Engine { return &FIFO{} },
+	"keyed":    func() Engine { return &Keyed{} },
 	"random:7": func() Engine { return &Keyed{rng: rand.New(rand.NewSource(7))} },
 }
 
@@ -94,7 +95,7 @@ func TestArbiterOrder(t *testing.T) {
 		3, // t = 5000: alone
 	}
 	engines := testEngines
-	for _, name := range []string{"akita", "fifo", "random:7"} {
+	for _, name := range []string{"akita", "fifo", "keyed", "random:7"} {
 		for seed := int64(1); seed <= 5; seed++ {
 			s, got, at := arbitrate(t, engines[name](), seed, packet.ArbitrateRoundRobin, 0)
 			if !reflect.DeepEqual(got, want) {
@@ -130,7 +131,7 @@ func TestArbiterWithoutInstant(t *testing.T) {
 // TestArbiterGroups: groups (a traffic manager's output ports) keep their
 // own round-robin pointers and go in ascending order.
 func TestArbiterGroups(t *testing.T) {
-	for _, mk := range []func() Engine{func() Engine { return NewSerial() }, func() Engine { return &Keyed{} }} {
+	for _, mk := range []func() Engine{func() Engine { return NewSerial() }, func() Engine { return &Keyed{} }, func() Engine { return &FIFO{} }} {
 		eng := mk()
 		s := &station{grouped: true}
 		s.arb = packet.NewArbiter(eng, s, packet.ArbitrateRoundRobin, 0)
@@ -155,7 +156,7 @@ func TestArbiterGroups(t *testing.T) {
 // and another seed gives another order.
 func TestArbiterRandom(t *testing.T) {
 	var first []int
-	for _, name := range []string{"akita", "fifo", "random:7"} {
+	for _, name := range []string{"akita", "fifo", "keyed", "random:7"} {
 		for seed := int64(1); seed <= 5; seed++ {
 			_, got, _ := arbitrate(t, testEngines[name](), seed, packet.ArbitrateRandom, 42)
 			if first == nil {
