@@ -6,6 +6,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -468,5 +469,53 @@ func TestJobInputsShareRuns(t *testing.T) {
 	rec.spec.records = t.TempDir()
 	if rec.Inputs() != "" {
 		t.Error("a job that writes records has inputs; it must never share its run")
+	}
+}
+
+// TestJobInputsCoverTheRun: Job.Inputs hashes every exported field of the
+// scenario (through encoding/json) and names runSpec's fields one by one.
+// A new unexported Scenario field or a new runSpec field must be weighed
+// there (does the run depend on it?) before this list is changed.
+func TestJobInputsCoverTheRun(t *testing.T) {
+	fields := func(v any) []string {
+		var out []string
+		ty := reflect.TypeOf(v)
+		for i := range ty.NumField() {
+			f := ty.Field(i)
+			if !f.IsExported() || f.Tag.Get("json") == "-" {
+				out = append(out, f.Name)
+			}
+		}
+		return out
+	}
+	if got, want := fields(Scenario{}), []string{"file", "ix", "checked"}; !slices.Equal(got, want) {
+		t.Errorf("Scenario's fields encoding/json skips: %v, want %v (Job.Inputs)", got, want)
+	}
+	// The types inside a scenario and a variant: every field hashed.
+	seen := map[reflect.Type]bool{}
+	var walk func(ty reflect.Type, top bool)
+	walk = func(ty reflect.Type, top bool) {
+		for ty.Kind() == reflect.Pointer || ty.Kind() == reflect.Slice || ty.Kind() == reflect.Map {
+			ty = ty.Elem()
+		}
+		if ty.Kind() != reflect.Struct || seen[ty] {
+			return
+		}
+		seen[ty] = true
+		for i := range ty.NumField() {
+			f := ty.Field(i)
+			if top && slices.Contains([]string{"file", "ix", "checked"}, f.Name) {
+				continue
+			}
+			if !f.IsExported() || f.Tag.Get("json") == "-" {
+				t.Errorf("%s.%s: encoding/json skips it, so Job.Inputs does not see it", ty.Name(), f.Name)
+			}
+			walk(f.Type, false)
+		}
+	}
+	walk(reflect.TypeOf(Scenario{}), true)
+	walk(reflect.TypeOf(Variant{}), false)
+	if got, want := fields(runSpec{}), []string{"variant", "senders", "value", "params", "sweepParams", "seed", "sonicOverride", "records", "pcap", "pcapMax"}; !slices.Equal(got, want) {
+		t.Errorf("runSpec's fields: %v, want %v (Job.Inputs)", got, want)
 	}
 }
