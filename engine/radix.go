@@ -31,6 +31,10 @@ import (
 // emptied front to back, so the earlier-scheduled stays ahead. The order
 // is therefore exactly Keyed's FIFO order, event for event (a test replays
 // random schedules on both).
+//
+// Its Schedule, SchedulePacket and Run repeat Serial's around its own
+// queues on purpose, as Keyed's do: Serial, the default, keeps its code
+// and its profile-guided hot calls untouched by the other orders.
 type FIFO struct {
 	Serial
 	p, s radixQueue // primary and secondary events
