@@ -55,6 +55,10 @@ type compiled struct {
 	// coster is the Exec's Tracer when it is a CostTracer (else nil):
 	// the statements' and register actions' costs are resolved once, here.
 	coster CostTracer
+	// elide is whether dead stores are left out (Exec.ElideDeadStores
+	// without a Tracer); dead holds them (deadstores.go).
+	elide bool
+	dead  map[*AssignStmt]bool
 }
 
 // CostTracer is an optional interface of a Tracer (a pointer type) that
@@ -101,9 +105,13 @@ type timerCode struct {
 func (x *Exec) compile() *compiled {
 	k := x.comp
 	sc, _ := x.Tracer.(CostTracer)
-	if k == nil || k.prog != x.State.Prog || k.dynSlot != x.DynSlot || k.coster != sc {
+	elide := x.ElideDeadStores && x.Tracer == nil
+	if k == nil || k.prog != x.State.Prog || k.dynSlot != x.DynSlot || k.coster != sc || k.elide != elide {
 		k = newCompiled(x.State.Prog, x.DynSlot)
 		k.coster = sc
+		if k.elide = elide; elide {
+			k.dead = k.prog.deadStores()
+		}
 		x.comp = k
 	}
 	return k
@@ -264,7 +272,22 @@ func (k *compiled) stmts(list []Stmt) []stmtFn {
 		}
 		moves, moveFns, moveDirty = nil, nil, 0
 	}
-	for _, s := range list {
+	dead := 0
+	for i, s := range list {
+		if a, ok := s.(*AssignStmt); ok && k.dead[a] {
+			// A run of dead stores only counts its Steps.
+			if dead++; i+1 < len(list) {
+				if a, ok := list[i+1].(*AssignStmt); ok && k.dead[a] {
+					continue
+				}
+			}
+			flush()
+			flushMoves()
+			n := dead
+			out = append(out, func(x *Exec) { x.Steps += n })
+			dead = 0
+			continue
+		}
 		if m, ok := k.moveOf(s); ok {
 			flush()
 			moves = append(moves, m)

@@ -368,6 +368,12 @@ type Exec struct {
 	// deparser that kept the parsed bytes rewrites only those headers
 	// (Codec.DeparsePass).
 	Dirty uint64
+	// ElideDeadStores, when set, leaves out of the compiled code the
+	// assignments to metadata no live code reads (deadstores.go); it
+	// takes effect only while Tracer is nil. The header vector's dead
+	// metadata fields then keep the values they had (the chips clear the
+	// vector per packet), and everything else is as without it.
+	ElideDeadStores bool
 	// Steps counts executed table applications and inline statements,
 	// useful to check that a program did work on a packet.
 	Steps int

@@ -244,6 +244,9 @@ func newPipeThread(sw *Switch, gress spec.Gress, pipe int, state *programs.State
 	}
 	p.exec = programs.NewExec(state, rng)
 	p.exec.Gress = gress.String()
+	// Metadata no code reads is not computed (ndp.p4's unused flow
+	// hash): a compiler's dead-code elimination, no change to any result.
+	p.exec.ElideDeadStores = true
 	if gress == spec.Ingress {
 		p.arb = packet.NewArbiter(sw.engine, p, sw.cfg.ArbitrationPolicy(), arbSeed)
 		p.flushFn = func(h packet.Held) { p.ingress(h.Pkt, h.Port, p.arb.AtPs()) }
