@@ -21,8 +21,9 @@ type tracer struct {
 	tables ptrTable[tableInfo]
 	adds   ptrTable[addInfo]
 	// regList holds the register actions' lowerings by handle
-	// (RegisterCost).
-	regList []regInfo
+	// (RegisterCost), regClass their classes (addReg).
+	regList  []regInfo
+	regClass []int32
 }
 
 func (t *tracer) Stmt(s programs.Stmt) {
@@ -89,10 +90,7 @@ func (t *tracer) Register(ra *programs.RegisterAction, index int) { t.register(t
 
 // RegisterCost implements programs.CostTracer: a register action's handle
 // is its lowering's index in regList.
-func (t *tracer) RegisterCost(ra *programs.RegisterAction) int32 {
-	t.regList = append(t.regList, *t.reg(ra))
-	return int32(len(t.regList) - 1)
-}
+func (t *tracer) RegisterCost(ra *programs.RegisterAction) int32 { return t.addReg(*t.reg(ra)) }
 
 // RegisterAt charges register action h (RegisterCost) on cell index.
 func (t *tracer) RegisterAt(h int32, index int) { t.register(&t.regList[h], index) }
@@ -108,7 +106,7 @@ func (t *tracer) RegAdds(run []programs.RegAdd) {
 	th := t.th
 	lastChunk := -1
 	tailOff, tailLen := th.payloadAt-th.tailAt, uint(th.tailLen)
-	for k := range run {
+	for k := 0; k < len(run); k++ {
 		a := &run[k]
 		if a.Stmt != 0 {
 			th.addInstr(int(a.Stmt))
@@ -128,11 +126,96 @@ func (t *tracer) RegAdds(run []programs.RegAdd) {
 			if l.x == uint8(lower.XRMW) && l.busy == ri.busy && l.latency == ri.latency && l.bank == t.p.bankOf(&ri.place, int64(a.Index)) {
 				l.n++
 				th.xtxn[lower.XRMW]++
+				k += t.sameLine(run[k:], ri, tailOff, lastChunk)
 				continue
 			}
 		}
 		t.register(ri, a.Index)
+		if ri.atomic && !ri.sync && th.segLast > 0 {
+			l := &th.script[th.segLast-1]
+			if l.x == uint8(lower.XRMW) && l.busy == ri.busy && l.latency == ri.latency {
+				k += t.sameLine(run[k:], ri, tailOff, lastChunk)
+			}
+		}
 	}
+}
+
+// sameLine charges, in one step, the adds after run[0] that the loop of
+// RegAdds would each charge as one more instruction of the open segment
+// and one more transaction of its last step, run[0]'s (which the caller
+// has charged and found, or made, that step): the adds of a register
+// action that charges as run[0]'s (its class) and of the same statement
+// cost, on the next cells of run[0]'s 64-byte line (so on its engine),
+// reading the next payload words where they need no fetch. It returns how
+// many it charged: the same script and counts as the loop, one add at a
+// time (TestRegAddsSameLine). Trio-ML adds 1024 gradients a packet, 16 to
+// a line.
+func (t *tracer) sameLine(run []programs.RegAdd, ri *regInfo, tailOff, lastChunk int) int {
+	th := t.th
+	a := &run[0]
+	if a.Stmt != 0 && th.seg == 0 {
+		return 0 // the instruction would open a segment
+	}
+	first := ri.addr + int64(a.Index)*ri.entryBytes
+	if first < 0 || ri.entryBytes <= 0 {
+		return 0
+	}
+	// The cells left on the line, and the payload words that need no
+	// fetch: up to the head's end, up to the end of the chunk charged
+	// (all of them when that chunk, or the word, runs past the packet).
+	limit := int(((first>>6+1)<<6 - first + ri.entryBytes - 1) / ri.entryBytes)
+	if a.Payload {
+		switch off := tailOff + 4*a.Word; {
+		case off < 0:
+			limit = min(limit, (-off+3)/4)
+		case off < th.tailLen:
+			chunkBytes := t.p.cfg.XTXN.TailChunkBytes
+			if end := (lastChunk + 1) * chunkBytes; end < th.tailLen {
+				limit = min(limit, (end-off+3)/4)
+			}
+		}
+	}
+	limit = min(limit, len(run))
+	cls := t.regClass[a.Reg]
+	m := 1
+	for m < limit {
+		b := &run[m]
+		if b.Stmt != a.Stmt || b.Payload != a.Payload || b.Index != a.Index+m || t.regClass[b.Reg] != cls || (a.Payload && b.Word != a.Word+m) {
+			break
+		}
+		m++
+	}
+	n := m - 1
+	if n == 0 {
+		return 0
+	}
+	if a.Stmt != 0 {
+		th.instr += n * int(a.Stmt)
+		th.script[th.seg-1].n += int32(n * int(a.Stmt))
+	}
+	th.script[th.segLast-1].n += int32(n)
+	th.xtxn[lower.XRMW] += n
+	return n
+}
+
+// addReg appends a register action's lowering to regList and returns its
+// handle. Its class is the first earlier handle whose atomic asynchronous
+// add charges alike (the same cells, engine time and latency: Trio-ML's
+// add0..add15 on one register), or its own.
+func (t *tracer) addReg(ri regInfo) int32 {
+	h := int32(len(t.regList))
+	cls := h
+	if ri.atomic && !ri.sync {
+		for i, r := range t.regList {
+			if r.atomic && !r.sync && r.addr == ri.addr && r.entryBytes == ri.entryBytes && r.busy == ri.busy && r.latency == ri.latency {
+				cls = int32(i)
+				break
+			}
+		}
+	}
+	t.regList = append(t.regList, ri)
+	t.regClass = append(t.regClass, cls)
+	return h
 }
 
 func (t *tracer) register(ri *regInfo, index int) {

@@ -1,0 +1,125 @@
+package trio
+
+import (
+	"fmt"
+	"math/rand"
+	"reflect"
+	"testing"
+
+	"archsim/arch/trio/lower"
+	"archsim/arch/trio/spec"
+	"archsim/programs"
+)
+
+// regAddsOneByOne is RegAdds without the same-line step (sameLine): each
+// add charged on its own, the reference the fast path must equal.
+func (t *tracer) regAddsOneByOne(run []programs.RegAdd) {
+	th := t.th
+	lastChunk := -1
+	tailOff, tailLen := th.payloadAt-th.tailAt, uint(th.tailLen)
+	for k := range run {
+		a := &run[k]
+		if a.Stmt != 0 {
+			th.addInstr(int(a.Stmt))
+		}
+		if a.Payload {
+			if off := tailOff + 4*a.Word; uint(off) < tailLen {
+				if chunk := t.tailChunk(off); chunk != lastChunk {
+					lastChunk = chunk
+					t.fetch(chunk)
+				}
+			}
+		}
+		ri := &t.regList[a.Reg]
+		if ri.atomic && !ri.sync && th.segLast > 0 {
+			l := &th.script[th.segLast-1]
+			if l.x == uint8(lower.XRMW) && l.busy == ri.busy && l.latency == ri.latency && l.bank == t.p.bankOf(&ri.place, int64(a.Index)) {
+				l.n++
+				th.xtxn[lower.XRMW]++
+				continue
+			}
+		}
+		t.register(ri, a.Index)
+	}
+}
+
+// TestRegAddsSameLine: on random runs of register adds (runs of
+// consecutive cells and payload words with jumps, several register
+// actions, atomic or not, several alike on one register, statements of 0-2 instructions, payload words
+// in the head, the tail and past the packet, threads with and without an
+// open segment), RegAdds leaves the same script, instruction and
+// transaction counts and fetched chunks as charging the adds one by one.
+func TestRegAddsSameLine(t *testing.T) {
+	rng := rand.New(rand.NewSource(1))
+	bulk := 0
+	for trial := 0; trial < 3000; trial++ {
+		p := &PFE{cfg: &spec.Config{}, tailPs: 700, tailShift: 6, bankLine: -1}
+		p.cfg.SMem.RMWEngines = 5
+		p.cfg.XTXN.TailChunkBytes = 64
+		p.bankMask = -1
+		if rng.Intn(2) == 0 {
+			p.bankMask = 7
+		}
+		if rng.Intn(4) == 0 {
+			p.tailShift = -1
+			p.cfg.XTXN.TailChunkBytes = 48
+		}
+		regs := []regInfo{
+			{place: place{addr: 0, entryBytes: 4, latency: 300}, atomic: true, busy: 10},
+			{place: place{addr: 4096 + 8*int64(rng.Intn(8)), entryBytes: 8, latency: 300}, atomic: true, busy: 10},
+			{place: place{addr: 128, entryBytes: 4, latency: 500}, atomic: true, busy: 20},
+			{place: place{addr: 256, entryBytes: 4, latency: 300}, atomic: true, sync: true, busy: 10},
+			{place: place{addr: 512, entryBytes: 4, latency: 300}, busy: 10, writeBusy: 5, instr: 3},
+			{place: place{addr: 0, entryBytes: 4, latency: 300}, atomic: true, busy: 10}, // another action on 0's cells
+			{place: place{addr: 0, entryBytes: 4, latency: 300}, atomic: true, busy: 11}, // one that costs more
+		}
+		var run []programs.RegAdd
+		idx, word := rng.Intn(40), rng.Intn(40)-20
+		reg, stmt, pay := int32(rng.Intn(2)), int32(rng.Intn(3)), rng.Intn(4) != 0
+		for n := 1 + rng.Intn(80); len(run) < n; {
+			if rng.Intn(12) == 0 {
+				idx, word = rng.Intn(200), rng.Intn(400)-40
+				reg, stmt, pay = int32(rng.Intn(len(regs))), int32(rng.Intn(3)), rng.Intn(4) != 0
+			}
+			if (reg == 0 || reg == 5 || reg == 6) && rng.Intn(2) == 0 {
+				reg = [...]int32{0, 0, 5, 5, 6}[rng.Intn(5)] // add0, add1, ... on one register
+			}
+			run = append(run, programs.RegAdd{Index: idx, Word: word, Reg: reg, Stmt: stmt, Payload: pay})
+			idx++
+			word++
+		}
+		newThread := func() *tracer {
+			th := &thread{payloadAt: 40 + rng.Intn(3)*4, tailAt: 64, tailLen: rng.Intn(1200), tailFetched: make([]uint64, 1)}
+			switch rng.Intn(3) {
+			case 1:
+				th.addInstr(2)
+			case 2:
+				th.addInstr(1)
+				th.addAsync(step{x: uint8(lower.XRMW), bank: 0, busy: 10, latency: 300})
+			}
+			th.tailFetched[0] = rng.Uint64() & rng.Uint64()
+			tr := &tracer{p: p, th: th}
+			for _, r := range regs {
+				tr.addReg(r)
+			}
+			return tr
+		}
+		state := rng.Int63()
+		rng.Seed(state)
+		fast := newThread()
+		rng.Seed(state)
+		ref := newThread()
+		fast.RegAdds(run)
+		ref.regAddsOneByOne(run)
+		what := fmt.Sprintf("trial %d", trial)
+		if !reflect.DeepEqual(fast.th, ref.th) {
+			t.Fatalf("%s: thread differs:\nRegAdds  %+v\none by one %+v", what, *fast.th, *ref.th)
+		}
+		if len(fast.th.script) < fast.th.xtxn[lower.XRMW] {
+			bulk++
+		}
+	}
+	if bulk < 100 {
+		t.Fatalf("only %d trials coalesced adds: the test exercised little of the same-line step", bulk)
+	}
+}
