@@ -61,6 +61,10 @@ type BuiltinSpec struct {
 	Type func(e *CallExpr) (Type, error)
 	// Eval is what a value built-in yields when it runs.
 	Eval func(x *Exec, e *CallExpr) int64
+	// registered marks a row added by RegisterBuiltin: its Eval may read
+	// the whole header vector, so a program calling it keeps every store
+	// (deadstores.go).
+	registered bool
 	// Exec runs a statement built-in.
 	Exec func(x *Exec, s *BuiltinStmt)
 	// Tofino and Trio are what it costs on each target (nothing of its
@@ -322,6 +326,7 @@ func RegisterBuiltin(b *BuiltinSpec) (remove func(), err error) {
 	case !nameRE.MatchString(b.Name) || lookupBuiltin(OnNothing, b.Name) != nil || isBuiltinFunc(b.Name):
 		return nil, fmt.Errorf("built-in %s: the name is taken or not an identifier", strconv.Quote(b.Name))
 	}
+	b.registered = true
 	builtins = append(builtins, b)
 	builtinIndex[builtinKey{b.On, b.Name}] = b
 	return func() {

@@ -2,7 +2,8 @@ package programs
 
 // The interpreter runs a program compiled into closures: every expression
 // becomes an evalFn and every statement a stmtFn, built the first time an
-// Exec runs the body (again if its State's program or DynSlot change).
+// Exec runs the body (again if its State's program, DynSlot, cost tracer
+// or dead-store elision change).
 // A packet's execution then does no type switch on AST nodes and no map
 // lookup to find code, and allocates nothing: field reads are slot loads,
 // operators are specialised by operator and by constant operand, type
@@ -101,7 +102,8 @@ type timerCode struct {
 }
 
 // compile returns x's compiled program, starting a new one when x has none
-// or when its State's program or its DynSlot changed.
+// or when its State's program, its DynSlot, its cost tracer or whether
+// dead stores are left out (ElideDeadStores without a Tracer) changed.
 func (x *Exec) compile() *compiled {
 	k := x.comp
 	sc, _ := x.Tracer.(CostTracer)

@@ -24,12 +24,17 @@ package programs
 //
 // A program whose code copies or sends the whole packet as it stands
 // (emit, store, resend) keeps every store: those builtins read the
-// header vector wholesale.
+// header vector wholesale; so does one that calls a built-in added with
+// RegisterBuiltin (its Eval sees the whole Exec).
+//
+// A dead store whose source reads the dynamic slot (Exec.DynSlot, Tofino
+// 2's live queue depth) no longer calls Exec.Dyn: Dyn must have no
+// effect but its value (the traffic manager's depth has none).
 
 // deadStores returns the program's dead stores (nil when it has none or
 // when it uses emit, store or resend).
 func (p *Program) deadStores() map[*AssignStmt]bool {
-	reads := make([]int, p.NumSlots)
+	reads := make([]int, max(p.NumSlots, len(p.Fields)))
 	count := func(e Expr, d int) {
 		WalkExpr(e, func(e Expr) {
 			if fe, ok := e.(*FieldExpr); ok && fe.F.Slot >= 0 && fe.F.Slot < len(reads) {
@@ -40,6 +45,11 @@ func (p *Program) deadStores() map[*AssignStmt]bool {
 	var cands []*AssignStmt
 	wholesale := false
 	for _, body := range p.allBodies() {
+		WalkStmtExprs(body, func(e Expr) {
+			if c, ok := e.(*CallExpr); ok && c.Builtin != nil && c.Builtin.registered {
+				wholesale = true
+			}
+		})
 		WalkStmts(body, func(s Stmt) {
 			switch s := s.(type) {
 			case *AssignStmt:

@@ -170,3 +170,31 @@ func TestElideDeadStoresNotWithTracer(t *testing.T) {
 		t.Fatalf("traced runs differ: %d and %d calls", len(logs[0].calls), len(logs[1].calls))
 	}
 }
+
+// TestDeadStoresNotWithRegisteredBuiltin: a program that calls a built-in
+// added with RegisterBuiltin keeps every store (the row's Eval sees the
+// whole Exec, so what it reads is not known); the same program without
+// the call has its dead store.
+func TestDeadStoresNotWithRegisteredBuiltin(t *testing.T) {
+	plain := strings.Replace(avgProgram, "  meta.m = avg(meta.a, meta.b)\n  half()\n", "  meta.w = bit16(meta.a)\n", 1)
+	plain = strings.Replace(plain, "  half: meta.n = avg(meta.a, meta.b)", "  half: meta.n = meta.a", 1)
+	p, err := Load([]byte(plain), "plain.yaml", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := deadNames(p); len(got) != 2 || !strings.HasPrefix(got[0], "meta.n@") || !strings.HasPrefix(got[1], "meta.w@") {
+		t.Fatalf("without the built-in: dead stores %v, want meta.n's and meta.w's", got)
+	}
+	remove, err := RegisterBuiltin(avgRow())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer remove()
+	p, err = Load([]byte(strings.Replace(avgProgram, "  half()\n", "  half()\n  meta.w = bit16(meta.a)\n", 1)), "avg.yaml", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := deadNames(p); got != nil {
+		t.Fatalf("with a registered built-in: dead stores %v, want none", got)
+	}
+}

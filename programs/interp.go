@@ -378,7 +378,9 @@ type Exec struct {
 	// useful to check that a program did work on a packet.
 	Steps int
 	// DynSlot, when ≥ 0, is a field whose value Dyn computes at the moment
-	// it is read (e.g. live queue depth seen by ingress on Tofino 2).
+	// it is read (e.g. live queue depth seen by ingress on Tofino 2). Dyn
+	// must have no effect but its value: a store ElideDeadStores leaves
+	// out does not call it.
 	DynSlot int
 	Dyn     func() int64
 	// OnRegister, when set, is called after every register action.
