@@ -15,6 +15,9 @@ type Codec struct {
 	hdrs       []hdrCodec // by Header.Index
 	bridge     []fieldCodec
 	bridgeBits int // bits of bridged metadata, rounded up to whole bytes
+	// bridgePlan is the bridged metadata's word plan for the pass path
+	// (passcodec.go), as a header's (nil: none, or too wide for one).
+	bridgePlan []fieldPlan
 	// ingress and egress are the parse graphs flattened: states by
 	// index, next states as indices.
 	ingress, egress *flatParser
@@ -319,6 +322,7 @@ func (p *Program) NewCodec() *Codec {
 		}
 	}
 	c.bridgeBits = (off + 7) / 8 * 8
+	c.bridgePlan = planFields(c.bridge, c.bridgeBits/8)
 	c.ingress = c.flatten(p.Parser)
 	c.egress = c.ingress
 	if p.EgressParser != nil {

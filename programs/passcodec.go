@@ -144,9 +144,14 @@ func (c *Codec) ParsePass(head []byte, length int, phv []int64, egress, bridged 
 	var r ParseResult
 	off := 0 // bit offset
 	if bridged && c.p.BridgeBits > 0 {
-		for i := range c.bridge {
-			f := &c.bridge[i]
-			phv[f.slot] = f.norm(getBits(head, int(f.off), int(f.bits)))
+		if n := c.bridgeBits / 8; c.bridgePlan != nil && n <= len(head) {
+			loadWords(&v.ws, head, 0, n)
+			extractWords(c.bridgePlan, &v.ws, phv)
+		} else {
+			for i := range c.bridge {
+				f := &c.bridge[i]
+				phv[f.slot] = f.norm(getBits(head, int(f.off), int(f.bits)))
+			}
 		}
 		off = c.bridgeBits
 		r.Bytes += off / 8
@@ -226,8 +231,7 @@ func (c *Codec) DeparsePass(phv []int64, head []byte, length, payloadOff int, wi
 	if same && n == payloadOff && payloadOff <= len(head) {
 		// Every header stays where it was parsed.
 		if withBridge {
-			clear(head[:bb])
-			c.putBridge(phv, head)
+			c.passBridge(phv, head, v)
 		}
 		for i := range c.hdrs {
 			hc := &c.hdrs[i]
@@ -257,8 +261,7 @@ func (c *Codec) DeparsePass(phv []int64, head []byte, length, payloadOff int, wi
 		}
 	}
 	if withBridge {
-		clear(out[:bb])
-		c.putBridge(phv, out)
+		c.passBridge(phv, out, v)
 	}
 	off := bb
 	for i := range c.hdrs {
@@ -287,6 +290,20 @@ func (c *Codec) DeparsePass(phv []int64, head []byte, length, payloadOff int, wi
 		off += hc.bytes
 	}
 	return out, n + deparsePayload(length, payloadOff)
+}
+
+// passBridge writes the bridged metadata's bytes at the start of out, as
+// a header's, word by word when it has a word plan (the bytes are those
+// clearing them and putBridge give).
+func (c *Codec) passBridge(phv []int64, out []byte, v *PassView) {
+	n := (c.p.BridgeBits + 7) / 8
+	if c.bridgePlan != nil && n == c.bridgeBits/8 {
+		composeWords(c.bridgePlan, &v.ws, (n+7)/8, phv)
+		storeWords(&v.ws, out, 0, n)
+		return
+	}
+	clear(out[:n])
+	c.putBridge(phv, out)
 }
 
 // putBridge writes the bridged metadata at the start of out (its bytes
