@@ -149,13 +149,7 @@ func (x *Exec) emit(r *Register, start64, cells64 int64) {
 func (x *Exec) cellBytes(r *Register, start, n int) []byte {
 	w := r.Type.Bits / 8
 	out := make([]byte, n*w)
-	cells := x.State.Regs[r.Index]
-	for i := 0; i < n; i++ {
-		u := uint64(cells.Get(start + i))
-		for k := 0; k < w; k++ {
-			out[i*w+k] = byte(u >> (8 * (w - 1 - k)))
-		}
-	}
+	x.State.Regs[r.Index].putBigEndian(out, start, n, w)
 	return out
 }
 

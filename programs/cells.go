@@ -1,5 +1,7 @@
 package programs
 
+import "encoding/binary"
+
 // Cells holds the cells of one register in pages of 1<<cellPageBits
 // cells, each allocated at the first access that may write it: a page
 // never touched reads as the register's initial value and costs no
@@ -80,6 +82,35 @@ func (c *Cells) Fill(start, n int, v int64) {
 			p := c.page(k)
 			for j := i; j < end; j++ {
 				p[j&(cellPage-1)] = v
+			}
+		}
+		i = end
+	}
+}
+
+// putBigEndian writes cells [start, start+n) into out, each big-endian in
+// w bytes (its low w bytes), page by page (Trio-ML's result packets copy
+// 1024 cells each).
+func (c *Cells) putBigEndian(out []byte, start, n, w int) {
+	o := 0
+	for i := start; i < start+n; {
+		k := i >> cellPageBits
+		end := min(start+n, (k+1)*cellPage)
+		p := c.pages[k]
+		if p == nil || w != 4 {
+			for j := i; j < end; j, o = j+1, o+w {
+				u := uint64(c.init)
+				if p != nil {
+					u = uint64(p[j&(cellPage-1)])
+				}
+				for b := 0; b < w; b++ {
+					out[o+b] = byte(u >> (8 * (w - 1 - b)))
+				}
+			}
+		} else {
+			for _, v := range p[i&(cellPage-1) : (end-1)&(cellPage-1)+1] {
+				binary.BigEndian.PutUint32(out[o:], uint32(v))
+				o += 4
 			}
 		}
 		i = end
