@@ -248,13 +248,7 @@ func TestCompiledMatchesReference(t *testing.T) {
 				x, r, lx, lr := newPair(p, 7, m)
 				now := int64(0)
 				for i := 0; i < packets; i++ {
-					now += int64(rng.Intn(2_000_000))
-					phv := randomPHV(rng, p)
-					payload := make([]byte, rng.Intn(80))
-					rng.Read(payload)
-					x.PHV, r.PHV = phv, append([]int64(nil), phv...)
-					x.NowPs, r.NowPs = now, now
-					x.Payload, r.Payload = payload, payload
+					now = nextPacket(rng, p, now, x, r.Exec)
 					what := fmt.Sprintf("packet %d", i)
 					x.RunControl(p.Ingress)
 					r.RunControl(p.Ingress)
@@ -289,6 +283,23 @@ func TestCompiledMatchesReference(t *testing.T) {
 			})
 		}
 	}
+}
+
+// nextPacket draws a packet for p, arriving up to 2 us after now: a random
+// header vector and payload, given to the executors alike (each its own
+// copy of the vector). It returns the packet's time.
+func nextPacket(rng *rand.Rand, p *Program, now int64, xs ...*Exec) int64 {
+	now += int64(rng.Intn(2_000_000))
+	phv := randomPHV(rng, p)
+	payload := make([]byte, rng.Intn(80))
+	rng.Read(payload)
+	for i, x := range xs {
+		x.PHV, x.NowPs, x.Payload = phv, now, payload
+		if i > 0 {
+			x.PHV = append([]int64(nil), phv...)
+		}
+	}
+	return now
 }
 
 // exprGen builds random well-formed expression and statement trees over a

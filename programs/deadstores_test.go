@@ -118,13 +118,7 @@ func TestElideDeadStoresSameOutcome(t *testing.T) {
 			}
 			now := int64(0)
 			for i := 0; i < packets; i++ {
-				now += int64(rng.Intn(2_000_000))
-				phv := randomPHV(rng, p)
-				payload := make([]byte, rng.Intn(80))
-				rng.Read(payload)
-				a.PHV, b.PHV = phv, append([]int64(nil), phv...)
-				a.NowPs, b.NowPs = now, now
-				a.Payload, b.Payload = payload, payload
+				now = nextPacket(rng, p, now, a, b)
 				for _, c := range []*Control{p.Ingress, p.Egress} {
 					a.RunControl(c)
 					b.RunControl(c)

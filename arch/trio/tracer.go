@@ -103,41 +103,49 @@ func (t *tracer) RegisterAt(h int32, index int) { t.register(&t.regList[h], inde
 // the open segment's last one (same engine and cost: the adds of one
 // 64-byte line) only counts it, as thread.addAsync would.
 func (t *tracer) RegAdds(run []programs.RegAdd) {
-	th := t.th
 	lastChunk := -1
-	tailOff, tailLen := th.payloadAt-th.tailAt, uint(th.tailLen)
 	for k := 0; k < len(run); k++ {
-		a := &run[k]
-		if a.Stmt != 0 {
-			th.addInstr(int(a.Stmt))
+		if ri := t.regAdd(&run[k], &lastChunk); ri != nil {
+			k += t.sameLine(run[k:], ri, t.th.payloadAt-t.th.tailAt, lastChunk)
 		}
-		if a.Payload {
-			if off := tailOff + 4*a.Word; uint(off) < tailLen {
-				if chunk := t.tailChunk(off); chunk != lastChunk {
-					lastChunk = chunk
-					t.fetch(chunk)
-				}
-			}
-		}
-		ri := &t.regList[a.Reg]
-		if ri.atomic && !ri.sync && th.segLast > 0 {
-			// (segLast > 0: the segment is open.)
-			l := &th.script[th.segLast-1]
-			if l.x == uint8(lower.XRMW) && l.busy == ri.busy && l.latency == ri.latency && l.bank == t.p.bankOf(&ri.place, int64(a.Index)) {
-				l.n++
-				th.xtxn[lower.XRMW]++
-				k += t.sameLine(run[k:], ri, tailOff, lastChunk)
-				continue
-			}
-		}
-		t.register(ri, a.Index)
-		if ri.atomic && !ri.sync && th.segLast > 0 {
-			l := &th.script[th.segLast-1]
-			if l.x == uint8(lower.XRMW) && l.busy == ri.busy && l.latency == ri.latency {
-				k += t.sameLine(run[k:], ri, tailOff, lastChunk)
+	}
+}
+
+// regAdd charges one add of a run as StmtAt, Payload and RegisterAt would
+// (lastChunk: the tail chunk the run charged last). It returns the add's
+// lowering when the add ended on the open segment's last transaction, an
+// atomic asynchronous one of its kind (so sameLine may continue it), else
+// nil.
+func (t *tracer) regAdd(a *programs.RegAdd, lastChunk *int) *regInfo {
+	th := t.th
+	if a.Stmt != 0 {
+		th.addInstr(int(a.Stmt))
+	}
+	if a.Payload {
+		if off := th.payloadAt - th.tailAt + 4*a.Word; uint(off) < uint(th.tailLen) {
+			if chunk := t.tailChunk(off); chunk != *lastChunk {
+				*lastChunk = chunk
+				t.fetch(chunk)
 			}
 		}
 	}
+	ri := &t.regList[a.Reg]
+	if ri.atomic && !ri.sync && th.segLast > 0 {
+		// (segLast > 0: the segment is open.)
+		l := &th.script[th.segLast-1]
+		if l.x == uint8(lower.XRMW) && l.busy == ri.busy && l.latency == ri.latency && l.bank == t.p.bankOf(&ri.place, int64(a.Index)) {
+			l.n++
+			th.xtxn[lower.XRMW]++
+			return ri
+		}
+	}
+	t.register(ri, a.Index)
+	if ri.atomic && !ri.sync && th.segLast > 0 {
+		if l := &th.script[th.segLast-1]; l.x == uint8(lower.XRMW) && l.busy == ri.busy && l.latency == ri.latency {
+			return ri
+		}
+	}
+	return nil
 }
 
 // sameLine charges, in one step, the adds after run[0] that the loop of

@@ -14,32 +14,9 @@ import (
 // regAddsOneByOne is RegAdds without the same-line step (sameLine): each
 // add charged on its own, the reference the fast path must equal.
 func (t *tracer) regAddsOneByOne(run []programs.RegAdd) {
-	th := t.th
 	lastChunk := -1
-	tailOff, tailLen := th.payloadAt-th.tailAt, uint(th.tailLen)
 	for k := range run {
-		a := &run[k]
-		if a.Stmt != 0 {
-			th.addInstr(int(a.Stmt))
-		}
-		if a.Payload {
-			if off := tailOff + 4*a.Word; uint(off) < tailLen {
-				if chunk := t.tailChunk(off); chunk != lastChunk {
-					lastChunk = chunk
-					t.fetch(chunk)
-				}
-			}
-		}
-		ri := &t.regList[a.Reg]
-		if ri.atomic && !ri.sync && th.segLast > 0 {
-			l := &th.script[th.segLast-1]
-			if l.x == uint8(lower.XRMW) && l.busy == ri.busy && l.latency == ri.latency && l.bank == t.p.bankOf(&ri.place, int64(a.Index)) {
-				l.n++
-				th.xtxn[lower.XRMW]++
-				continue
-			}
-		}
-		t.register(ri, a.Index)
+		t.regAdd(&run[k], &lastChunk)
 	}
 }
 
