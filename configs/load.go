@@ -9,9 +9,11 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/go-viper/mapstructure/v2"
 	"github.com/spf13/viper"
+	yamlcodec "go.yaml.in/yaml/v3"
 	"gopkg.in/yaml.v3"
 )
 
@@ -55,22 +57,20 @@ func Load(src Source) (*Loaded, error) {
 	v := viper.New()
 	v.SetConfigType("yaml")
 	l := &Loaded{V: v, origin: map[string]string{}, base: src.Base[0]}
-	for i, name := range src.Base {
-		data, err := Read(name)
+	for _, name := range src.Base {
+		b, err := parsedBase(name)
 		if err != nil {
 			return nil, fmt.Errorf("configs/%s: %v", name, err)
 		}
-		if i == 0 {
-			err = v.ReadConfig(bytes.NewReader(data))
-		} else {
-			err = v.MergeConfig(bytes.NewReader(data))
-		}
-		if err != nil {
+		// What viper's ReadConfig (the first file) and MergeConfig do
+		// after decoding: merge the tree into its (empty, then partly
+		// filled) config. Each Loaded gets its own copy, since merging
+		// a later file writes into the tree's maps.
+		if err := v.MergeConfigMap(copyTree(b.tree)); err != nil {
 			return nil, fmt.Errorf("configs/%s: %v", name, err)
 		}
-		keys, lines, _ := yamlKeys(data)
-		for _, k := range keys {
-			l.origin[k] = fmt.Sprintf("configs/%s:%d", name, lines[k])
+		for k, at := range b.origin {
+			l.origin[k] = at
 		}
 	}
 	known := map[string]bool{}
@@ -118,6 +118,75 @@ func Load(src Source) (*Loaded, error) {
 		l.origin[k] = "--set " + k + "=" + strings.TrimSpace(val)
 	}
 	return l, nil
+}
+
+// base is an embedded file, decoded: its tree as viper's YAML codec
+// decodes it, and where each leaf key is set ("configs/tofino.yaml:12").
+type base struct {
+	tree   map[string]any
+	origin map[string]string
+}
+
+// bases caches the decoded embedded files by name. They never change, and
+// decoding tofino.yaml twice (for viper and for the keys' lines) was about
+// 1 ms of every load of its chip, which a Tofino run does two or three
+// times. Runs in parallel share it (a Loaded merges a copy).
+var bases sync.Map // string -> *base
+
+// parsedBase decodes an embedded file once.
+func parsedBase(name string) (*base, error) {
+	if b, ok := bases.Load(name); ok {
+		return b.(*base), nil
+	}
+	data, err := Read(name)
+	if err != nil {
+		return nil, err
+	}
+	// viper's YAML codec: go.yaml.in/yaml/v3 into a map[string]any.
+	tree := map[string]any{}
+	if err := yamlcodec.Unmarshal(data, &tree); err != nil {
+		return nil, err
+	}
+	keys, lines, err := yamlKeys(data)
+	if err != nil {
+		return nil, err
+	}
+	b := &base{tree: tree, origin: make(map[string]string, len(keys))}
+	for _, k := range keys {
+		b.origin[k] = fmt.Sprintf("configs/%s:%d", name, lines[k])
+	}
+	got, _ := bases.LoadOrStore(name, b)
+	return got.(*base), nil
+}
+
+// copyTree is a deep copy of a decoded YAML tree (maps and lists; the
+// leaves are values).
+func copyTree(m map[string]any) map[string]any {
+	out := make(map[string]any, len(m))
+	for k, v := range m {
+		out[k] = copyValue(v)
+	}
+	return out
+}
+
+func copyValue(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		return copyTree(x)
+	case map[any]any:
+		out := make(map[any]any, len(x))
+		for k, e := range x {
+			out[k] = copyValue(e)
+		}
+		return out
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = copyValue(e)
+		}
+		return out
+	}
+	return v
 }
 
 // parseValue reads a command-line value as YAML (10 is an integer, true a

@@ -7,6 +7,7 @@ import (
 	"go/scanner"
 	"go/token"
 	"strings"
+	"sync"
 )
 
 type ctxKind int
@@ -57,10 +58,31 @@ func (c *codeCtx) errf(p token.Pos, format string, args ...any) error {
 	return errorf(c.pos(p), c.what, format, args...)
 }
 
+// parsedCode caches Go's parse of the code blocks and expressions loaded
+// so far, by text: a program is loaded once per run (a sweep loads it for
+// every point, a Tofino run twice), and go/parser was a quarter of a load.
+// The conversion only reads the syntax tree and the positions of its file
+// set, so runs in parallel share them. (Texts that do not parse are not
+// kept: the error is made again.)
+var parsedCode sync.Map // string -> parsedText
+
+// parsedText is a parsed code text: its file set and its syntax (the
+// function's body for a block, the expression for an expression).
+type parsedText struct {
+	fset *token.FileSet
+	node ast.Node
+}
+
 // parse converts a block of statements.
 func (c *codeCtx) parse() ([]Stmt, error) {
 	c.firstLine = 3
-	f, err := parser.ParseFile(c.fset, "code", wrapPrefix+c.src+"\n}\n", 0)
+	text := wrapPrefix + c.src + "\n}\n"
+	if p, ok := parsedCode.Load(text); ok {
+		pt := p.(parsedText)
+		c.fset = pt.fset
+		return c.stmts(pt.node.(*ast.BlockStmt).List)
+	}
+	f, err := parser.ParseFile(c.fset, "code", text, 0)
 	if err != nil {
 		if list, ok := err.(scanner.ErrorList); ok && len(list) > 0 {
 			line := c.lineBase + list[0].Pos.Line - 3
@@ -69,17 +91,25 @@ func (c *codeCtx) parse() ([]Stmt, error) {
 		return nil, errorf(Pos{File: c.l.file, Line: c.lineBase}, c.what, "syntax error: %v", err)
 	}
 	body := f.Decls[0].(*ast.FuncDecl).Body
+	parsedCode.Store(text, parsedText{c.fset, body})
 	return c.stmts(body.List)
 }
 
 // parseExpr converts a single expression.
 func (c *codeCtx) parseExpr(src string) (Expr, error) {
-	c.fset = token.NewFileSet()
 	c.firstLine = 1
+	key := "expr\x00" + src // not a block's text, which starts with wrapPrefix
+	if p, ok := parsedCode.Load(key); ok {
+		pt := p.(parsedText)
+		c.fset = pt.fset
+		return c.expr(pt.node.(ast.Expr))
+	}
+	c.fset = token.NewFileSet()
 	e, err := parser.ParseExprFrom(c.fset, "code", src, 0)
 	if err != nil {
 		return nil, errorf(Pos{File: c.l.file, Line: c.lineBase}, c.what, "cannot parse %q", src)
 	}
+	parsedCode.Store(key, parsedText{c.fset, e})
 	return c.expr(e)
 }
 

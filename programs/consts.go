@@ -34,25 +34,22 @@ var builtinConsts = map[string]int64{
 // constScope resolves names to compile-time constants.
 type constScope struct {
 	names map[string]number
-	// parsed caches the syntax trees of the expressions parsed so far (a
-	// table's for-loop evaluates the same key and action strings once
-	// per iteration); the trees are only read.
-	parsed map[string]ast.Expr
 }
 
-// parse parses src as a Go expression, once per string.
+// parse parses src as a Go expression, once per string in the process (a
+// table's for-loop evaluates the same key and action strings once per
+// iteration, and every load of a program the same ones again): the trees
+// are only read, and shared through parsedCode.
 func (s *constScope) parse(src string) (ast.Expr, error) {
-	if e, ok := s.parsed[src]; ok {
-		return e, nil
+	key := "const\x00" + src
+	if p, ok := parsedCode.Load(key); ok {
+		return p.(parsedText).node.(ast.Expr), nil
 	}
 	e, err := parser.ParseExpr(src)
 	if err != nil {
 		return nil, err
 	}
-	if s.parsed == nil {
-		s.parsed = map[string]ast.Expr{}
-	}
-	s.parsed[src] = e
+	parsedCode.Store(key, parsedText{node: e})
 	return e, nil
 }
 

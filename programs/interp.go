@@ -93,8 +93,8 @@ func allExact(t *Table) bool {
 func newTableState(t *Table) *TableState {
 	ts := &TableState{T: t}
 	if allExact(t) {
-		ts.exact = map[[maxExactKeys]int64]*record{}
-		ts.slots = map[int]*record{}
+		ts.exact = make(map[[maxExactKeys]int64]*record, len(t.Entries))
+		ts.slots = make(map[int]*record, len(t.Entries))
 	}
 	for _, e := range t.Entries {
 		ts.Add(e)

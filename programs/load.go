@@ -233,8 +233,8 @@ func (l *loader) load(root node, overrides map[string]string) error {
 			n = node{n: &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!null"}, file: l.file, what: s.key}
 			n.n.Line = root.n.Line
 		}
-		if n.what == "" {
-			n.what = s.key
+		if n.path() == "" {
+			n.what, n.item = s.key, 0
 		}
 		if err := s.fn(n); err != nil {
 			return err

@@ -288,7 +288,7 @@ func (l *loader) expandFor(n node, fn func(node) error) error {
 	if loops == nil {
 		return fn(n)
 	}
-	body := node{n: rest, file: n.file, what: n.what}
+	body := node{n: rest, file: n.file, what: n.what, item: n.item}
 	var rec func(k int) error
 	rec = func(k int) error {
 		if k == len(loops) {

@@ -34,7 +34,7 @@ func (l *loader) loadTimers(node) error {
 	for i, p := range l.tmBodies {
 		t := l.prog.Timers[i]
 		// Errors about the timer as a whole sit on its name's line.
-		at := node{n: &yaml.Node{Kind: yaml.ScalarNode, Line: p.line}, file: l.file, what: p.val.what}
+		at := node{n: &yaml.Node{Kind: yaml.ScalarNode, Line: p.line}, file: l.file, what: p.val.path()}
 		if err := l.checkCodeName(at, t.Name, "timer"); err != nil {
 			return err
 		}

@@ -1,7 +1,6 @@
 package programs
 
 import (
-	"fmt"
 	"strconv"
 	"strings"
 
@@ -13,12 +12,26 @@ type node struct {
 	n    *yaml.Node
 	file string
 	what string
+	// item, when above 0, is one more than the node's index in the list
+	// what names: its path is what[item-1]. Made only for an error (a
+	// program's lists can hold thousands of values: Trio-ML's traffic
+	// lists every block number).
+	item int
+}
+
+// path is the node's place in the program, for errors ("tables t
+// entries[3]").
+func (n node) path() string {
+	if n.item > 0 {
+		return n.what + "[" + strconv.Itoa(n.item-1) + "]"
+	}
+	return n.what
 }
 
 func (n node) pos() Pos { return Pos{File: n.file, Line: n.n.Line} }
 
 func (n node) errf(format string, args ...any) *Error {
-	return errorf(n.pos(), n.what, format, args...)
+	return errorf(n.pos(), n.path(), format, args...)
 }
 
 // pair is one key/value of a YAML mapping, in file order.
@@ -41,20 +54,33 @@ func (n node) pairs() ([]pair, error) {
 	if !n.isMap() {
 		return nil, n.errf("expected a mapping (key: value lines)")
 	}
-	var out []pair
-	seen := map[string]bool{}
+	out := make([]pair, 0, len(n.n.Content)/2)
+	// Duplicates: a scan of the keys so far for a short mapping (most
+	// are: a table entry, a header's fields), a set for a long one.
+	var seen map[string]bool
+	if len(n.n.Content) > 32 {
+		seen = make(map[string]bool, len(n.n.Content)/2)
+	}
 	for i := 0; i+1 < len(n.n.Content); i += 2 {
 		k := n.n.Content[i]
 		if k.Kind != yaml.ScalarNode {
-			return nil, errorf(Pos{n.file, k.Line}, n.what, "keys must be plain names")
+			return nil, errorf(Pos{n.file, k.Line}, n.path(), "keys must be plain names")
 		}
-		if seen[k.Value] {
-			return nil, errorf(Pos{n.file, k.Line}, n.what, "duplicate key %q", k.Value)
+		dup := seen[k.Value]
+		if seen == nil {
+			for _, p := range out {
+				dup = dup || p.key == k.Value
+			}
 		}
-		seen[k.Value] = true
+		if dup {
+			return nil, errorf(Pos{n.file, k.Line}, n.path(), "duplicate key %q", k.Value)
+		}
+		if seen != nil {
+			seen[k.Value] = true
+		}
 		what := k.Value
-		if n.what != "" {
-			what = n.what + " " + k.Value
+		if p := n.path(); p != "" {
+			what = p + " " + k.Value
 		}
 		out = append(out, pair{key: k.Value, val: node{n: n.n.Content[i+1], file: n.file, what: what}, line: k.Line})
 	}
@@ -67,7 +93,7 @@ func (n node) fields(allowed ...string) (map[string]node, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := map[string]node{}
+	out := make(map[string]node, len(ps))
 	for _, p := range ps {
 		ok := false
 		for _, a := range allowed {
@@ -77,7 +103,7 @@ func (n node) fields(allowed ...string) (map[string]node, error) {
 			}
 		}
 		if !ok {
-			return nil, errorf(Pos{n.file, p.val.n.Line}, n.what, "unknown key %q (allowed: %s)",
+			return nil, errorf(Pos{n.file, p.val.n.Line}, n.path(), "unknown key %q (allowed: %s)",
 				p.key, strings.Join(allowed, ", "))
 		}
 		out[p.key] = p.val
@@ -94,7 +120,7 @@ func (n node) items() ([]node, error) {
 	}
 	out := make([]node, len(n.n.Content))
 	for i, c := range n.n.Content {
-		out[i] = node{n: c, file: n.file, what: fmt.Sprintf("%s[%d]", n.what, i)}
+		out[i] = node{n: c, file: n.file, what: n.path(), item: i + 1}
 	}
 	return out, nil
 }
@@ -123,6 +149,9 @@ func parseIntLiteral(s string) (int64, bool) {
 	if strings.HasPrefix(s, "-") {
 		neg = true
 		s = s[1:]
+	}
+	if s == "" || s[0] < '0' || s[0] > '9' {
+		return 0, false // a name or an expression (no error value made)
 	}
 	u, err := strconv.ParseUint(s, 0, 64)
 	if err != nil {
