@@ -509,7 +509,7 @@ func (s *Scenario) buildSwitch(spec runSpec, setup SwitchSetup, name string, eng
 		for k, val := range spec.sweepParams {
 			params[k] = val
 		}
-		if prog, err = programs.Resolve(setup.Program, params); err != nil {
+		if prog, err = s.checkedProgram(setup.Program, params); err != nil {
 			return nil, nil, err
 		}
 	}

@@ -13,6 +13,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"gopkg.in/yaml.v3"
 
@@ -49,9 +50,18 @@ type Scenario struct {
 	Protego *ProtegoSetup `yaml:"protego"`
 	file    string
 	ix      *yamlIndex // lines of the fields, for errors
-	// checked holds the programs Preflight loaded, by program and
-	// constants, for Estimate (both only read them; runs load their own).
-	checked map[string]*programs.Program
+	// checked holds the programs loaded for the scenario, by program and
+	// constants: Preflight, Estimate and every run share them (a Program
+	// is read only once loaded; a run's state and compiled code are its
+	// own). Runs in parallel use it, hence the lock.
+	checked *programMemo
+}
+
+// programMemo is a scenario's loaded programs, safe for use by runs in
+// parallel.
+type programMemo struct {
+	mu    sync.Mutex
+	progs map[string]*programs.Program
 }
 
 // Link is the host links' rate and one-way propagation delay, and what
@@ -200,7 +210,7 @@ func Load(nameOrPath string) (*Scenario, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Scenario{file: file, ix: ix}
+	s := &Scenario{file: file, ix: ix, checked: &programMemo{}}
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
 	if err := dec.Decode(s); err != nil {
