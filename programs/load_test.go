@@ -86,7 +86,9 @@ func TestLoadErrors(t *testing.T) {
 		{"too many entries", func(s string) string {
 			return strings.Replace(s, "    actions: [fwd]\n    entries:", "    actions: [fwd]\n    size: 1\n    entries:", 1)
 		}, "more entries than the table's size 1"},
-		{"list item's path", func(s string) string { return strings.Replace(s, "action: fwd(PORT)", "action: fwd(PORT), bogus: 1", 1) }, `tables t entries[0]: unknown key "bogus"`},
+		{"list item's path", func(s string) string {
+			return strings.Replace(s, "action: fwd(PORT)", "action: fwd(PORT), bogus: 1", 1)
+		}, `tables t entries[0]: unknown key "bogus"`},
 		{"undefined constant", func(s string) string { return strings.Replace(s, "fwd(PORT)", "fwd(NOPE)", 1) }, "argument 1 of fwd"},
 		{"local variable", func(s string) string { return strings.Replace(s, "meta.s = -5", "z := 1", 1) }, "no local variables"},
 		{"if in action", func(s string) string {
