@@ -280,3 +280,49 @@ func TestConfigValidate(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckFindsAWrongSum: a result's values are checked one by one
+// against the workers' sums, wherever the wrong one sits (the first, the
+// last of a group of 13, the first of the next, in the short tail), and
+// a short result is wrong.
+func TestCheckFindsAWrongSum(t *testing.T) {
+	c := baseConfig()
+	c.Gradients, c.PerPacket = 1024+10, 1024 // block 1 holds 10 values: a tail shorter than 13
+	engine := sim.NewSerialEngine()
+	f := newFake(engine, c.Workers, 0, 0)
+	j, err := MakeBuilder().WithEngine(engine).WithConfig(c).WithProtocol(f.proto).WithUplinks(func(int) sim.Handler { return f }, func(w int) int { return w }).Build("Job")
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := j.Workers[0]
+	right := func(gen, b int) Result {
+		n := c.BlockGradients(b)
+		r := Result{Gen: gen, Block: b, Values: make([]int32, n)}
+		for i := range r.Values {
+			for s := 0; s < c.Workers; s++ {
+				r.Values[i] += Gradient(s, gen, b, i)
+			}
+		}
+		return r
+	}
+	for _, b := range []int{0, 1} {
+		r := right(3, b)
+		if !w.check(r) {
+			t.Fatalf("block %d: the right sums were refused", b)
+		}
+		for _, i := range []int{0, 12, 13, 1022, 1023, 5, 9} {
+			if i >= len(r.Values) {
+				continue
+			}
+			r := right(3, b)
+			r.Values[i]++
+			if w.check(r) {
+				t.Errorf("block %d: a wrong value %d was accepted", b, i)
+			}
+		}
+		r.Values = r.Values[:len(r.Values)-1]
+		if w.check(r) {
+			t.Errorf("block %d: a short result was accepted", b)
+		}
+	}
+}
