@@ -101,7 +101,7 @@ func (c *StateControl) CounterValue(name string, index int) int64 {
 		}
 		var n int64
 		for _, st := range c.States {
-			n += st.Counters[ct.Index][index][0]
+			n += st.Counters[ct.Index].Get(index)[0]
 		}
 		return n
 	}

@@ -116,3 +116,44 @@ func (c *Cells) putBigEndian(out []byte, start, n, w int) {
 		i = end
 	}
 }
+
+// Counts holds one counter's {packets, bytes} cells in pages of
+// 1<<countPageBits, each allocated at its first count: a counter is
+// declared per port (ndp.p4's eight are 4 096 entries each, in every
+// pipe) and a run counts a few ports, so a Tofino switch no longer
+// zeroes megabytes it never reads.
+type Counts struct {
+	pages [][][2]int64
+	n     int
+}
+
+const (
+	countPageBits = 8
+	countPage     = 1 << countPageBits
+)
+
+// NewCounts returns n cells at zero.
+func NewCounts(n int) Counts {
+	return Counts{pages: make([][][2]int64, (n+countPage-1)/countPage), n: n}
+}
+
+// Len is the number of cells.
+func (c *Counts) Len() int { return c.n }
+
+// Get reads cell i (0 <= i < Len()): {packets, bytes}.
+func (c *Counts) Get(i int) [2]int64 {
+	if p := c.pages[i>>countPageBits]; p != nil {
+		return p[i&(countPage-1)]
+	}
+	return [2]int64{}
+}
+
+// Ptr returns cell i's storage, allocating its page.
+func (c *Counts) Ptr(i int) *[2]int64 {
+	p := c.pages[i>>countPageBits]
+	if p == nil {
+		p = make([][2]int64, min(countPage, c.n-(i>>countPageBits)*countPage))
+		c.pages[i>>countPageBits] = p
+	}
+	return &p[i&(countPage-1)]
+}

@@ -96,3 +96,32 @@ func TestCellsPutBigEndian(t *testing.T) {
 		}
 	}
 }
+
+// TestCounts: counter cells read zero until counted, count on their own
+// page, and the last, short page holds exactly the cells past the full
+// pages.
+func TestCounts(t *testing.T) {
+	c := NewCounts(2*countPage + 3)
+	if c.Len() != 2*countPage+3 {
+		t.Fatalf("Len %d", c.Len())
+	}
+	for _, i := range []int{0, countPage - 1, countPage, 2*countPage + 2} {
+		if got := c.Get(i); got != [2]int64{} {
+			t.Fatalf("cell %d reads %v before any count", i, got)
+		}
+		p := c.Ptr(i)
+		p[0]++
+		p[1] += int64(100 + i)
+	}
+	for _, i := range []int{0, countPage - 1, countPage, 2*countPage + 2} {
+		if got, want := c.Get(i), [2]int64{1, int64(100 + i)}; got != want {
+			t.Errorf("cell %d = %v, want %v", i, got, want)
+		}
+	}
+	if got := c.Get(1); got != [2]int64{} {
+		t.Errorf("cell 1 = %v, counted through a neighbour", got)
+	}
+	if n := len(c.pages[2]); n != 3 {
+		t.Errorf("last page holds %d cells, want 3", n)
+	}
+}

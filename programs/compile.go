@@ -443,7 +443,7 @@ func (k *compiled) stmtBody(s Stmt) stmtFn {
 		lenSlot := k.prog.Std[StdPacketLength].Slot
 		return func(x *Exec) {
 			i := cellIndex(idx(x), size)
-			cell := &x.State.Counters[c.Index][i]
+			cell := x.State.Counters[c.Index].Ptr(i)
 			cell[0]++
 			cell[1] += x.PHV[lenSlot]
 			if x.Tracer != nil {

@@ -248,7 +248,7 @@ func TestFunctionInterpreter(t *testing.T) {
 			}
 		}
 	}
-	if c := st.Counters[0][0]; c[0] != 2 {
+	if c := st.Counters[0].Get(0); c[0] != 2 {
 		t.Fatalf("counter cnt[0] counted %d packets, want 2 (tally runs under meta.b == 8)", c[0])
 	}
 	if st.Tables[0].Hits != 2 {

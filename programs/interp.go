@@ -14,7 +14,7 @@ type State struct {
 	Prog     *Program
 	Regs     []*Cells
 	Meters   [][]meter.TrTCM
-	Counters [][][2]int64 // [counter][index] = {packets, bytes}
+	Counters []Counts // [counter], cells {packets, bytes} by index
 	Tables   []*TableState
 	Buffers  []*BufferState
 }
@@ -38,7 +38,7 @@ func NewState(prog *Program) *State {
 		s.Meters = append(s.Meters, ms)
 	}
 	for _, c := range prog.Counters {
-		s.Counters = append(s.Counters, make([][2]int64, c.Size))
+		s.Counters = append(s.Counters, NewCounts(c.Size))
 	}
 	for _, t := range prog.Tables {
 		s.Tables = append(s.Tables, newTableState(t))

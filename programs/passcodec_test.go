@@ -140,8 +140,8 @@ func TestPassPathMatchesFullPath(t *testing.T) {
 				}
 			}
 			for i := range full.x.State.Counters {
-				for j := range full.x.State.Counters[i] {
-					if full.x.State.Counters[i][j] != pass.x.State.Counters[i][j] {
+				for j := 0; j < full.x.State.Counters[i].Len(); j++ {
+					if full.x.State.Counters[i].Get(j) != pass.x.State.Counters[i].Get(j) {
 						t.Fatalf("counter %s[%d] differs", p.Counters[i].Name, j)
 					}
 				}

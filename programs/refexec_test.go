@@ -151,7 +151,7 @@ func (x *refExec) stmt(s Stmt) {
 		refBuiltinExec(x, s)
 	case *CountStmt:
 		idx := x.index(s.Index, s.Counter.Size)
-		c := &x.State.Counters[s.Counter.Index][idx]
+		c := x.State.Counters[s.Counter.Index].Ptr(int(idx))
 		c[0]++
 		c[1] += x.PHV[x.State.Prog.Std[StdPacketLength].Slot]
 		if x.Tracer != nil {

@@ -164,8 +164,8 @@ func TestRunTimer(t *testing.T) {
 	}
 	x.PHV = make([]int64, len(p.Fields))
 	x.RunTimer(p.Timer("tick"), 0)
-	if st.Counters[0][0][0] != 1 || st.Tables[0].Hits != 1 {
-		t.Fatalf("tick: counter %v, cfg hits %d", st.Counters[0][0], st.Tables[0].Hits)
+	if st.Counters[0].Get(0)[0] != 1 || st.Tables[0].Hits != 1 {
+		t.Fatalf("tick: counter %v, cfg hits %d", st.Counters[0].Get(0), st.Tables[0].Hits)
 	}
 	if x.PHV[p.Field("meta.k").Slot] != 7 || x.PHV[p.Std[StdEgressPort].Slot] != 3 {
 		t.Fatal("tick's table action or its egress_port write did not run")
