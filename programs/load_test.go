@@ -89,6 +89,9 @@ func TestLoadErrors(t *testing.T) {
 		{"list item's path", func(s string) string {
 			return strings.Replace(s, "action: fwd(PORT)", "action: fwd(PORT), bogus: 1", 1)
 		}, `tables t entries[0]: unknown key "bogus"`},
+		{"empty for", func(s string) string {
+			return strings.Replace(s, "action: fwd(PORT)", "action: fwd(PORT), for: {}", 1)
+		}, `tables t entries[0]: unknown key "for" (allowed: key, action)`},
 		{"undefined constant", func(s string) string { return strings.Replace(s, "fwd(PORT)", "fwd(NOPE)", 1) }, "argument 1 of fwd"},
 		{"local variable", func(s string) string { return strings.Replace(s, "meta.s = -5", "z := 1", 1) }, "no local variables"},
 		{"if in action", func(s string) string {

@@ -54,7 +54,10 @@ func (n node) pairs() ([]pair, error) {
 	if !n.isMap() {
 		return nil, n.errf("expected a mapping (key: value lines)")
 	}
-	out := make([]pair, 0, len(n.n.Content)/2)
+	var out []pair // nil for an empty mapping, as callers test (for: {})
+	if len(n.n.Content) > 0 {
+		out = make([]pair, 0, len(n.n.Content)/2)
+	}
 	// Duplicates: a scan of the keys so far for a short mapping (most
 	// are: a table entry, a header's fields), a set for a long one.
 	var seen map[string]bool
