@@ -33,8 +33,9 @@ import (
 // random schedules on both).
 //
 // Its Schedule, SchedulePacket and Run repeat Serial's around its own
-// queues on purpose, as Keyed's do: Serial, the default, keeps its code
-// and its profile-guided hot calls untouched by the other orders.
+// queues on purpose, as Keyed's do: each order's hot calls are its own
+// (and the build's profile, cmd/archsim/default.pgo, finds them by their
+// lines). FIFO is the default engine (New) since 2026-11-29.
 type FIFO struct {
 	Serial
 	p, s radixQueue // primary and secondary events

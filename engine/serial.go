@@ -13,8 +13,11 @@
 // Order of same-time events. Akita's queue is a binary heap ordered by
 // time alone, so events due at the same time leave it in an order fixed by
 // the heap's shape. Serial keeps that heap and its sift rules exactly
-// (container/heap's), so a run is event-for-event identical to the same
-// run on Akita's SerialEngine; a test replays random schedules on both.
+// (container/heap's), so a run on it is event-for-event identical to the
+// same run on Akita's SerialEngine; a test replays random schedules on
+// both. Since 2026-11-29 the default (New) is FIFO instead: same-time
+// events in the order they were scheduled, htsim's rule, on a radix heap
+// (radix.go); Serial's order stays one flag away (--tie-break akita).
 package engine
 
 import (
@@ -78,7 +81,7 @@ type Serial struct {
 }
 
 // NewSerial returns an empty engine at time 0, in Akita's order of
-// same-time events (New follows --tie-break).
+// same-time events (New follows --tie-break, FIFO by default).
 func NewSerial() *Serial { return &Serial{} }
 
 // Schedule adds an event. An event earlier than the current time is a bug
@@ -411,12 +414,16 @@ type Order int
 
 const (
 	// AkitaOrder is Akita's SerialEngine's: by the shape of its binary
-	// heap (Serial; the default: every result and golden is in this order).
+	// heap (Serial: a run in it is event for event the run on Akita's own
+	// engine). The default until 2026-11-29; now a what-if.
 	AkitaOrder Order = iota
-	// FIFOOrder handles same-time events in the order they were scheduled,
-	// as htsim's EventList (a std::multimap, which inserts after equal
-	// keys) does: a what-if for how much a result depends on the order of
-	// simultaneous events.
+	// FIFOOrder handles same-time events in the order they were scheduled
+	// (first scheduled, first handled), as htsim's EventList (a
+	// std::multimap, which inserts after equal keys) does. The default
+	// (FIFO, a radix heap): a rule a user can state, the trimming paper's
+	// simulator's, and independent of how the queue is arranged; and the
+	// radix heap is faster than the binary heap at the trimming runs'
+	// thousands of pending events (README: Performance, 2026-11-29).
 	FIFOOrder
 	// RandomOrder handles same-time events in a random order, drawn per
 	// event from the engine's own generator (seeded by SetDefaultOrder,
@@ -439,9 +446,9 @@ func (o Order) String() string {
 // (seed 1 when not given).
 func ParseOrder(s string) (Order, int64, error) {
 	switch s {
-	case "akita", "":
+	case "akita":
 		return AkitaOrder, 0, nil
-	case "fifo":
+	case "fifo", "":
 		return FIFOOrder, 0, nil
 	case "random":
 		return RandomOrder, 1, nil
@@ -456,7 +463,7 @@ func ParseOrder(s string) (Order, int64, error) {
 
 // defaultOrder and orderSeed are what New uses (SetDefaultOrder).
 var (
-	defaultOrder = AkitaOrder
+	defaultOrder = FIFOOrder
 	orderSeed    int64
 )
 
@@ -469,8 +476,9 @@ func SetDefaultOrder(o Order, seed int64) { defaultOrder, orderSeed = o, seed }
 // DefaultOrder is the order of the engines New makes, and its seed.
 func DefaultOrder() (Order, int64) { return defaultOrder, orderSeed }
 
-// New returns an empty engine at time 0 in the default order: a Serial, a
-// FIFO under FIFOOrder, a Keyed under RandomOrder.
+// New returns an empty engine at time 0 in the default order: a FIFO
+// under FIFOOrder (the default), a Serial under AkitaOrder, a Keyed under
+// RandomOrder.
 func New() Engine {
 	switch defaultOrder {
 	case FIFOOrder:
@@ -484,12 +492,12 @@ func New() Engine {
 // Keyed is Serial with same-time events ordered by a key each event gets
 // when it is scheduled: a random number (RandomOrder, rng set) or, rng
 // nil, its schedule number (FIFOOrder's order; New gives FIFOOrder the
-// faster FIFO engine, and the tests hold the two to one order). It is a type of its own so that Serial,
-// the default, runs the same code as before it existed: its Schedule,
-// SchedulePacket and Run repeat Serial's with their own heaps on purpose.
-// (A flag tested in Serial's methods, tried, cost the default order 3-4 %
-// on the Ideal incast, and the build's profile, cmd/archsim/default.pgo,
-// finds Serial's hot calls by their lines.)
+// faster FIFO engine, and the tests hold the two to one order). It is a
+// type of its own so that Serial runs the same code as before it existed:
+// its Schedule, SchedulePacket and Run repeat Serial's with their own
+// heaps on purpose. (A flag tested in Serial's methods, tried, cost
+// Serial's order 3-4 % on the Ideal incast, and the build's profile,
+// cmd/archsim/default.pgo, finds each engine's hot calls by their lines.)
 type Keyed struct {
 	Serial
 	seq                  uint64

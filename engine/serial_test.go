@@ -314,7 +314,7 @@ func TestParseOrder(t *testing.T) {
 	for in, want := range map[string]struct {
 		o    Order
 		seed int64
-	}{"": {AkitaOrder, 0}, "akita": {AkitaOrder, 0}, "fifo": {FIFOOrder, 0}, "random": {RandomOrder, 1}, "random:7": {RandomOrder, 7}} {
+	}{"": {FIFOOrder, 0}, "akita": {AkitaOrder, 0}, "fifo": {FIFOOrder, 0}, "random": {RandomOrder, 1}, "random:7": {RandomOrder, 7}} {
 		if o, seed, err := ParseOrder(in); err != nil || o != want.o || seed != want.seed {
 			t.Errorf("ParseOrder(%q) = %v, %d, %v", in, o, seed, err)
 		}
@@ -499,5 +499,16 @@ func TestFIFOSameAsKeyed(t *testing.T) {
 				t.Fatalf("seed %d: event %d is #%d, Keyed ran #%d", seed, i, got[i], want[i])
 			}
 		}
+	}
+}
+
+// TestDefaultOrderIsFIFO: an engine New makes, unless a command asked
+// otherwise, handles same-time events first scheduled, first handled.
+func TestDefaultOrderIsFIFO(t *testing.T) {
+	if o, _ := DefaultOrder(); o != FIFOOrder {
+		t.Fatalf("default order %v, want fifo", o)
+	}
+	if _, ok := New().(*FIFO); !ok {
+		t.Fatalf("New() is a %T, want *FIFO", New())
 	}
 }

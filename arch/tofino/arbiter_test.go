@@ -26,7 +26,7 @@ func TestArbitrationIndependentOfEngineOrder(t *testing.T) {
 		{"fifo", func() engine.Engine { engine.SetDefaultOrder(engine.FIFOOrder, 0); return engine.New() }},
 		{"random:5", func() engine.Engine { engine.SetDefaultOrder(engine.RandomOrder, 5); return engine.New() }},
 	}
-	defer engine.SetDefaultOrder(engine.AkitaOrder, 0)
+	defer engine.SetDefaultOrder(engine.DefaultOrder())
 	const rounds = 40
 	for _, policy := range []string{"random", "round_robin"} {
 		t.Run(policy, func(t *testing.T) {

@@ -511,46 +511,50 @@ func TestAggregateCompare(t *testing.T) {
 	}
 }
 
-// TestTieBreak: --tie-break fifo runs the simulations with same-time
-// events in scheduling order, which changes a run full of ties (the
+// TestTieBreak: the default order is FIFO (first scheduled, first
+// handled); --tie-break akita runs the simulations with same-time events in
+// Akita's heap order instead, which changes a run full of ties (the
 // incast's senders start in the same picosecond; on the Tofino model the
-// egress threads and the hosts still take them in the engine's order),
-// says so on stderr, and leaves the next command in Akita's order. The
-// ideal switch's run of the same incast does not depend on the order at
-// all: its ports begin service on an arrival, as htsim's queue does.
+// egress threads and the hosts take them in the engine's order), says so
+// on stderr, and leaves the next command in the default order. The ideal
+// switch's run of the same incast does not depend on the order at all: its
+// ports begin service on an arrival, as htsim's queue does.
 func TestTieBreak(t *testing.T) {
 	ideal := []string{"run", "--scenario", "htsim-incast-512k", "--variant", "Ideal", "--no-files", "--quiet", "--json"}
 	base, _, _ := run(t, ideal...)
-	for _, tb := range []string{"fifo", "random:1"} {
+	for _, tb := range []string{"fifo", "akita", "random:1"} {
 		if o, msg, code := run(t, append(ideal, "--tie-break", tb)...); code != 0 || o != base {
-			t.Errorf("ideal switch, --tie-break %s: exit %d %s, output differs from Akita's order", tb, code, msg)
+			t.Errorf("ideal switch, --tie-break %s: exit %d %s, output differs from the default order's", tb, code, msg)
 		}
 	}
 	args := []string{"run", "--scenario", "htsim-incast-512k", "--variant", "Tofino", "--no-files", "--quiet", "--json"}
-	akita, msg, code := run(t, args...)
+	fifo, msg, code := run(t, args...)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, msg)
 	}
+	if again, _, _ := run(t, append(args, "--tie-break", "fifo")...); again != fifo {
+		t.Error("--tie-break fifo: not the default's output")
+	}
 	var out, errs bytes.Buffer
 	cmd := newRootCmd(&out)
-	cmd.SetArgs(append(args, "--tie-break", "fifo"))
+	cmd.SetArgs(append(args, "--tie-break", "akita"))
 	cmd.SetErr(&errs)
 	if err := cmd.Execute(); err != nil {
 		t.Fatal(err)
 	}
-	if out.String() == akita {
-		t.Error("--tie-break fifo: the same output as Akita's order")
+	if out.String() == fifo {
+		t.Error("--tie-break akita: the same output as the default FIFO order")
 	}
-	if !strings.Contains(errs.String(), "same-time events in fifo order") {
-		t.Errorf("--tie-break fifo: stderr %q does not say so", errs.String())
+	if !strings.Contains(errs.String(), "same-time events in akita order") {
+		t.Errorf("--tie-break akita: stderr %q does not say so", errs.String())
 	}
-	if again, msg, code := run(t, args...); code != 0 || again != akita {
-		t.Errorf("the command after --tie-break fifo: exit %d %s, output the same as before: %v", code, msg, again == akita)
+	if again, msg, code := run(t, args...); code != 0 || again != fifo {
+		t.Errorf("the command after --tie-break akita: exit %d %s, output the same as before: %v", code, msg, again == fifo)
 	}
 	// A seeded random order: its own results, the same for the same seed.
 	r1, _, _ := run(t, append(args, "--tie-break", "random:1")...)
 	r1again, _, _ := run(t, append(args, "--tie-break", "random:1")...)
-	if r1 == "" || r1 == akita || r1 == out.String() || r1 != r1again {
-		t.Errorf("--tie-break random:1: empty %v, same as akita %v, same as fifo %v, not repeatable %v", r1 == "", r1 == akita, r1 == out.String(), r1 != r1again)
+	if r1 == "" || r1 == fifo || r1 == out.String() || r1 != r1again {
+		t.Errorf("--tie-break random:1: empty %v, same as fifo %v, same as akita %v, not repeatable %v", r1 == "", r1 == fifo, r1 == out.String(), r1 != r1again)
 	}
 }

@@ -79,7 +79,7 @@ measures per-packet pipeline latency by simulating packets on the Akita engine.
 	f.StringVar(&o.sonic, "sonic-config", "", "SONiC CONFIG_DB JSON (file or configs/sonic name) programming the sonic-l3 program and the traffic manager")
 	root.PersistentFlags().StringVar(&prof.cpuFile, "cpuprofile", "", "write a Go CPU profile of the command to this file (go tool pprof)")
 	root.PersistentFlags().StringVar(&prof.memFile, "memprofile", "", "write a Go allocation profile of the command to this file (go tool pprof)")
-	root.PersistentFlags().StringVar(&tieBreak, "tie-break", "akita", "order of events due at the same simulated time: akita (the default: Akita's heap order, which every result and golden uses), fifo (the order they were scheduled, as htsim) or random[:SEED] (a seeded random order); the last two are what-ifs for how much a result depends on it")
+	root.PersistentFlags().StringVar(&tieBreak, "tie-break", "fifo", "order of events due at the same simulated time: fifo (the default, which every result and golden uses: first scheduled, first handled, as htsim), akita (Akita's serial engine's heap order) or random[:SEED] (a seeded random order); the last two are what-ifs for how much a result depends on it")
 	addLimitFlags(root)
 	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error {
 		if limits := limitsOf(cmd); limits.events < 1 || limits.events > 1e15 {
@@ -90,8 +90,8 @@ measures per-packet pipeline latency by simulating packets on the Akita engine.
 			return &exitError{code: 2, msg: "--" + oneLine(err.Error())}
 		}
 		engine.SetDefaultOrder(order, seed)
-		if order != engine.AkitaOrder {
-			fmt.Fprintf(cmd.ErrOrStderr(), "archsim: same-time events in %s order (--tie-break %s), not Akita's: results differ from the default runs'\n", order, tieBreak)
+		if order != engine.FIFOOrder {
+			fmt.Fprintf(cmd.ErrOrStderr(), "archsim: same-time events in %s order (--tie-break %s), not the default fifo order: results differ from the default runs'\n", order, tieBreak)
 		}
 		return prof.start()
 	}
