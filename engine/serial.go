@@ -476,6 +476,16 @@ func SetDefaultOrder(o Order, seed int64) { defaultOrder, orderSeed = o, seed }
 // DefaultOrder is the order of the engines New makes, and its seed.
 func DefaultOrder() (Order, int64) { return defaultOrder, orderSeed }
 
+// DefaultOrderName is the default order as --tie-break spells it, the
+// seed included for the random order ("fifo", "akita", "random:7"):
+// ParseOrder reads it back.
+func DefaultOrderName() string {
+	if defaultOrder == RandomOrder {
+		return fmt.Sprintf("random:%d", orderSeed)
+	}
+	return defaultOrder.String()
+}
+
 // New returns an empty engine at time 0 in the default order: a FIFO
 // under FIFOOrder (the default), a Serial under AkitaOrder, a Keyed under
 // RandomOrder.

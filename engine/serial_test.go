@@ -512,3 +512,22 @@ func TestDefaultOrderIsFIFO(t *testing.T) {
 		t.Fatalf("New() is a %T, want *FIFO", New())
 	}
 }
+
+// TestDefaultOrderName: the name a shard records reads back as the order
+// and seed it names.
+func TestDefaultOrderName(t *testing.T) {
+	defer SetDefaultOrder(DefaultOrder())
+	for _, c := range []struct {
+		o    Order
+		seed int64
+		name string
+	}{{FIFOOrder, 0, "fifo"}, {AkitaOrder, 0, "akita"}, {RandomOrder, 7, "random:7"}} {
+		SetDefaultOrder(c.o, c.seed)
+		if got := DefaultOrderName(); got != c.name {
+			t.Errorf("order %v seed %d: name %q, want %q", c.o, c.seed, got, c.name)
+		}
+		if o, seed, err := ParseOrder(DefaultOrderName()); err != nil || o != c.o || seed != c.seed {
+			t.Errorf("ParseOrder(%q) = %v, %d, %v", DefaultOrderName(), o, seed, err)
+		}
+	}
+}

@@ -12,6 +12,8 @@ import (
 	"runtime/pprof"
 	"sync"
 	"time"
+
+	"archsim/engine"
 )
 
 // Options control a scenario run.
@@ -247,7 +249,7 @@ func (s *Scenario) Execute(opt Options) (*Result, error) {
 	if seed == 0 {
 		seed = s.Seed
 	}
-	sh := &shardResult{seed: seed, sonicConfig: opt.SonicConfig, shards: 1, total: len(all)}
+	sh := &shardResult{seed: seed, sonicConfig: opt.SonicConfig, tieBreak: engine.DefaultOrderName(), shards: 1, total: len(all)}
 	jobs := all
 	if opt.Shards > 1 {
 		sh.shard, sh.shards = opt.Shard, opt.Shards

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+
+	"archsim/engine"
 )
 
 // ShardFormat names the shard file's layout; merge refuses any other.
@@ -19,14 +21,19 @@ const ShardFormat = "archsim-shard/1"
 // per-packet series the JSON summary leaves out). The runs of all n
 // shards, put back in their places, are the unsharded run's runs.
 type Shard struct {
-	Format      string      `json:"format"`
-	Scenario    *Scenario   `json:"scenario"`
-	Seed        int64       `json:"seed"`
-	SonicConfig string      `json:"sonic_config,omitempty"`
-	Index       int         `json:"shard"`
-	Count       int         `json:"shards"`
-	Total       int         `json:"total_runs"` // runs of the whole scenario
-	Runs        []*ShardRun `json:"runs"`
+	Format      string    `json:"format"`
+	Scenario    *Scenario `json:"scenario"`
+	Seed        int64     `json:"seed"`
+	SonicConfig string    `json:"sonic_config,omitempty"`
+	// TieBreak is the order of same-time events the runs were made in
+	// (--tie-break as ParseOrder reads it: fifo, akita, random:SEED).
+	// Shards written before 2026-11-29 do not record it (their default
+	// was akita); merge refuses shards of different orders.
+	TieBreak string      `json:"tie_break,omitempty"`
+	Index    int         `json:"shard"`
+	Count    int         `json:"shards"`
+	Total    int         `json:"total_runs"` // runs of the whole scenario
+	Runs     []*ShardRun `json:"runs"`
 }
 
 // ShardRun is one run and its place in the whole scenario's run order.
@@ -52,6 +59,7 @@ type ShardRun struct {
 type shardResult struct {
 	seed        int64
 	sonicConfig string
+	tieBreak    string // engine.DefaultOrderName() when the runs were made
 	shard       int
 	shards      int
 	total       int
@@ -69,7 +77,7 @@ func (r *Result) WriteShard(dir string) (string, error) {
 		return "", fmt.Errorf("internal: the result does not come from Execute")
 	}
 	sh := &Shard{Format: ShardFormat, Scenario: r.Scenario, Seed: m.seed, SonicConfig: m.sonicConfig,
-		Index: m.shard, Count: max(m.shards, 1), Total: m.total}
+		TieBreak: m.tieBreak, Index: m.shard, Count: max(m.shards, 1), Total: m.total}
 	for i, run := range r.Runs {
 		sh.Runs = append(sh.Runs, &ShardRun{Index: m.indices[i], Run: run, HeadersUs: run.HeadersUs, Modes: run.Modes,
 			Arrivals: run.Arrivals, Queue: run.Queue, FirstDeflectUs: run.FirstDeflectUs, FlowSrc: run.FlowSrc,
@@ -110,6 +118,11 @@ func ReadShard(path string) (*Shard, error) {
 		return nil, fmt.Errorf("%s: shard %d/%d: expected i/n with 0 <= i < n", path, sh.Index, sh.Count)
 	case sh.Total < 0 || sh.Total > 1<<24:
 		return nil, fmt.Errorf("%s: total_runs %d out of range", path, sh.Total)
+	}
+	if sh.TieBreak != "" {
+		if _, _, err := engine.ParseOrder(sh.TieBreak); err != nil {
+			return nil, fmt.Errorf("%s: %v", path, err)
+		}
 	}
 	if err := sh.Scenario.validate(); err != nil {
 		return nil, fmt.Errorf("%s: scenario: %v", path, err)
@@ -176,6 +189,8 @@ func MergeShards(shards []*Shard) (*Result, error) {
 			return nil, fmt.Errorf("shard %d/%d ran another scenario (or variant) than shard %d/%d", sh.Index, sh.Count, first.Index, first.Count)
 		case sh.Seed != first.Seed:
 			return nil, fmt.Errorf("shard %d/%d ran with seed %d, shard %d/%d with seed %d", sh.Index, sh.Count, sh.Seed, first.Index, first.Count, first.Seed)
+		case sh.TieBreak != first.TieBreak:
+			return nil, fmt.Errorf("shard %d/%d ran with --tie-break %s, shard %d/%d with %s: same-time events in different orders", sh.Index, sh.Count, tieBreakName(sh.TieBreak), first.Index, first.Count, tieBreakName(first.TieBreak))
 		case sh.SonicConfig != first.SonicConfig:
 			return nil, fmt.Errorf("shard %d/%d ran with --sonic-config %q, shard %d/%d with %q", sh.Index, sh.Count, sh.SonicConfig, first.Index, first.Count, first.SonicConfig)
 		case sh.Total != first.Total:
@@ -217,4 +232,12 @@ func (r *Run) delayCDF() []float64 {
 		return nil
 	}
 	return r.DelayCDF
+}
+
+// tieBreakName is a shard's order for an error message.
+func tieBreakName(s string) string {
+	if s == "" {
+		return "unrecorded (an archsim before 2026-11-29, whose default was akita)"
+	}
+	return s
 }

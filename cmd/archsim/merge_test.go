@@ -140,8 +140,23 @@ func TestMergeBadInput(t *testing.T) {
 	if _, msg, code := run(t, "run", "--scenario", sc, "--quiet", "--no-files", "--shard", "0/2", "--seed", "9", "--out", b); code != 0 {
 		t.Fatalf("shard: exit %d: %s", code, msg)
 	}
+	// The other half in Akita's order of same-time events: not the same run.
+	c := filepath.Join(dir, "c")
+	if _, msg, code := run(t, "run", "--scenario", sc, "--quiet", "--no-files", "--shard", "1/2", "--tie-break", "akita", "--out", c); code != 0 {
+		t.Fatalf("shard: exit %d: %s", code, msg)
+	}
 	junk := filepath.Join(dir, "junk.json")
 	os.WriteFile(junk, []byte(`{"format": "other"}`), 0o644)
+	// A shard whose recorded order is not one --tie-break takes.
+	lifo := filepath.Join(dir, "lifo.json")
+	data, err := os.ReadFile(filepath.Join(a, "shard-0-of-2.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(data), `"tie_break":"fifo"`) {
+		t.Fatalf("shard file does not record the default order: %.200s", data)
+	}
+	os.WriteFile(lifo, []byte(strings.Replace(string(data), `"tie_break":"fifo"`, `"tie_break":"lifo"`, 1)), 0o644)
 	for _, c := range []struct {
 		args []string
 		want string
@@ -152,6 +167,8 @@ func TestMergeBadInput(t *testing.T) {
 		{[]string{"merge", dir + "/nothing"}, "nothing"},
 		{[]string{"merge", dir}, "no shard file"},
 		{[]string{"merge", junk}, "format"},
+		{[]string{"merge", a, c}, "--tie-break akita"},
+		{[]string{"merge", lifo}, `tie-break "lifo"`},
 	} {
 		_, msg, code := run(t, c.args...)
 		if code != 2 || !strings.Contains(msg, c.want) || strings.Contains(msg, "\n") {
