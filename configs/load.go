@@ -84,7 +84,16 @@ func Load(src Source) (*Loaded, error) {
 		}
 		keys, lines, err := yamlKeys(data)
 		if err != nil {
-			return nil, fmt.Errorf("%s: not valid YAML: %v", src.UserFile, oneLine(err.Error()))
+			msg, syntax := strings.CutPrefix(oneLine(err.Error()), "yaml: ")
+			what := ""
+			if syntax {
+				what = "not valid YAML: "
+			}
+			if n, rest, ok := strings.Cut(msg, ": "); ok && strings.HasPrefix(n, "line ") {
+				// FILE:LINE: what, as every other input's errors.
+				return nil, fmt.Errorf("%s:%s: %s%s", src.UserFile, strings.TrimPrefix(n, "line "), what, rest)
+			}
+			return nil, fmt.Errorf("%s: not valid YAML: %v", src.UserFile, msg)
 		}
 		for _, k := range keys {
 			at := fmt.Sprintf("%s:%d", src.UserFile, lines[k])
@@ -253,6 +262,9 @@ func intToFloat(from, to reflect.Type, data any) (any, error) {
 			if err != nil {
 				return nil, fmt.Errorf("expected a number, got %q", str)
 			}
+			if math.IsNaN(f) || math.IsInf(f, 0) {
+				return nil, fmt.Errorf("must be a finite number, got %q", str)
+			}
 			return f, nil
 		case reflect.Int, reflect.Int64:
 			i, err := strconv.ParseInt(strings.TrimSpace(str), 0, 64)
@@ -283,6 +295,12 @@ func intToFloat(from, to reflect.Type, data any) (any, error) {
 	}
 	if to.Kind() == reflect.Float64 {
 		switch v := data.(type) {
+		case float64:
+			// NaN would pass every range check (they compare, and NaN
+			// compares false), an infinity most.
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return nil, fmt.Errorf("must be a finite number, got %v", v)
+			}
 		case int:
 			return float64(v), nil
 		case int64:
@@ -336,6 +354,14 @@ func yamlKeys(data []byte) ([]string, map[string]int, error) {
 	}
 	lines := map[string]int{}
 	var out []string
+	root := &doc
+	if root.Kind == yaml.DocumentNode && len(root.Content) == 1 {
+		root = root.Content[0]
+	}
+	if root.Kind != yaml.MappingNode && root.Kind != 0 {
+		return nil, nil, fmt.Errorf("line %d: the file must be a mapping of config keys (e.g. tofino: {mau: {stages: 10}})", root.Line)
+	}
+	var dup error
 	var walk func(prefix string, n *yaml.Node, line int)
 	walk = func(prefix string, n *yaml.Node, line int) {
 		if n.Kind == yaml.DocumentNode && len(n.Content) == 1 {
@@ -343,11 +369,16 @@ func yamlKeys(data []byte) ([]string, map[string]int, error) {
 			return
 		}
 		if n.Kind == yaml.MappingNode {
+			first := map[string]int{}
 			for i := 0; i+1 < len(n.Content); i += 2 {
 				p := strings.ToLower(n.Content[i].Value)
 				if prefix != "" {
 					p = prefix + "." + p
 				}
+				if at, twice := first[p]; twice && dup == nil {
+					dup = fmt.Errorf("line %d: %s: given twice (first at line %d)", n.Content[i].Line, p, at)
+				}
+				first[p] = n.Content[i].Line
 				walk(p, n.Content[i+1], n.Content[i].Line)
 			}
 			return
@@ -361,6 +392,9 @@ func yamlKeys(data []byte) ([]string, map[string]int, error) {
 		lines[prefix] = line
 	}
 	walk("", &doc, 0)
+	if dup != nil {
+		return nil, nil, dup
+	}
 	sort.Strings(out)
 	return out, lines, nil
 }
@@ -379,7 +413,7 @@ func In(key string, val, lo, hi float64) Range { return Range{Key: key, Val: val
 // first out of its range is an error naming the key and where it was set.
 func (l *Loaded) CheckRanges(section string, rs []Range) error {
 	for _, r := range rs {
-		if r.Val < r.Lo || r.Val > r.Hi {
+		if !(r.Val >= r.Lo && r.Val <= r.Hi) { // NaN is out of every range
 			key := section + "." + r.Key
 			return fmt.Errorf("%s: %s = %v is out of range [%v, %v]", l.Origin(key), key, r.Val, r.Lo, r.Hi)
 		}

@@ -579,7 +579,7 @@ func (s *Scenario) specs(seed int64) ([]runSpec, error) {
 				} else if v.runsProgram() {
 					spec.sweepParams[s.Sweep.Var] = val
 					for _, k := range sortedKeys(s.Sweep.Derived) {
-						spec.sweepParams[k] = strings.ReplaceAll(s.Sweep.Derived[k], "x", "("+val+")")
+						spec.sweepParams[k] = sweepX.ReplaceAllLiteralString(s.Sweep.Derived[k], "("+val+")")
 					}
 					for k, x := range spec.sweepParams {
 						spec.params[k] = x

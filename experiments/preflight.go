@@ -3,6 +3,7 @@ package experiments
 import (
 	"fmt"
 	"sort"
+	"strings"
 
 	"archsim/arch"
 	"archsim/job"
@@ -56,6 +57,10 @@ func (s *Scenario) Preflight(opt Options) error {
 				return s.ix.locate(fieldErr(path+".set", "%v", err))
 			}
 			if setup.Program == "" {
+				// A chip that needs a program says so when given none.
+				if _, err := target.Compile(nil); err != nil {
+					return s.ix.locate(fieldErr(path+".program", "missing: %v", err))
+				}
 				continue
 			}
 			prog, err := s.checkedProgram(setup.Program, params)
@@ -65,6 +70,9 @@ func (s *Scenario) Preflight(opt Options) error {
 					return s.ix.locate(fieldErr(at, "with %s = %s: %v", s.Sweep.Var, spec.value, err))
 				}
 				return s.ix.locate(fieldErr(at, "%v", err))
+			}
+			if s.Trace != "" && ts.Name == s.topology().Switches[0].Name && !hasRegisterAction(prog, s.Trace) {
+				return s.ix.locate(fieldErr("trace_register", "program %s has no register action %q (allowed: REGISTER.ACTION)", prog.Name, s.Trace))
 			}
 			if k := s.Workload.Kind; k == "protego-stress" || k == "protego-fct" || k == "protego-bulk" {
 				if err := s.protegoFits(ts.Name, target, prog); err != nil {
@@ -119,4 +127,21 @@ func (s *Scenario) checkedProgram(name string, params map[string]string) (*progr
 	}
 	m.progs[key] = p
 	return p, nil
+}
+
+// hasRegisterAction reports whether prog has the register action
+// REGISTER.ACTION (trace_register's form).
+func hasRegisterAction(prog *programs.Program, name string) bool {
+	reg, act, _ := strings.Cut(name, ".")
+	for _, r := range prog.Registers {
+		if r.Name != reg {
+			continue
+		}
+		for _, ra := range r.Actions {
+			if ra.Name == act {
+				return true
+			}
+		}
+	}
+	return false
 }

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"reflect"
+	"regexp"
 	"slices"
 	"sort"
 	"strconv"
@@ -216,6 +217,9 @@ func Load(nameOrPath string) (*Scenario, error) {
 	if err := dec.Decode(s); err != nil {
 		return nil, ix.decodeError(err, reflect.TypeOf(s))
 	}
+	if err := checkNumbers(ix.root, reflect.TypeOf(s), ""); err != nil {
+		return nil, ix.locate(err)
+	}
 	if err := s.validate(); err != nil {
 		return nil, ix.locate(err)
 	}
@@ -336,6 +340,26 @@ func (s *Scenario) validate() error {
 	if len(p.Flows) > MaxFlows {
 		return fieldErr("pattern.flows", "%d flows (allowed: ≤ %d)", len(p.Flows), MaxFlows)
 	}
+	if p.Kind == "pairs" {
+		// starts_us and packets are per flow, in flows' order.
+		switch {
+		case len(p.Flows) == 0:
+			return s.need("pattern.flows", "a list of [src, dst] hosts, one per flow", "[]")
+		case len(p.StartsUs) > 0 && len(p.StartsUs) != len(p.Flows):
+			return fieldErr("pattern.starts_us", "%d values for %d flows (allowed: none, or one per flow)", len(p.StartsUs), len(p.Flows))
+		case len(p.Packets) > 0 && len(p.Packets) != len(p.Flows):
+			return fieldErr("pattern.packets", "%d values for %d flows (allowed: none, or one per flow)", len(p.Packets), len(p.Flows))
+		}
+	} else {
+		for _, g := range []struct {
+			key string
+			n   int
+		}{{"flows", len(p.Flows)}, {"starts_us", len(p.StartsUs)}, {"packets", len(p.Packets)}} {
+			if g.n > 0 {
+				return fieldErr("pattern."+g.key, "given for pattern %s (allowed: with kind pairs only)", p.Kind)
+			}
+		}
+	}
 	for i, st := range p.StartsUs {
 		if st < 0 || st > s.DurationUs {
 			return fieldErr(fmt.Sprintf("pattern.starts_us[%d]", i), "got %g (allowed: 0..duration_us = %g)", st, s.DurationUs)
@@ -407,6 +431,22 @@ func (s *Scenario) validate() error {
 		if len(s.Sweep.Values) == 0 || len(s.Sweep.Values) > MaxSweepValues {
 			return fieldErr("sweep.values", "%d values (allowed: 1..%d)", len(s.Sweep.Values), MaxSweepValues)
 		}
+		for i, v := range s.Sweep.Values {
+			if j := slices.Index(s.Sweep.Values, v); j < i {
+				return fieldErr(fmt.Sprintf("sweep.values[%d]", i), "%q is also sweep.values[%d] (each value runs once)", v, j)
+			}
+		}
+		switch {
+		case s.Sweep.Var == "":
+			return s.need("sweep.var", "senders, or a program constant such as T0_NS", `""`)
+		case s.Sweep.Var == "senders" && len(s.Sweep.Derived) > 0:
+			return fieldErr("sweep.derived", "derived constants follow a swept program constant, not senders")
+		}
+		for _, k := range sortedKeys(s.Sweep.Derived) {
+			if !sweepX.MatchString(s.Sweep.Derived[k]) {
+				return fieldErr("sweep.derived."+k, "%q does not use x, the swept value", s.Sweep.Derived[k])
+			}
+		}
 		if s.Sweep.Var == "senders" {
 			most := s.Hosts
 			if s.Workload.Kind == "tcp" {
@@ -445,6 +485,9 @@ func (s *Scenario) validate() error {
 			return err
 		}
 	}
+	if err := s.checkOutputNames(); err != nil {
+		return err
+	}
 	for i, p := range s.Plots {
 		at := fmt.Sprintf("plots[%d]", i)
 		if p.Value != "" && (s.Sweep == nil || !slices.Contains(s.Sweep.Values, p.Value)) {
@@ -469,6 +512,45 @@ func (s *Scenario) validate() error {
 		default:
 			return s.need(at+".kind", "header_cdf, sweep, modes, arrivals, queue, aqm, delay_cdf", strconv.Quote(p.Kind))
 		}
+	}
+	return nil
+}
+
+// sweepX is the swept value's name in a derived constant's expression:
+// x as a word of its own (not the x of 0x10).
+var sweepX = regexp.MustCompile(`\bx\b`)
+
+// plainName is what a scenario's name and a plot's file name (before its
+// .png) may be: they name files and directories under the output
+// directory, so no directory of their own and no "..".
+var plainName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
+
+// checkOutputNames checks the names the scenario's output files take:
+// its name (the default directory results/NAME) and its plots' files.
+// A plot writes FILE (a PNG) and its data as FILE's name with .csv, next
+// to runs.csv and flows.csv.
+func (s *Scenario) checkOutputNames() error {
+	if !plainName.MatchString(s.Name) {
+		return fieldErr("scenario", "got %q (allowed: a name of letters, digits, '.', '_' and '-', starting with a letter or digit)", s.Name)
+	}
+	files := map[string]int{}
+	for i, p := range s.Plots {
+		at := fmt.Sprintf("plots[%d]", i)
+		file := p.File
+		if file == "" {
+			file = p.Kind + ".png"
+		}
+		stem, isPNG := strings.CutSuffix(file, ".png")
+		switch {
+		case !isPNG || !plainName.MatchString(stem):
+			return fieldErr(at+".file", "got %q (allowed: a file name ending in .png, of letters, digits, '.', '_' and '-', without a directory)", file)
+		case strings.EqualFold(stem, "runs") || strings.EqualFold(stem, "flows"):
+			return fieldErr(at+".file", "got %q (its data would overwrite %s.csv, which every run writes)", file, strings.ToLower(stem))
+		}
+		if j, dup := files[strings.ToLower(file)]; dup {
+			return fieldErr(at+".file", "%q is also plots[%d]'s file (give each plot its own)", file, j)
+		}
+		files[strings.ToLower(file)] = i
 	}
 	return nil
 }

@@ -38,6 +38,50 @@ func TestEveryScenarioLoads(t *testing.T) {
 		if s.Doc == "" || s.Source == "" {
 			t.Errorf("%s: a scenario must say what it reproduces (doc) and from where (source)", n)
 		}
+		if err := s.Preflight(Options{}); err != nil {
+			t.Errorf("%s: preflight: %v", n, err)
+		}
+	}
+}
+
+// TestPreflightRefuses: what only loading the chip and the program can
+// tell is refused before any run, as FILE:LINE: field: what.
+func TestPreflightRefuses(t *testing.T) {
+	base := `scenario: t
+doc: d
+source: s
+seed: 1
+duration_us: 5
+hosts: 4
+link: {gbps: 100, prop_ns: 500}
+workload: {kind: ndp, mss: 1564, ctrl: 64, window: 4, pull_rate: 0.99}
+pattern: {kind: incast, senders: 2}
+variants:
+  - {name: T, chip: tofino, program: ndp}
+`
+	for _, c := range []struct{ from, to, want string }{
+		{"", "", ""},
+		{"{name: T, chip: tofino, program: ndp}", "{name: T, chip: tofino}", "s.yaml:11: variants[0].program: missing: Tofino 1 runs a data-plane program: give one"},
+		{"{name: T, chip: tofino, program: ndp}", "{name: T, chip: trio5}", "s.yaml:11: variants[0].program: missing: "},
+		{"{name: T, chip: tofino, program: ndp}", "{name: I, chip: ideal, queue_packets: 10}", ""},
+		{"variants:", "trace_register: t0_reg.arm\nvariants:", ""},
+		{"variants:", "trace_register: nope.arm\nvariants:", "s.yaml:10: trace_register: program ndp has no register action \"nope.arm\""},
+	} {
+		path := filepath.Join(t.TempDir(), "s.yaml")
+		if err := os.WriteFile(path, []byte(strings.Replace(base, c.from, c.to, 1)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		s, err := Load(path)
+		if err != nil {
+			t.Fatalf("%q: load: %v", c.to, err)
+		}
+		err = s.Preflight(Options{})
+		switch {
+		case c.want == "" && err != nil:
+			t.Errorf("%q: %v", c.to, err)
+		case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)):
+			t.Errorf("%q: got %v, want %q", c.to, err, c.want)
+		}
 	}
 }
 
@@ -248,6 +292,32 @@ variants:
 		{"prop_ns: 500}\nworkload: {kind: ndp", "prop_ns: 500, framing: htsim}\nworkload: {kind: cbr, rate_gbps: 10", "link.framing: htsim framing models htsim's NDP packets: workload.kind must be ndp, got \"cbr\""},
 		{"prop_ns: 500}\nworkload: {kind: ndp, mss: 1564", "prop_ns: 500, framing: htsim}\nworkload: {kind: ndp, mss: 64", "workload.mss: got 64 (allowed with htsim framing: > 64, htsim's NDP header)"},
 		{"{name: Ideal, switch: ideal, queue_packets: 10}\n", "{name: Ideal, switch: ideal, queue_packets: 10}\n  - {name: T, chip: trio5, program: ndp}\n", ""},
+		// yaml.v3 would truncate a decimal for an integer, and NaN passes
+		// every range check.
+		{"hosts: 4", "hosts: 4.5", "s.yaml:6: hosts: got 4.5 (allowed: an integer)"},
+		{"hosts: 4", "hosts: 4.0", ""},
+		{"kind: incast, senders: 2", "kind: incast, senders: 2.5", "s.yaml:9: pattern.senders: got 2.5 (allowed: an integer)"},
+		{"queue_packets: 10}", "queue_packets: 10.5}", "s.yaml:11: variants[0].queue_packets: got 10.5 (allowed: an integer)"},
+		{"prop_ns: 500}", "prop_ns: .nan}", "s.yaml:7: link.prop_ns: got .nan (allowed: a finite number)"},
+		{"duration_us: 50", "duration_us: .inf", "s.yaml:5: duration_us: got .inf (allowed: a finite number)"},
+		{"pull_rate: 0.99", "pull_rate: .NaN", "s.yaml:8: workload.pull_rate: got .NaN (allowed: a finite number)"},
+		{"variants:", "sweep: {values: [\"1\"]}\nvariants:", "sweep.var: missing (allowed: senders, or a program constant such as T0_NS)"},
+		{"variants:", "sweep: {var: senders, values: [\"2\"], derived: {T1_NS: \"x\"}}\nvariants:", "sweep.derived: derived constants follow a swept program constant, not senders"},
+		{"variants:", "sweep: {var: T0_NS, values: [\"2\"], derived: {T1_NS: \"0x10\"}}\nvariants:", "sweep.derived.T1_NS: \"0x10\" does not use x, the swept value"},
+		{"kind: incast, senders: 2", "kind: pairs, flows: []", "pattern.flows: got [] (allowed: a list of [src, dst] hosts, one per flow)"},
+		{"kind: incast, senders: 2", "kind: pairs, flows: [[0, 1], [2, 1]], starts_us: [0]", "pattern.starts_us: 1 values for 2 flows"},
+		{"kind: incast, senders: 2", "kind: pairs, flows: [[0, 1], [2, 1]], packets: [1, 2, 3]", "pattern.packets: 3 values for 2 flows"},
+		{"kind: incast, senders: 2", "kind: pairs, flows: [[0, 1], [2, 1]], starts_us: [0, 5], packets: [0, 3]", ""},
+		{"kind: incast, senders: 2", "kind: incast, senders: 2, starts_us: [0, 20]", "pattern.starts_us: given for pattern incast (allowed: with kind pairs only)"},
+		{"variants:", "sweep: {var: senders, values: [\"1\", \"2\", \"1\"]}\nvariants:", "sweep.values[2]: \"1\" is also sweep.values[0]"},
+		// Output names stay inside the output directory and do not clobber.
+		{"scenario: t", "scenario: ../t", "s.yaml:1: scenario: got \"../t\" (allowed: a name of letters"},
+		{"variants:", "plots: [{kind: header_cdf, file: ../x.png}]\nvariants:", "plots[0].file: got \"../x.png\" (allowed: a file name ending in .png"},
+		{"variants:", "plots: [{kind: header_cdf, file: sub/x.png}]\nvariants:", "plots[0].file: got \"sub/x.png\""},
+		{"variants:", "plots: [{kind: header_cdf, file: x.svg}]\nvariants:", "plots[0].file: got \"x.svg\""},
+		{"variants:", "plots: [{kind: header_cdf, file: Runs.png}]\nvariants:", "plots[0].file: got \"Runs.png\" (its data would overwrite runs.csv, which every run writes)"},
+		{"variants:", "plots: [{kind: header_cdf}, {kind: header_cdf}]\nvariants:", "plots[1].file: \"header_cdf.png\" is also plots[0]'s file"},
+		{"variants:", "plots: [{kind: header_cdf, file: a.png}, {kind: header_cdf, file: b.png}]\nvariants:", ""},
 	}
 	wantLoadErrors(t, good, cases)
 	// htsim framing on a chip that does not model it.

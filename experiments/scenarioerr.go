@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"reflect"
 	"regexp"
 	"sort"
@@ -31,6 +32,7 @@ type yamlIndex struct {
 	lines map[string]int
 	spots []yamlSpot
 	colls map[string]int // mappings and lists: path -> line where they start
+	root  *yaml.Node     // the document's top node
 }
 
 // newYAMLIndex reads a document's nodes; a syntax error is returned as
@@ -45,6 +47,7 @@ func newYAMLIndex(file string, data []byte) (*yamlIndex, error) {
 	if root.Kind == yaml.DocumentNode && len(root.Content) == 1 {
 		root = root.Content[0]
 	}
+	ix.root = root
 	ix.lines[""] = root.Line
 	ix.walk("", root)
 	return ix, nil
@@ -317,4 +320,85 @@ func deref(t reflect.Type) reflect.Type {
 		t = t.Elem()
 	}
 	return t
+}
+
+// checkNumbers finds, in a document decoded into a value of type t, the
+// numbers yaml.v3 lets through: a decimal given for an integer field,
+// which it truncates (hosts: 4.5 becomes 4), and NaN or an infinity given
+// for a number, which would pass every range check (they compare, and NaN
+// compares false). A whole decimal (3.0) is the integer 3, as in the chip
+// configs. path is n's path (as yamlIndex's).
+func checkNumbers(n *yaml.Node, t reflect.Type, path string) error {
+	t = deref(t)
+	switch n.Kind {
+	case yaml.DocumentNode:
+		for _, c := range n.Content {
+			if err := checkNumbers(c, t, path); err != nil {
+				return err
+			}
+		}
+	case yaml.AliasNode:
+		if n.Alias != nil {
+			return checkNumbers(n.Alias, t, path)
+		}
+	case yaml.MappingNode:
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k, v := n.Content[i], n.Content[i+1]
+			p := k.Value
+			if path != "" {
+				p = path + "." + k.Value
+			}
+			var vt reflect.Type
+			switch t.Kind() {
+			case reflect.Map:
+				vt = t.Elem()
+			case reflect.Struct:
+				for j := 0; j < t.NumField(); j++ {
+					if tag, _, _ := strings.Cut(t.Field(j).Tag.Get("yaml"), ","); tag == k.Value {
+						vt = t.Field(j).Type
+						break
+					}
+				}
+			}
+			if vt == nil {
+				continue // an unknown key is the decoder's error
+			}
+			if err := checkNumbers(v, vt, p); err != nil {
+				return err
+			}
+		}
+	case yaml.SequenceNode:
+		if t.Kind() != reflect.Slice && t.Kind() != reflect.Array {
+			return nil
+		}
+		for i, c := range n.Content {
+			if err := checkNumbers(c, t.Elem(), fmt.Sprintf("%s[%d]", path, i)); err != nil {
+				return err
+			}
+		}
+	case yaml.ScalarNode:
+		if n.ShortTag() != "!!float" {
+			return nil
+		}
+		var f float64
+		if err := n.Decode(&f); err != nil {
+			return nil
+		}
+		switch {
+		case isIntKind(t.Kind()) && f != math.Trunc(f):
+			return fieldErr(path, "got %s (allowed: an integer)", n.Value)
+		case (isIntKind(t.Kind()) || t.Kind() == reflect.Float64 || t.Kind() == reflect.Float32) && (math.IsNaN(f) || math.IsInf(f, 0)):
+			return fieldErr(path, "got %s (allowed: a finite number)", n.Value)
+		}
+	}
+	return nil
+}
+
+func isIntKind(k reflect.Kind) bool {
+	switch k {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return true
+	}
+	return false
 }

@@ -177,6 +177,12 @@ func MergeShards(shards []*Shard) (*Result, error) {
 		return nil, fmt.Errorf("no shard to merge")
 	}
 	first := shards[0]
+	if first.Scenario != nil {
+		// The files it will write are named by the shard's scenario.
+		if err := first.Scenario.checkOutputNames(); err != nil {
+			return nil, fmt.Errorf("shard %d/%d: %v", first.Index, first.Count, err)
+		}
+	}
 	want, _ := json.Marshal(first.Scenario)
 	seen := make([]bool, first.Count)
 	runs := make([]*Run, first.Total)

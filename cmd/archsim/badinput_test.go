@@ -49,6 +49,23 @@ variants:
 		{[]string{"--program", "ndp", "--set", "tofino.mau.stages=2.5"}, "--set tofino.mau.stages=2.5: must be an integer, got 2.5"},
 		{[]string{"aggregate", "--set", "aggregation.training.window=2.5"}, "--set aggregation.training.window=2.5: must be an integer, got 2.5"},
 		{[]string{"aggregate", "--set", "aggregation.host.nic_gbps=-1"}, "--set aggregation.host.nic_gbps=-1: aggregation.host.nic_gbps = -1 is out of range"},
+		{[]string{"--program", "ndp", "--config", write("dupkey.yaml", "tofino:\n  mau:\n    stages: 3\n    stages: 4\n")}, "dupkey.yaml:4: tofino.mau.stages: given twice (first at line 3)"},
+		{[]string{"--program", "ndp", "--config", write("list.yaml", "- tofino\n")}, "list.yaml:1: the file must be a mapping of config keys"},
+		// NaN passes a range check that compares; every way in refuses it.
+		{[]string{"--program", "ndp", "--set", "tofino.clock_mhz=NaN"}, `--set tofino.clock_mhz=NaN: must be a finite number, got "NaN"`},
+		{[]string{"--program", "ndp", "--clock-mhz", "NaN"}, "--clock-mhz NaN: must be a finite number"},
+		{[]string{"--program", "ndp", "--load", "NaN"}, "--load NaN: must be a finite number"},
+		{[]string{"--program", "ndp", "--config", write("nan.yaml", "tofino:\n  clock_mhz: .nan\n")}, "nan.yaml:2: tofino.clock_mhz: must be a finite number, got NaN"},
+		{[]string{"--program", "ndp", "--set", "tofino.recirc_gbps=+Inf"}, "--set tofino.recirc_gbps=+Inf: must be a finite number"},
+		{[]string{"aggregate", "--compare", "--probs", "NaN"}, "--probs [NaN]: must be a finite number"},
+		{[]string{"aggregate", "--straggle-prob", "NaN"}, "--straggle-prob NaN: must be a finite number"},
+		{[]string{"aggregate", "--set", "aggregation.straggler.probability=NaN"}, "--set aggregation.straggler.probability=NaN: must be a finite number"},
+		{[]string{"run", "--no-files", "--scenario", sc("nanscn.yaml", "prop_ns: 500", "prop_ns: .nan")}, "nanscn.yaml:7: link.prop_ns: got .nan (allowed: a finite number)"},
+		{[]string{"run", "--no-files", "--scenario", sc("hosts.yaml", "hosts: 4", "hosts: 4.5")}, "hosts.yaml:6: hosts: got 4.5 (allowed: an integer)"},
+		{[]string{"run", "--no-files", "--scenario", sc("plot.yaml", "variants:", "plots: [{kind: header_cdf, file: ../up.png}]\nvariants:")}, `plot.yaml:10: plots[0].file: got "../up.png"`},
+		{[]string{"run", "--no-files", "--scenario", sc("noprog.yaml", "program: ndp}", "}")}, "noprog.yaml:11: variants[0].program: missing: Tofino 1 runs a data-plane program"},
+		{[]string{"run", "--scenario", sc("out.yaml", "", ""), "--out", write("notadir", "x") + "/sub"}, "--out " + filepath.Join(dir, "notadir") + "/sub: cannot write there:"},
+		{[]string{"run", "--no-files", "--scenario", sc("rec.yaml", "", ""), "--records", write("notadir2", "x")}, "--records " + filepath.Join(dir, "notadir2") + ": cannot write there:"},
 		{[]string{"--sonic-config", write("db.json", "{\n  \"PORT\": {\"Ethernet0\": {\"speed\": \"100000\"}},\n  \"BUFFER_POOL\": {\n    \"p\": {\"sizze\": 1}\n  }\n}\n")}, "db.json:4: BUFFER_POOL|p: sizze: unknown field"},
 	}
 	for _, c := range cases {

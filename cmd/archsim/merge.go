@@ -42,6 +42,9 @@ func newMergeCmd(out io.Writer) *cobra.Command {
 				if outDir == "" {
 					outDir = filepath.Join("results", res.Name)
 				}
+				if err := checkOutDir("--out", outDir); err != nil {
+					return err
+				}
 				if files, err = res.WriteFiles(outDir); err != nil {
 					return &exitError{code: 1, msg: oneLine(err.Error())}
 				}

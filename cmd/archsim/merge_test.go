@@ -157,6 +157,13 @@ func TestMergeBadInput(t *testing.T) {
 		t.Fatalf("shard file does not record the default order: %.200s", data)
 	}
 	os.WriteFile(lifo, []byte(strings.Replace(string(data), `"tie_break":"fifo"`, `"tie_break":"lifo"`, 1)), 0o644)
+	// A shard whose scenario name would put the merged files outside
+	// results/.
+	if !strings.Contains(string(data), `"Name":"merge-ndp"`) {
+		t.Fatalf("shard file does not record the scenario's name: %.200s", data)
+	}
+	evil := filepath.Join(dir, "evil.json")
+	os.WriteFile(evil, []byte(strings.Replace(string(data), `"Name":"merge-ndp"`, `"Name":"../evil"`, 1)), 0o644)
 	for _, c := range []struct {
 		args []string
 		want string
@@ -169,6 +176,7 @@ func TestMergeBadInput(t *testing.T) {
 		{[]string{"merge", junk}, "format"},
 		{[]string{"merge", a, c}, "--tie-break akita"},
 		{[]string{"merge", lifo}, `tie-break "lifo"`},
+		{[]string{"merge", evil}, `scenario: got "../evil"`},
 	} {
 		_, msg, code := run(t, c.args...)
 		if code != 2 || !strings.Contains(msg, c.want) || strings.Contains(msg, "\n") {

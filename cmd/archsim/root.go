@@ -6,9 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"archsim/arch"
 	"archsim/engine"
@@ -82,6 +85,9 @@ measures per-packet pipeline latency by simulating packets on the Akita engine.
 	root.PersistentFlags().StringVar(&tieBreak, "tie-break", "fifo", "order of events due at the same simulated time: fifo (the default, which every result and golden uses: first scheduled, first handled, as htsim), akita (Akita's serial engine's heap order) or random[:SEED] (a seeded random order); the last two are what-ifs for how much a result depends on it")
 	addLimitFlags(root)
 	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error {
+		if err := finiteFlags(cmd); err != nil {
+			return err
+		}
 		if limits := limitsOf(cmd); limits.events < 1 || limits.events > 1e15 {
 			return &exitError{code: 2, msg: fmt.Sprintf("--max-events %g: must be 1..1e15", limits.events)}
 		}
@@ -151,7 +157,7 @@ func checkSim(packets int, load float64) error {
 	if packets < 1 {
 		return &exitError{code: 2, msg: fmt.Sprintf("--packets %d: must be ≥ 1", packets)}
 	}
-	if load <= 0 || load > 1 {
+	if !(load > 0 && load <= 1) {
 		return &exitError{code: 2, msg: fmt.Sprintf("--load %g: must be in (0, 1]", load)}
 	}
 	return nil
@@ -291,4 +297,32 @@ func writeJSONWith(out io.Writer, v any, key string, extra any) error {
 	fmt.Fprintf(&buf, "\n  %s: %s\n}\n", k, x)
 	_, err = out.Write(buf.Bytes())
 	return err
+}
+
+// finiteFlags refuses NaN and infinities in the number flags a user set
+// (strconv reads "NaN" and "Inf"): every range check compares, and NaN
+// compares false, so one would reach the simulation.
+func finiteFlags(cmd *cobra.Command) error {
+	var bad error
+	cmd.Flags().VisitAll(func(f *pflag.Flag) {
+		if bad != nil || !f.Changed {
+			return
+		}
+		var vals []string
+		switch f.Value.Type() {
+		case "float64", "float32":
+			vals = []string{f.Value.String()}
+		case "float64Slice", "float32Slice":
+			if sv, ok := f.Value.(pflag.SliceValue); ok {
+				vals = sv.GetSlice()
+			}
+		}
+		for _, v := range vals {
+			if x, err := strconv.ParseFloat(v, 64); err == nil && (math.IsNaN(x) || math.IsInf(x, 0)) {
+				bad = &exitError{code: 2, msg: fmt.Sprintf("--%s %s: must be a finite number", f.Name, f.Value.String())}
+				return
+			}
+		}
+	})
+	return bad
 }

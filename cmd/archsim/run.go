@@ -70,6 +70,20 @@ func newRunCmd(out io.Writer) *cobra.Command {
 			if err := checkScenario(cmd, sc, opt); err != nil {
 				return err
 			}
+			if !noFiles || shard != "" {
+				dir := outDir
+				if dir == "" {
+					dir = filepath.Join("results", sc.Name)
+				}
+				if err := checkOutDir("--out", dir); err != nil {
+					return err
+				}
+			}
+			if records != "" {
+				if err := checkOutDir("--records", records); err != nil {
+					return err
+				}
+			}
 			if err := sc.Preflight(opt); err != nil {
 				return &exitError{code: 2, msg: oneLine(err.Error())}
 			}
