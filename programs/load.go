@@ -274,12 +274,17 @@ func (l *loader) loadConstants(n node, overrides map[string]string) error {
 		if err != nil {
 			return err
 		}
-		if o, ok := overrides[p.key]; ok {
+		o, overridden := overrides[p.key]
+		if overridden {
 			src = o
 			used[p.key] = true
 		}
 		v, err := l.consts.evalConstString(src)
 		if err != nil {
+			if overridden {
+				// Not the file's value: say which one failed.
+				return p.val.errf("the value given for it (--param or a scenario's params), %q: %v", o, err)
+			}
 			return p.val.errf("%v", err)
 		}
 		l.consts.names[p.key] = v

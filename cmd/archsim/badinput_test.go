@@ -51,6 +51,7 @@ variants:
 		{[]string{"aggregate", "--set", "aggregation.host.nic_gbps=-1"}, "--set aggregation.host.nic_gbps=-1: aggregation.host.nic_gbps = -1 is out of range"},
 		{[]string{"--program", "ndp", "--config", write("dupkey.yaml", "tofino:\n  mau:\n    stages: 3\n    stages: 4\n")}, "dupkey.yaml:4: tofino.mau.stages: given twice (first at line 3)"},
 		{[]string{"--program", "ndp", "--config", write("list.yaml", "- tofino\n")}, "list.yaml:1: the file must be a mapping of config keys"},
+		{[]string{"--program", "ndp", "--param", "T0_NS=abc"}, `ndp.yaml:18: constants T0_NS: the value given for it (--param or a scenario's params), "abc": undefined constant "abc"`},
 		// NaN passes a range check that compares; every way in refuses it.
 		{[]string{"--program", "ndp", "--set", "tofino.clock_mhz=NaN"}, `--set tofino.clock_mhz=NaN: must be a finite number, got "NaN"`},
 		{[]string{"--program", "ndp", "--clock-mhz", "NaN"}, "--clock-mhz NaN: must be a finite number"},
