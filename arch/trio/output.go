@@ -133,7 +133,7 @@ func (p *PFE) cells(length int) int64 {
 func (p *PFE) output(pkt *packet.Packet, now int64) {
 	if p.unpaced {
 		pkt.EnqPs, pkt.DeqDeltaPs = now, 0
-		if p.prog.Egress != nil && len(p.prog.Egress.Body) > 0 {
+		if p.hasEgress(pkt) {
 			p.arrive(pkt, 1, now)
 		} else {
 			p.delivered(pkt, now)
@@ -211,12 +211,19 @@ func (p *PFE) dequeue(port int, now int64) {
 	pkt.DeqDeltaPs = now - pkt.EnqPs
 	pkt.DeqDepthCells = int(q.cells)
 	o.busyUntil = now + packet.SerializationPs(p.wireLen(pkt), p.portGbps(port))
-	if p.prog.Egress != nil && len(p.prog.Egress.Body) > 0 {
+	if p.hasEgress(pkt) {
 		p.arrive(pkt, 1, now)
 	} else {
 		p.delivered(pkt, now)
 	}
 	p.post(o.busyUntil, evDequeue, nil, port)
+}
+
+// hasEgress reports whether a packet leaving its queue gets an egress
+// thread: the program has egress code and the packet's ingress did not
+// set std.bypass_egress.
+func (p *PFE) hasEgress(pkt *packet.Packet) bool {
+	return p.prog.Egress != nil && len(p.prog.Egress.Body) > 0 && !pkt.BypassEgress
 }
 
 // QueueUse is what a queue of an output port saw during the run

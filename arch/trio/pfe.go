@@ -570,15 +570,21 @@ func (p *PFE) runScript(th *thread) {
 	p.exec.RunControl(ctl)
 	// One instruction hands the head to the reorder engine (assumed).
 	th.addInstr(1)
+	// A packet whose ingress code sets std.bypass_egress leaves without an
+	// egress thread, as on Tofino, so it carries no bridged metadata (the
+	// egress parser would expect headers only egress-bound packets have).
+	bypass := !egress && phv[prog.Std[programs.StdBypassEgress].Slot] != 0
+	bridge := !egress && p.bridges() && !bypass
 	if p.view != nil {
 		// The packet owns its head (hosts and generators make heads
 		// fresh, copies get their own): it is rewritten in place.
-		pkt.Head, pkt.Len = p.codec.DeparsePass(phv, pkt.Head, pkt.Len, res.Offset, !egress && p.bridges(), p.view, p.exec.Dirty)
+		pkt.Head, pkt.Len = p.codec.DeparsePass(phv, pkt.Head, pkt.Len, res.Offset, bridge, p.view, p.exec.Dirty)
 	} else {
-		pkt.Head, pkt.Len = p.deparse(phv, pkt.Head, pkt.Len, res.Offset, !egress && p.bridges())
+		pkt.Head, pkt.Len = p.deparse(phv, pkt.Head, pkt.Len, res.Offset, bridge)
 	}
 	if !egress {
-		pkt.NoBridge = !p.bridges()
+		pkt.NoBridge = !bridge
+		pkt.BypassEgress = bypass
 	}
 	if phv[prog.Std[programs.StdDrop].Slot] != 0 {
 		th.drop = true
