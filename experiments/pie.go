@@ -167,8 +167,8 @@ func (s *Scenario) validateAQM() error {
 			return fieldErr("workload.rate_gbps", "got %g (allowed: 0 < rate_gbps ≤ 3200)", w.RateGbps)
 		case w.LowRateGbps <= 0 || w.LowRateGbps >= w.RateGbps:
 			return fieldErr("workload.low_rate_gbps", "got %g (allowed: 0 < low_rate_gbps < rate_gbps)", w.LowRateGbps)
-		case w.FrameBytes < 64 || w.FrameBytes > 9216:
-			return fieldErr("workload.frame_bytes", "got %d (allowed: 64..9216)", w.FrameBytes)
+		case w.FrameBytes < 64 || w.FrameBytes > maxUDPFrameBytes:
+			return fieldErr("workload.frame_bytes", "got %d (allowed: 64..%d: an IP packet of at most 9000 bytes behind a 14-byte Ethernet header)", w.FrameBytes, maxUDPFrameBytes)
 		}
 	}
 	if w.Kind == "tcp" {
@@ -429,9 +429,12 @@ func (s *Scenario) runAQM(spec runSpec) (*Run, error) {
 		for _, d := range reasons.Sorted() {
 			k, n := d.Reason, d.Packets
 			r.DropReasons = append(r.DropReasons, DropCount{Reason: k, Packets: n})
-			if strings.HasPrefix(k, "traffic manager:") || strings.Contains(k, "queue full") {
+			switch {
+			case strings.HasPrefix(k, "traffic manager:") || strings.Contains(k, "queue full"):
 				r.TailDrops += n
-			} else {
+			case strings.Contains(k, "parser reject"):
+				// neither: a frame the program cannot parse
+			default:
 				r.AQMDrops += n
 			}
 			r.Dropped += n

@@ -189,8 +189,8 @@ func (s *Scenario) validateProtego() error {
 		if err := s.validateFCT(); err != nil {
 			return err
 		}
-	case w.FrameBytes < 64 || w.FrameBytes > 9216:
-		return s.need("workload.frame_bytes", "64..9216", w.FrameBytes)
+	case w.FrameBytes < 64 || w.FrameBytes > maxUDPFrameBytes:
+		return s.need("workload.frame_bytes", fmt.Sprintf("64..%d", maxUDPFrameBytes), w.FrameBytes)
 	case !(w.RateGbps > 0 && w.RateGbps <= MaxLinkGbps):
 		return s.need("workload.rate_gbps", fmt.Sprintf("0 < rate_gbps ≤ %d", MaxLinkGbps), w.RateGbps)
 	}
@@ -552,8 +552,31 @@ func (s *idSet) add(id uint64) {
 }
 
 // poissonCI95 is the exact (Garwood) 95 % interval of a Poisson mean
-// given k events.
+// given k events. Above 100 events it is the Wilson–Hilferty
+// approximation of the same chi-square quantiles (within 0.05 of the
+// exact limits there, TestPoissonCI), since the exact sums would
+// underflow (e^-lambda is 0 past lambda ≈ 745) and cost k terms per step.
 func poissonCI95(k int64) (lo, hi float64) {
+	if k > 100 {
+		return poissonCI95WH(k)
+	}
+	return poissonCI95Exact(k)
+}
+
+// poissonCI95WH is Wilson and Hilferty's cube-root approximation of the
+// chi-square quantiles that bound a Poisson mean.
+func poissonCI95WH(k int64) (lo, hi float64) {
+	const z = 1.959963984540054
+	wh := func(n, sign float64) float64 {
+		return n * math.Pow(1-1/(9*n)+sign*z/(3*math.Sqrt(n)), 3)
+	}
+	return wh(float64(k), -1), wh(float64(k+1), 1)
+}
+
+// poissonCI95Exact is Garwood's interval by bisection on the Poisson
+// distribution function (k ≤ a few hundred: e^-lambda underflows past
+// lambda ≈ 745).
+func poissonCI95Exact(k int64) (lo, hi float64) {
 	cdf := func(lambda float64, k int64) float64 { // P(X <= k)
 		term, sum := math.Exp(-lambda), 0.0
 		for i := int64(0); i <= k; i++ {
@@ -777,7 +800,8 @@ func (s *Scenario) runProtego(spec runSpec) (*Run, error) {
 		n := float64(pr.Offered)
 		pr.EffectiveLoss = float64(pr.Unrecovered) / n
 		lo, hi := poissonCI95(pr.Unrecovered)
-		pr.EffectiveLossCI = [2]float64{lo / n, hi / n}
+		// A loss rate: the Poisson interval of the count, capped at 1.
+		pr.EffectiveLossCI = [2]float64{min(lo/n, 1), min(hi/n, 1)}
 	}
 	pr.Measurable = float64(pr.Offered)*pr.EffectiveLossExpected >= 3
 	// The ledger of the frames offered to the protected link: each is
@@ -901,8 +925,11 @@ func (t *protegoStressTraffic) finish(pr *ProtegoRun, r *Run, _ int64) {
 	}
 	pr.Delivered, pr.Duplicates, pr.Reordered = t.seen.unique, t.seen.dups, t.seen.late
 	pr.Unrecovered = max(0, pr.Offered-pr.Delivered)
-	if k := t.sink; k.Packets > 0 && k.LastPs > k.FirstPs {
-		wire := float64(t.seen.unique) * float64(t.frameBytes+24) * 8
+	if k := t.sink; k.Packets > 0 && k.LastPs > k.FirstPs && t.seen.unique > 1 {
+		// The receive rate: n frames arriving from first to last are n-1
+		// frame times apart (n over that span read above the line rate
+		// when only a few frames got through).
+		wire := float64(t.seen.unique-1) * float64(t.frameBytes+24) * 8
 		pr.EffectiveGbps = wire / (float64(k.LastPs-k.FirstPs) / 1e12) / 1e9
 	}
 	r.DataSent = int(t.u.Sent)

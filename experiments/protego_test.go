@@ -140,6 +140,21 @@ func TestPoissonCI(t *testing.T) {
 	if math.Abs(lo-4.795) > 0.01 || math.Abs(hi-18.39) > 0.02 {
 		t.Errorf("k=10: [%g, %g]", lo, hi)
 	}
+	// Either side of the switch to Wilson–Hilferty the two agree, and far
+	// past it (where e^-k underflows) the interval still holds k.
+	for _, k := range []int64{101, 150, 300} {
+		elo, ehi := poissonCI95Exact(k)
+		alo, ahi := poissonCI95(k)
+		if math.Abs(alo-elo) > 0.05 || math.Abs(ahi-ehi) > 0.05 {
+			t.Errorf("k=%d: exact [%g, %g], used [%g, %g]", k, elo, ehi, alo, ahi)
+		}
+	}
+	for _, k := range []int64{746, 5000, 1e6} {
+		lo, hi := poissonCI95(k)
+		if !(lo < float64(k) && float64(k) < hi) || hi-lo < math.Sqrt(float64(k)) {
+			t.Errorf("k=%d: [%g, %g] does not hold k with a width near 2·1.96·√k", k, lo, hi)
+		}
+	}
 }
 
 // TestProtegoFCT: 143-byte DCTCP and RDMA flows over a link losing 2 % of

@@ -102,7 +102,8 @@ type Workload struct {
 	// LowRateGbps is the udp-risefall source's rate once drop_prob first
 	// reaches 100 %.
 	LowRateGbps float64 `yaml:"low_rate_gbps"`
-	// FrameBytes is the udp-risefall source's frame length.
+	// FrameBytes is the udp-risefall source's frame length (at most
+	// maxUDPFrameBytes).
 	FrameBytes int `yaml:"frame_bytes"`
 	// HostDelayUs is a tcp host's stack delay, each way (the base RTT);
 	// protego-fct: the TCP stack's or the RDMA NIC's delay per frame sent.
@@ -226,6 +227,11 @@ func Load(nameOrPath string) (*Scenario, error) {
 	return s, nil
 }
 
+// maxUDPFrameBytes is the longest frame a UDP source sends: an IP packet
+// of at most 9000 bytes (components/hosts) behind a 14-byte Ethernet
+// header.
+const maxUDPFrameBytes = 9000 + 14
+
 // Bounds on what a scenario may ask for. Each keeps one run's memory and
 // event count within what a workstation simulates in minutes; the README
 // lists them (section "Limits").
@@ -331,7 +337,13 @@ func (s *Scenario) validate() error {
 	default:
 		return s.need("pattern.kind", "incast, mod16, mod16-apart, shifted, fanin, pairs", strconv.Quote(p.Kind))
 	}
-	if p.Senders < 0 || p.Senders > s.Hosts {
+	if s.Workload.Kind == "tcp" {
+		// senders are the connections of the pattern's one pair, as in a
+		// sweep over them.
+		if p.Senders < 0 || p.Senders > maxConnections {
+			return s.need("pattern.senders", fmt.Sprintf("0..%d connections (tcp: 0 is one per host)", maxConnections), p.Senders)
+		}
+	} else if p.Senders < 0 || p.Senders > s.Hosts {
 		return s.need("pattern.senders", fmt.Sprintf("0..%d (0: every host)", s.Hosts), p.Senders)
 	}
 	if p.Receivers < 0 || p.Receivers > s.Hosts {

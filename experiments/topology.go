@@ -274,7 +274,7 @@ func (s *Scenario) buildNetwork(spec runSpec, engine sim.Engine, deadline int64)
 		}
 		front := sw.FrontPorts()
 		if len(front) < p.ports[si] {
-			return nil, nil, fmt.Errorf("variant %s: switch %s (%s) has %d front-panel ports, the topology needs %d", spec.variant.Name, ts.Name, sw.Name(), len(front), p.ports[si])
+			return nil, nil, fmt.Errorf("switch %s (chip %s) has %d front-panel ports, the topology needs %d", ts.Name, setup.Chip, len(front), p.ports[si])
 		}
 		if ss != nil {
 			if sonicSw != nil {

@@ -57,6 +57,11 @@ func Generate(prog *programs.Program, rate PortRate, packets int, load float64, 
 // applications are not offered as arrivals but listed in Offered.Pktgen
 // with the number of triggers their share asks for (a chip's generator
 // makes their packets).
+// maxArrivalPs bounds the offered arrivals' times: a quarter of the
+// int64 picosecond clock (about 27 days), leaving room for the run after
+// them.
+const maxArrivalPs = float64(1 << 61)
+
 func GenerateWith(prog *programs.Program, rate PortRate, packets int, load float64, seed int64, pktgen bool) (*Offered, error) {
 	templates := append([]*programs.FlowTemplate(nil), prog.Traffic...)
 	apps := map[int]*programs.PktgenApp{} // template index -> application
@@ -155,10 +160,17 @@ func GenerateWith(prog *programs.Program, rate PortRate, packets int, load float
 			head := ft.BuildPacket(seq[fi], size)
 			seq[fi]++
 			size = max(size, len(head))
-			gap := int64(float64(packet.SerializationPs(size, pf.gbps)) / load)
+			gapF := float64(packet.SerializationPs(size, pf.gbps)) / load
 			if ft.IntervalNs > 0 {
-				gap = ft.IntervalNs * 1000
+				gapF = float64(ft.IntervalNs) * 1000
 			}
+			// The arrivals must stay within the engine's picosecond clock
+			// (a tiny --load spreads them over centuries).
+			if float64(t)+gapF*float64(n-k) > maxArrivalPs {
+				return nil, fmt.Errorf("--packets %d at --load %g: port %d's arrivals would span %.3g s of simulated time (the engine allows %.3g s); raise --load or lower --packets",
+					packets, load, pf.port, (float64(t)+gapF*float64(n-k))/1e12, maxArrivalPs/1e12)
+			}
+			gap := int64(gapF)
 			if k == 0 {
 				t = rng.Int63n(max(gap, 1))
 			}

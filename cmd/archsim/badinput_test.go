@@ -52,6 +52,8 @@ variants:
 		{[]string{"--program", "ndp", "--config", write("dupkey.yaml", "tofino:\n  mau:\n    stages: 3\n    stages: 4\n")}, "dupkey.yaml:4: tofino.mau.stages: given twice (first at line 3)"},
 		{[]string{"--program", "ndp", "--config", write("list.yaml", "- tofino\n")}, "list.yaml:1: the file must be a mapping of config keys"},
 		{[]string{"--program", "ndp", "--param", "T0_NS=abc"}, `ndp.yaml:18: constants T0_NS: the value given for it (--param or a scenario's params), "abc": undefined constant "abc"`},
+		{[]string{"--program", "ndp", "--packets", "8", "--load", "1e-15"}, "--packets 8 at --load 1e-15: port 0's arrivals would span 1.41e+07 s of simulated time"},
+		{[]string{"compare", "--program", "ndp", "--packets", "8", "--load", "1e-15"}, "--packets 8 at --load 1e-15: port 0's arrivals would span"},
 		// NaN passes a range check that compares; every way in refuses it.
 		{[]string{"--program", "ndp", "--set", "tofino.clock_mhz=NaN"}, `--set tofino.clock_mhz=NaN: must be a finite number, got "NaN"`},
 		{[]string{"--program", "ndp", "--clock-mhz", "NaN"}, "--clock-mhz NaN: must be a finite number"},
