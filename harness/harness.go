@@ -40,6 +40,10 @@ const (
 	eventsPerTimerThread = 8
 )
 
+// EventsPerTimerThread is what a timer thread's start costs in engine
+// events, for other estimates (the aggregation's).
+const EventsPerTimerThread = eventsPerTimerThread
+
 // EstimateEvents bounds a latency run's engine events from the offered
 // packets and, on a chip that runs timers, the timer threads started
 // until the last arrival.

@@ -117,8 +117,14 @@ training and straggler parameters come from configs/aggregation.yaml
 			// a failure (printed, exit 1): the program does not aggregate
 			// correctly on this chip.
 			var wrong error
-			if r.Wrong > 0 {
+			switch {
+			case r.Wrong > 0:
 				wrong = &exitError{code: 1, msg: fmt.Sprintf("%d of %d results differ from the workers' true sum: %s does not aggregate correctly on %s", r.Wrong, r.Results, r.Program, r.Chip)}
+			case !r.Done:
+				// Printed, and a failure: a job that stops short (more
+				// workers than the program aggregates, a deadline) is not
+				// a measurement of the job asked for.
+				wrong = &exitError{code: 1, msg: fmt.Sprintf("the job did not finish: %d packets sent, %d results received, %d switch drops by %.6g ms simulated (%s on %s)", r.Sent, r.Results, r.SwitchDrops, r.SimulatedMs, r.Program, r.Chip)}
 			}
 			if o.json {
 				if err := writeJSON(out, r); err != nil {

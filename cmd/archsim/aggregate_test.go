@@ -59,3 +59,13 @@ func TestNdpEgressExplained(t *testing.T) {
 		t.Errorf("the egress count is not explained:\n%s", out)
 	}
 }
+
+// TestAggregateUnfinishedFails: a job that stops short (here more workers
+// than switchml's NUM_WORKERS, 8) prints its table and exits 1 with one
+// line saying so, instead of exit 0 with "Finished false".
+func TestAggregateUnfinishedFails(t *testing.T) {
+	out, msg, code := run(t, "aggregate", "--switch", "tofino", "--workers", "9", "--iterations", "1", "--gradients", "4096", "--quiet")
+	if code != 1 || !strings.Contains(msg, "the job did not finish: ") || strings.Contains(msg, "\n") || !strings.Contains(out, "Finished") {
+		t.Errorf("exit %d, %q (stdout %d bytes); want exit 1, the table and one line saying the job did not finish", code, msg, len(out))
+	}
+}

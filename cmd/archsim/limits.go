@@ -12,6 +12,7 @@ import (
 	"archsim/components/workers"
 	"archsim/experiments"
 	"archsim/experiments/aggregation"
+	"archsim/harness"
 	"archsim/programs"
 )
 
@@ -50,6 +51,10 @@ const (
 	// measured ~8.2 B from --window 4096 to 16384).
 	eventsPerAggPacket = 500
 	bytesPerSlotGrad   = 10
+	// eventsPerScanRecord: a Trio-ML scan timer thread's events per
+	// record it visits (measured ~5: 2.1e8 events for 10^6 ticks of 41
+	// records each, --compute-ms 1e5).
+	eventsPerScanRecord = 5
 )
 
 // limitFlags are the global --max-memory and --max-events.
@@ -199,6 +204,24 @@ func checkAggregate(cmd *cobra.Command, o *aggregateOptions, wc workers.Config, 
 	gradMax := float64((wc.PerPacket + 15) / 16 * 16)
 	perRun := pfes * slots * gradMax * bytesPerSlotGrad
 	mem := float64(baseBytes) + float64(par)*perRun
+	events := float64(runs) * packets * eventsPerAggPacket
+	if o.sw == "trio" || o.compare {
+		// Trio-ML's scan timers tick through the whole run, compute time
+		// included: at least iterations x compute of it (--compute-ms
+		// 1e6 was a thousand seconds of scans per iteration).
+		prog, err := programs.Resolve("trio-ml", nil)
+		if err != nil {
+			return err
+		}
+		span := float64(wc.Iterations) * float64(wc.ComputePs) / 1000 // ns
+		for _, t := range prog.Timers {
+			if t.PeriodNs <= 0 || t.Threads <= 0 {
+				continue
+			}
+			records := float64(slots) / float64(t.Threads)
+			events += float64(runs) * pfes * float64(t.Threads) * (span/float64(t.PeriodNs) + 1) * (harness.EventsPerTimerThread + eventsPerScanRecord*records)
+		}
+	}
 	return checkLimits(cmd, fmt.Sprintf("aggregation of %d workers x %d blocks x %d iterations, runs: %d", wc.Workers, wc.Blocks(), wc.Iterations, runs),
-		mem, float64(runs)*packets*eventsPerAggPacket)
+		mem, events)
 }
