@@ -306,6 +306,8 @@ func (s *Scenario) validate() error {
 		switch {
 		case w.Ctrl < 64 || w.Ctrl > 9216:
 			return s.need("workload.ctrl", "64..9216 bytes", w.Ctrl)
+		case w.Ctrl >= w.MSS:
+			return fieldErr("workload.ctrl", "got %d (allowed: 64..mss-1 = %d: a header is shorter than the data frame it is trimmed from)", w.Ctrl, w.MSS-1)
 		case w.Window < 1 || w.Window > MaxWindow:
 			return s.need("workload.window", fmt.Sprintf("1..%d packets", MaxWindow), w.Window)
 		case w.PullRate <= 0 || w.PullRate > 10:
@@ -413,6 +415,9 @@ func (s *Scenario) validate() error {
 		if v.QueuePackets < 0 || v.QueuePackets > MaxQueuePackets {
 			return s.need(at+".queue_packets", fmt.Sprintf("1..%d", MaxQueuePackets), v.QueuePackets)
 		}
+		if err := s.checkIdealQueue(at+".queue_packets", v.chipOf(), v.QueuePackets); err != nil {
+			return err
+		}
 		if (v.Program == "sonic-l3") != (v.SonicConfig != "") {
 			return fieldErr(at+".sonic_config", "the sonic-l3 program and sonic_config go together")
 		}
@@ -433,6 +438,9 @@ func (s *Scenario) validate() error {
 			}
 			if o.QueuePackets < 0 || o.QueuePackets > MaxQueuePackets {
 				return fieldErr(sat+".queue_packets", "got %d (allowed: 1..%d)", o.QueuePackets, MaxQueuePackets)
+			}
+			if err := s.checkIdealQueue(sat+".queue_packets", o.Chip, o.QueuePackets); err != nil {
+				return err
 			}
 			if err := checkProgramName(sat+".program", o.Program); err != nil {
 				return err
@@ -531,6 +539,22 @@ func (s *Scenario) validate() error {
 // sweepX is the swept value's name in a derived constant's expression:
 // x as a word of its own (not the x of 0x10).
 var sweepX = regexp.MustCompile(`\bx\b`)
+
+// checkIdealQueue: an ideal switch's data queue holds queue_packets
+// payloads of mss - ctrl bytes (htsim counts the MSS without its header,
+// arch/ideal), so it must hold at least one whole data frame, or every
+// data packet is trimmed (ndp workloads; 0 is the chip's default).
+func (s *Scenario) checkIdealQueue(path, chip string, packets int) error {
+	w := s.Workload
+	if chip != "ideal" || packets == 0 || w.Kind != "ndp" || w.MSS <= w.Ctrl {
+		return nil
+	}
+	if payload := w.MSS - w.Ctrl; packets*payload < w.MSS {
+		return fieldErr(path, "got %d (the ideal switch's data queue, %d x (mss - ctrl) = %d B, must hold one %d-byte frame: at least %d)",
+			packets, packets, packets*payload, w.MSS, (w.MSS+payload-1)/payload)
+	}
+	return nil
+}
 
 // plainName is what a scenario's name and a plot's file name (before its
 // .png) may be: they name files and directories under the output

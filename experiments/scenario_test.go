@@ -310,6 +310,9 @@ variants:
 		{"kind: incast, senders: 2", "kind: pairs, flows: [[0, 1], [2, 1]], starts_us: [0, 5], packets: [0, 3]", ""},
 		{"kind: incast, senders: 2", "kind: incast, senders: 2, starts_us: [0, 20]", "pattern.starts_us: given for pattern incast (allowed: with kind pairs only)"},
 		{"variants:", "sweep: {var: senders, values: [\"1\", \"2\", \"1\"]}\nvariants:", "sweep.values[2]: \"1\" is also sweep.values[0]"},
+		{"switch: ideal, queue_packets: 10", "switch: ideal, queue_packets: 1", "s.yaml:11: variants[0].queue_packets: got 1 (the ideal switch's data queue, 1 x (mss - ctrl) = 1500 B, must hold one 1564-byte frame: at least 2)"},
+		{"switch: ideal, queue_packets: 10", "switch: ideal, queue_packets: 2", ""},
+		{"ctrl: 64", "ctrl: 1564", "s.yaml:8: workload.ctrl: got 1564 (allowed: 64..mss-1 = 1563"},
 		// Output names stay inside the output directory and do not clobber.
 		{"scenario: t", "scenario: ../t", "s.yaml:1: scenario: got \"../t\" (allowed: a name of letters"},
 		{"variants:", "plots: [{kind: header_cdf, file: ../x.png}]\nvariants:", "plots[0].file: got \"../x.png\" (allowed: a file name ending in .png"},
