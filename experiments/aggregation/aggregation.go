@@ -505,8 +505,10 @@ var switchMLPrograms = map[int]struct {
 // threads would tick forever): every iteration's compute and the longest
 // sleeps it can draw, plus a second per iteration for aggregation.
 func defaultDeadline(start int64, wc workers.Config) int64 {
-	per := wc.ComputePs + int64(float64(wc.DelayPoints)*wc.SlowMax*float64(wc.TypicalIterPs)) + 1e12
-	return start + int64(wc.Iterations)*per
+	per := float64(wc.ComputePs) + float64(wc.DelayPoints)*wc.SlowMax*float64(wc.TypicalIterPs) + 1e12
+	// Saturate rather than wrap (10^4 iterations of 10^6 ms overflowed
+	// int64 picoseconds and stopped the run after its first compute).
+	return int64(min(float64(start)+float64(wc.Iterations)*per, 1<<62))
 }
 
 // programDrops counts the drops the program made.
