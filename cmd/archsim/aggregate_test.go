@@ -60,12 +60,22 @@ func TestNdpEgressExplained(t *testing.T) {
 	}
 }
 
-// TestAggregateUnfinishedFails: a job that stops short (here more workers
-// than switchml's NUM_WORKERS, 8) prints its table and exits 1 with one
-// line saying so, instead of exit 0 with "Finished false".
+// TestAggregateUnfinishedFails: a job that stops short (here nine workers
+// on one Trio-ML PFE, which returns no result) prints its table and exits
+// 1 with one line saying so, instead of exit 0 with "Finished false".
 func TestAggregateUnfinishedFails(t *testing.T) {
-	out, msg, code := run(t, "aggregate", "--switch", "tofino", "--workers", "9", "--iterations", "1", "--gradients", "4096", "--quiet")
+	out, msg, code := run(t, "aggregate", "--switch", "trio", "--first-level", "0", "--workers", "9", "--iterations", "1", "--gradients", "4096", "--quiet")
 	if code != 1 || !strings.Contains(msg, "the job did not finish: ") || strings.Contains(msg, "\n") || !strings.Contains(out, "Finished") {
 		t.Errorf("exit %d, %q (stdout %d bytes); want exit 1, the table and one line saying the job did not finish", code, msg, len(out))
+	}
+}
+
+// TestSwitchMLNineWorkers: SwitchML's result group is the job's workers'
+// ports (its control plane's work), so a ninth worker gets its results
+// (the program's file lists ports 0..7).
+func TestSwitchMLNineWorkers(t *testing.T) {
+	out, msg, code := run(t, "aggregate", "--switch", "tofino", "--workers", "9", "--iterations", "1", "--gradients", "4096", "--quiet", "--json")
+	if code != 0 || !strings.Contains(out, `"done": true`) || !strings.Contains(out, `"results_received": 144`) {
+		t.Errorf("exit %d %q; want a finished job with 144 results: %.300s", code, msg, out)
 	}
 }

@@ -362,6 +362,12 @@ func switchML(s Setup, engine sim.Engine, params map[string]string, wc *workers.
 		return nil, err
 	}
 	prog := sw.Program()
+	// SwitchML's control plane sets the job's result group to its
+	// workers' ports (the program's file lists ports 0..7, which left a
+	// ninth worker without results and sent copies to empty ports).
+	if err := setResultGroup(sw, prog, wc.Workers, port); err != nil {
+		return nil, err
+	}
 	pool := s.Pool
 	if pool <= 0 {
 		pool = wc.Window
@@ -489,6 +495,32 @@ func build(engine sim.Engine, chip, program string, params map[string]string, se
 		return nil, c.Err
 	}
 	return t.Build(arch.BuildSpec{Engine: engine, Compiled: c, Seed: seed})
+}
+
+// setResultGroup writes the program's RESULT_GROUP multicast group: the
+// ports of workers 0..n-1.
+func setResultGroup(sw arch.Switch, prog *programs.Program, n int, port func(int) int) error {
+	group := int64(-1)
+	for _, c := range prog.Constants {
+		if c.Name == "RESULT_GROUP" {
+			group = c.Value
+		}
+	}
+	if group < 0 {
+		return fmt.Errorf("%s has no RESULT_GROUP constant for the workers' results", prog.Name)
+	}
+	rep, ok := sw.(arch.Replicator)
+	if !ok {
+		return fmt.Errorf("%s cannot set multicast groups", sw.Name())
+	}
+	ports := make([]int, n)
+	for w := range ports {
+		ports[w] = port(w)
+	}
+	if err := rep.SetMulticastGroup(int(group), ports); err != nil {
+		return fmt.Errorf("%s's result group for %d workers (on ports %d..%d): %v", prog.Name, n, port(0), port(n-1), err)
+	}
+	return nil
 }
 
 // switchMLPrograms: the SwitchML program for a packet's gradient count,
