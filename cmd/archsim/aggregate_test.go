@@ -60,11 +60,12 @@ func TestNdpEgressExplained(t *testing.T) {
 	}
 }
 
-// TestAggregateUnfinishedFails: a job that stops short (here nine workers
-// on one Trio-ML PFE, which returns no result) prints its table and exits
-// 1 with one line saying so, instead of exit 0 with "Finished false".
+// TestAggregateUnfinishedFails: a job that stops short (here 5 000
+// iterations of 1 000 s of compute, past the SwitchML run's 2^62 ps
+// deadline) prints its table and exits 1 with one line saying so,
+// instead of exit 0 with "Finished false".
 func TestAggregateUnfinishedFails(t *testing.T) {
-	out, msg, code := run(t, "aggregate", "--switch", "trio", "--first-level", "0", "--workers", "9", "--iterations", "1", "--gradients", "4096", "--quiet")
+	out, msg, code := run(t, "aggregate", "--switch", "tofino", "--iterations", "5000", "--compute-ms", "1e6", "--gradients", "1", "--quiet")
 	if code != 1 || !strings.Contains(msg, "the job did not finish: ") || strings.Contains(msg, "\n") || !strings.Contains(out, "Finished") {
 		t.Errorf("exit %d, %q (stdout %d bytes); want exit 1, the table and one line saying the job did not finish", code, msg, len(out))
 	}
@@ -77,5 +78,19 @@ func TestSwitchMLNineWorkers(t *testing.T) {
 	out, msg, code := run(t, "aggregate", "--switch", "tofino", "--workers", "9", "--iterations", "1", "--gradients", "4096", "--quiet", "--json")
 	if code != 0 || !strings.Contains(out, `"done": true`) || !strings.Contains(out, `"results_received": 144`) {
 		t.Errorf("exit %d %q; want a finished job with 144 results: %.300s", code, msg, out)
+	}
+}
+
+// TestTrioMLSourcesGroup: trio-ml's sources group is written for the job
+// (the file lists groups 1..8), and a PFE asked to serve more sources than
+// it has ports is refused in one line, not left without results.
+func TestTrioMLSourcesGroup(t *testing.T) {
+	_, msg, code := run(t, "aggregate", "--switch", "trio", "--first-level", "0", "--workers", "9", "--iterations", "1", "--gradients", "4096", "--quiet")
+	if code != 2 || !strings.Contains(msg, "trio-ml's group of 9 sources: ") || !strings.Contains(msg, "port 4 does not exist") {
+		t.Errorf("exit %d %q; want exit 2 naming the group and the missing port", code, msg)
+	}
+	out, msg, code := run(t, "aggregate", "--switch", "trio", "--chip", "trio6", "--first-level", "0", "--workers", "8", "--iterations", "1", "--gradients", "4096", "--quiet", "--json")
+	if code != 0 || !strings.Contains(out, `"done": true`) {
+		t.Errorf("eight sources on a Trio 6 slice (8 ports): exit %d %q: %.300s", code, msg, out)
 	}
 }

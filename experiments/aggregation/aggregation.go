@@ -451,6 +451,9 @@ func buildHierarchy(engine sim.Engine, chip string, params map[string]string, se
 		if err != nil {
 			return nil, err
 		}
+		if err := sourcesGroup(pfe, servers); err != nil {
+			return nil, err
+		}
 		return &hierarchy{all: []arch.Switch{pfe}}, nil
 	}
 	if servers%first != 0 {
@@ -464,11 +467,17 @@ func buildHierarchy(engine sim.Engine, chip string, params map[string]string, se
 	if err != nil {
 		return nil, err
 	}
+	if err := sourcesGroup(top, first); err != nil {
+		return nil, err
+	}
 	h := &hierarchy{all: []arch.Switch{top}, perEdge: per}
 	for i := 0; i < first; i++ {
 		pfe, err := build(engine, chip, "trio-ml", with(map[string]string{"SOURCES": fmt.Sprint(per), "GROUP": fmt.Sprint(per),
 			"UP_PORT": fmt.Sprint(per), "UP_SRC": fmt.Sprint(i)}), seed+int64(i)+1)
 		if err != nil {
+			return nil, err
+		}
+		if err := sourcesGroup(pfe, per); err != nil {
 			return nil, err
 		}
 		// The fabric: the first-level PFE's uplink to the top level's
@@ -495,6 +504,24 @@ func build(engine sim.Engine, chip, program string, params map[string]string, se
 		return nil, c.Err
 	}
 	return t.Build(arch.BuildSpec{Engine: engine, Compiled: c, Seed: seed})
+}
+
+// sourcesGroup writes trio-ml's multicast group GROUP = n, the job's n
+// sources on ports 0..n-1, as the control plane does (the program's file
+// lists groups 1..8 only, so a PFE with more sources sent no result).
+func sourcesGroup(sw arch.Switch, n int) error {
+	rep, ok := sw.(arch.Replicator)
+	if !ok {
+		return fmt.Errorf("%s cannot set multicast groups", sw.Name())
+	}
+	ports := make([]int, n)
+	for i := range ports {
+		ports[i] = i
+	}
+	if err := rep.SetMulticastGroup(n, ports); err != nil {
+		return fmt.Errorf("trio-ml's group of %d sources: %v", n, err)
+	}
+	return nil
 }
 
 // setResultGroup writes the program's RESULT_GROUP multicast group: the
