@@ -29,9 +29,13 @@ func (s *Scenario) Preflight(opt Options) error {
 	for i, v := range s.Variants {
 		index[v.Name] = i
 	}
+	for name, i := range s.variantAt {
+		index[name] = i
+	}
 	seen := map[string]bool{}
+	ports := newPlan(s.topology()).ports // front-panel ports each switch needs
 	for _, spec := range specs {
-		for _, ts := range s.topology().Switches {
+		for si, ts := range s.topology().Switches {
 			setup := spec.variant.setupOf(ts.Name)
 			path := fmt.Sprintf("variants[%d]", index[spec.variant.Name])
 			if _, ok := spec.variant.Switches[ts.Name]; ok {
@@ -61,6 +65,9 @@ func (s *Scenario) Preflight(opt Options) error {
 				if _, err := target.Compile(nil); err != nil {
 					return s.ix.locate(fieldErr(path+".program", "missing: %v", err))
 				}
+				if err := s.checkPorts(target, si, ports); err != nil {
+					return s.ix.locate(fieldErr(path+".chip", "%v", err))
+				}
 				continue
 			}
 			prog, err := s.checkedProgram(setup.Program, params)
@@ -70,6 +77,9 @@ func (s *Scenario) Preflight(opt Options) error {
 					return s.ix.locate(fieldErr(at, "with %s = %s: %v", s.Sweep.Var, spec.value, err))
 				}
 				return s.ix.locate(fieldErr(at, "%v", err))
+			}
+			if err := s.checkPorts(target, si, ports); err != nil {
+				return s.ix.locate(fieldErr(path+".chip", "%v", err))
 			}
 			if s.Trace != "" && ts.Name == s.topology().Switches[0].Name && !hasRegisterAction(prog, s.Trace) {
 				return s.ix.locate(fieldErr("trace_register", "program %s has no register action %q (allowed: REGISTER.ACTION)", prog.Name, s.Trace))
@@ -144,4 +154,19 @@ func hasRegisterAction(prog *programs.Program, name string) bool {
 		}
 	}
 	return false
+}
+
+// checkPorts checks that switch si's chip has the front-panel ports the
+// topology puts on it. A chip whose target lists them (Tofino, Trio) is
+// checked; one that sizes itself to its network (the ideal switch) always
+// has them.
+func (s *Scenario) checkPorts(target arch.Target, si int, need []int) error {
+	fp, ok := target.(interface{ FrontPorts() []int })
+	if !ok {
+		return nil
+	}
+	if have := len(fp.FrontPorts()); have < need[si] {
+		return fmt.Errorf("%s has %d front-panel ports, the topology puts %d on switch %s", target.Name(), have, need[si], s.topology().Switches[si].Name)
+	}
+	return nil
 }

@@ -56,6 +56,9 @@ type Scenario struct {
 	// is read only once loaded; a run's state and compiled code are its
 	// own). Runs in parallel use it, hence the lock.
 	checked *programMemo
+	// variantAt is, after KeepVariant, the kept variant's index in the
+	// file (for errors' FILE:LINE and paths).
+	variantAt map[string]int
 }
 
 // programMemo is a scenario's loaded programs, safe for use by runs in
@@ -633,8 +636,12 @@ func sortedKeys[V any](m map[string]V) []string {
 // KeepVariant drops every variant but the named one.
 func (s *Scenario) KeepVariant(name string) error {
 	var names []string
-	for _, v := range s.Variants {
+	for i, v := range s.Variants {
 		if v.Name == name {
+			if s.variantAt == nil {
+				// Errors still name the variant by its place in the file.
+				s.variantAt = map[string]int{name: i}
+			}
 			s.Variants = []Variant{v}
 			return nil
 		}

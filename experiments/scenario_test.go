@@ -44,6 +44,38 @@ func TestEveryScenarioLoads(t *testing.T) {
 	}
 }
 
+// TestPreflightNamesTheKeptVariant: with --variant (KeepVariant) an error
+// still names the variant by its place in the file, and its line.
+func TestPreflightNamesTheKeptVariant(t *testing.T) {
+	body := `scenario: t
+doc: d
+source: s
+seed: 1
+duration_us: 5
+hosts: 40
+link: {gbps: 100, prop_ns: 500}
+workload: {kind: ndp, mss: 1564, ctrl: 64, window: 4, pull_rate: 0.99}
+pattern: {kind: incast, senders: 2}
+variants:
+  - {name: T, chip: tofino, program: ndp}
+  - {name: T2, chip: tofino2, program: ndp}
+`
+	path := filepath.Join(t.TempDir(), "s.yaml")
+	if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, err := Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.KeepVariant("T2"); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Preflight(Options{}); err == nil || !strings.Contains(err.Error(), "s.yaml:12: variants[1].chip: ") {
+		t.Errorf("got %v, want the error at s.yaml:12, variants[1]", err)
+	}
+}
+
 // TestPreflightRefuses: what only loading the chip and the program can
 // tell is refused before any run, as FILE:LINE: field: what.
 func TestPreflightRefuses(t *testing.T) {
@@ -66,6 +98,11 @@ variants:
 		{"{name: T, chip: tofino, program: ndp}", "{name: I, chip: ideal, queue_packets: 10}", ""},
 		{"variants:", "trace_register: t0_reg.arm\nvariants:", ""},
 		{"variants:", "trace_register: nope.arm\nvariants:", "s.yaml:10: trace_register: program ndp has no register action \"nope.arm\""},
+		// A chip with fewer front-panel ports than the topology needs.
+		{"hosts: 4\n", "hosts: 40\n", ""},
+		{"hosts: 4\nlink: {gbps: 100, prop_ns: 500}\nworkload: {kind: ndp, mss: 1564, ctrl: 64, window: 4, pull_rate: 0.99}\npattern: {kind: incast, senders: 2}\nvariants:\n  - {name: T, chip: tofino, program: ndp}",
+			"hosts: 40\nlink: {gbps: 100, prop_ns: 500}\nworkload: {kind: ndp, mss: 1564, ctrl: 64, window: 4, pull_rate: 0.99}\npattern: {kind: incast, senders: 2}\nvariants:\n  - {name: T, chip: tofino, program: ndp}\n  - {name: T2, chip: tofino2, program: ndp}",
+			"s.yaml:12: variants[1].chip: Tofino 2 has 32 front-panel ports, the topology puts 40 on switch switch"},
 	} {
 		path := filepath.Join(t.TempDir(), "s.yaml")
 		if err := os.WriteFile(path, []byte(strings.Replace(base, c.from, c.to, 1)), 0o644); err != nil {
@@ -561,7 +598,8 @@ func TestJobInputsCoverTheRun(t *testing.T) {
 		}
 		return out
 	}
-	if got, want := fields(Scenario{}), []string{"file", "ix", "checked"}; !slices.Equal(got, want) {
+	// variantAt only places errors (KeepVariant): no run depends on it.
+	if got, want := fields(Scenario{}), []string{"file", "ix", "checked", "variantAt"}; !slices.Equal(got, want) {
 		t.Errorf("Scenario's fields encoding/json skips: %v, want %v (Job.Inputs)", got, want)
 	}
 	// The types inside a scenario and a variant: every field hashed.
@@ -577,7 +615,7 @@ func TestJobInputsCoverTheRun(t *testing.T) {
 		seen[ty] = true
 		for i := range ty.NumField() {
 			f := ty.Field(i)
-			if top && slices.Contains([]string{"file", "ix", "checked"}, f.Name) {
+			if top && slices.Contains([]string{"file", "ix", "checked", "variantAt"}, f.Name) {
 				continue
 			}
 			if !f.IsExported() || f.Tag.Get("json") == "-" {

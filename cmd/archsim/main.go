@@ -23,7 +23,7 @@ func main() {
 	tuneGC()
 	cmd := newRootCmd(os.Stdout)
 	err := cmd.Execute()
-	prof.stop()
+	prof.finish(err)
 	if err != nil {
 		var ee *exitError
 		if errors.As(err, &ee) {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"runtime"
@@ -61,5 +62,33 @@ func (p *profiler) stop() {
 	runtime.GC()
 	if err := pprof.Lookup("allocs").WriteTo(f, 0); err != nil {
 		fmt.Fprintf(os.Stderr, "archsim: --memprofile: %v\n", err)
+	}
+}
+
+// finish ends the profiles after the command: written when it ran (exit
+// 0, or 1: it ran and found a program does not fit or a result wrong),
+// removed when it refused its input (exit 2).
+func (p *profiler) finish(err error) {
+	var ee *exitError
+	if err != nil && (!errors.As(err, &ee) || ee.code == 2) {
+		p.abandon()
+		return
+	}
+	p.stop()
+}
+
+// abandon ends the profiles of a command that refused its input and
+// removes their files: nothing is left half-written by a rejected run.
+func (p *profiler) abandon() {
+	if p.cpu != nil {
+		pprof.StopCPUProfile()
+		p.cpu.Close()
+		p.cpu = nil
+		os.Remove(p.cpuFile)
+	}
+	if p.mem != nil {
+		p.mem.Close()
+		p.mem = nil
+		os.Remove(p.memFile)
 	}
 }
