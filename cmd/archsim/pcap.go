@@ -19,6 +19,15 @@ const maxPcapMB = 1 << 20
 type pcapFlags struct {
 	dir   string
 	maxMB int64
+	made  bool // check created dir (removed again if the command fails with it empty)
+}
+
+// discard removes the directory check made, if the command failed before
+// writing a capture into it.
+func (p *pcapFlags) discard() {
+	if p.made {
+		os.Remove(p.dir) // only succeeds on an empty directory
+	}
 }
 
 func (p *pcapFlags) add(f *pflag.FlagSet, what string) {
@@ -33,6 +42,9 @@ func (p *pcapFlags) check() error {
 		return &exitError{code: 2, msg: fmt.Sprintf("--pcap-max-mb %d: must be in [1, %d]", p.maxMB, maxPcapMB)}
 	}
 	if p.dir != "" {
+		if _, err := os.Stat(p.dir); os.IsNotExist(err) {
+			p.made = true
+		}
 		if err := os.MkdirAll(p.dir, 0o755); err != nil {
 			return &exitError{code: 2, msg: "--pcap: " + oneLine(err.Error())}
 		}

@@ -29,3 +29,23 @@ func TestProfilesOfRefusedInput(t *testing.T) {
 		}
 	}
 }
+
+// TestPcapDirOfFailedRun: a --pcap directory the command made is removed
+// when the command fails before writing a capture (here: pie-rfc does not
+// fit Tofino 1); one that existed before is left alone.
+func TestPcapDirOfFailedRun(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "caps")
+	if _, _, code := run(t, "--program", "pie-rfc", "--pcap", dir); code != 1 {
+		t.Fatalf("pie-rfc on Tofino 1: exit %d, want 1 (does not fit)", code)
+	}
+	if _, err := os.Stat(dir); !os.IsNotExist(err) {
+		t.Errorf("%s left behind (%v)", dir, err)
+	}
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	run(t, "--program", "pie-rfc", "--pcap", dir)
+	if _, err := os.Stat(dir); err != nil {
+		t.Errorf("a directory that existed before was removed: %v", err)
+	}
+}

@@ -54,7 +54,12 @@ measures per-packet pipeline latency by simulating packets on the Akita engine.
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		Args:          cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
+		RunE: func(cmd *cobra.Command, args []string) (err error) {
+			defer func() {
+				if err != nil {
+					o.pcap.discard()
+				}
+			}()
 			if o.program == "" && o.sonic != "" {
 				o.program = orch.Program
 			}

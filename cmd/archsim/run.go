@@ -25,7 +25,12 @@ func newRunCmd(out io.Writer) *cobra.Command {
 		Use:   "run --scenario NAME",
 		Short: "Run a network scenario (configs/scenarios/NAME.yaml): summary table, CSV and PNG plots",
 		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
+		RunE: func(cmd *cobra.Command, args []string) (err error) {
+			defer func() {
+				if err != nil {
+					pf.discard()
+				}
+			}()
 			if scenario == "" {
 				return &exitError{code: 2, msg: "missing --scenario (archsim list shows the scenarios)"}
 			}
