@@ -172,12 +172,26 @@ func (s *constScope) evalConstBinary(e *ast.BinaryExpr) (number, error) {
 		return x, fmt.Errorf("operator %s needs integers", e.Op)
 	}
 	a, b := x.i, y.i
+	// Constants are 64-bit: a result that does not fit is an error, not
+	// a wrap (a bit pattern with the top bit set, 1 << 63, is allowed).
+	overflow := func() (number, error) {
+		return x, fmt.Errorf("%d %s %d overflows 64 bits", a, e.Op, b)
+	}
 	switch e.Op {
 	case token.ADD:
+		if (b > 0 && a > math.MaxInt64-b) || (b < 0 && a < math.MinInt64-b) {
+			return overflow()
+		}
 		return number{i: a + b}, nil
 	case token.SUB:
+		if (b < 0 && a > math.MaxInt64+b) || (b > 0 && a < math.MinInt64+b) {
+			return overflow()
+		}
 		return number{i: a - b}, nil
 	case token.MUL:
+		if a != 0 && ((a*b)/a != b || (a == -1 && b == math.MinInt64) || (b == -1 && a == math.MinInt64)) {
+			return overflow()
+		}
 		return number{i: a * b}, nil
 	case token.QUO: // integer division truncates, as in Go
 		if b == 0 {
@@ -190,8 +204,19 @@ func (s *constScope) evalConstBinary(e *ast.BinaryExpr) (number, error) {
 		}
 		return number{i: a % b}, nil
 	case token.SHL:
+		if b < 0 || b > 63 {
+			return x, fmt.Errorf("shift count %d (allowed: 0..63)", b)
+		}
+		// Every bit shifted out must be a copy of the sign (-1 << 8) or,
+		// for a bit pattern, zero (3 << 62).
+		if u := uint64(a); (a<<uint(b))>>uint(b) != a && u<<uint(b)>>uint(b) != u {
+			return overflow()
+		}
 		return number{i: a << uint(b)}, nil
 	case token.SHR:
+		if b < 0 || b > 63 {
+			return x, fmt.Errorf("shift count %d (allowed: 0..63)", b)
+		}
 		return number{i: a >> uint(b)}, nil
 	case token.AND:
 		return number{i: a & b}, nil
