@@ -54,6 +54,7 @@ variants:
 		{[]string{"--program", "ndp", "--param", "T0_NS=abc"}, `ndp.yaml:18: constants T0_NS: the value given for it (--param or a scenario's params), "abc": undefined constant "abc"`},
 		{[]string{"--program", "ndp", "--packets", "8", "--load", "1e-15"}, "--packets 8 at --load 1e-15: port 0's arrivals would span 1.41e+07 s of simulated time"},
 		{[]string{"compare", "--program", "ndp", "--packets", "8", "--load", "1e-15"}, "--packets 8 at --load 1e-15: port 0's arrivals would span"},
+		{[]string{"aggregate", "--gradients", "134217728", "--iterations", "1"}, "134217728 gradients at 1024 per packet are 131072 blocks per iteration; trio-ml's block records tell blocks apart by the low 16 bits of block_id"},
 		// NaN passes a range check that compares; every way in refuses it.
 		{[]string{"--program", "ndp", "--set", "tofino.clock_mhz=NaN"}, `--set tofino.clock_mhz=NaN: must be a finite number, got "NaN"`},
 		{[]string{"--program", "ndp", "--clock-mhz", "NaN"}, "--clock-mhz NaN: must be a finite number"},

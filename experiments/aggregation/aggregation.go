@@ -294,6 +294,14 @@ func trioML(s Setup, engine sim.Engine, params map[string]string, wcp *workers.C
 	if wc.PerPacket > 4095 {
 		return nil, fmt.Errorf("gradients per packet: %d, the Trio-ML header's grad_cnt has 12 bits", wc.PerPacket)
 	}
+	// A block record's tag (blk_rcvd's high half) is gen_id and the low 16
+	// bits of block_id: within one iteration (one gen_id) block b+65536
+	// would match block b's finished record and never be aggregated (a job
+	// of 2^27 gradients stalled after 65 536 blocks).
+	if b := wc.Blocks(); b > 1<<16 {
+		return nil, fmt.Errorf("%d gradients at %d per packet are %d blocks per iteration; trio-ml's block records tell blocks apart by the low 16 bits of block_id (at most 65536 per iteration: raise the gradients per packet or lower the gradients)",
+			wc.Gradients, wc.PerPacket, b)
+	}
 	if err := wc.Validate(); err != nil {
 		return nil, err
 	}
