@@ -280,7 +280,7 @@ func intToFloat(from, to reflect.Type, data any) (any, error) {
 			return b, nil
 		}
 	}
-	if isInt(to.Kind()) {
+	if IsInt(to.Kind()) {
 		// An integer setting given a decimal (stages: 2.5) is an error,
 		// not a truncation; 3.0 is the integer 3.
 		if f, ok := data.(float64); ok {
@@ -327,8 +327,9 @@ var plainTypes = strings.NewReplacer(
 	"unconvertible type 'int'", "an integer",
 )
 
-// isInt reports whether a kind is a Go integer kind.
-func isInt(k reflect.Kind) bool {
+// IsInt reports whether a kind is a Go integer kind (a decimal given for
+// one is an error, here and in scenario files).
+func IsInt(k reflect.Kind) bool {
 	switch k {
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
 		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:

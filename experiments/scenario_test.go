@@ -44,42 +44,8 @@ func TestEveryScenarioLoads(t *testing.T) {
 	}
 }
 
-// TestPreflightNamesTheKeptVariant: with --variant (KeepVariant) an error
-// still names the variant by its place in the file, and its line.
-func TestPreflightNamesTheKeptVariant(t *testing.T) {
-	body := `scenario: t
-doc: d
-source: s
-seed: 1
-duration_us: 5
-hosts: 40
-link: {gbps: 100, prop_ns: 500}
-workload: {kind: ndp, mss: 1564, ctrl: 64, window: 4, pull_rate: 0.99}
-pattern: {kind: incast, senders: 2}
-variants:
-  - {name: T, chip: tofino, program: ndp}
-  - {name: T2, chip: tofino2, program: ndp}
-`
-	path := filepath.Join(t.TempDir(), "s.yaml")
-	if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	s, err := Load(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := s.KeepVariant("T2"); err != nil {
-		t.Fatal(err)
-	}
-	if err := s.Preflight(Options{}); err == nil || !strings.Contains(err.Error(), "s.yaml:12: variants[1].chip: ") {
-		t.Errorf("got %v, want the error at s.yaml:12, variants[1]", err)
-	}
-}
-
-// TestPreflightRefuses: what only loading the chip and the program can
-// tell is refused before any run, as FILE:LINE: field: what.
-func TestPreflightRefuses(t *testing.T) {
-	base := `scenario: t
+// preflightBase is a small one-switch scenario for the preflight tests.
+const preflightBase = `scenario: t
 doc: d
 source: s
 seed: 1
@@ -91,33 +57,44 @@ pattern: {kind: incast, senders: 2}
 variants:
   - {name: T, chip: tofino, program: ndp}
 `
-	for _, c := range []struct{ from, to, want string }{
-		{"", "", ""},
-		{"{name: T, chip: tofino, program: ndp}", "{name: T, chip: tofino}", "s.yaml:11: variants[0].program: missing: Tofino 1 runs a data-plane program: give one"},
-		{"{name: T, chip: tofino, program: ndp}", "{name: T, chip: trio5}", "s.yaml:11: variants[0].program: missing: "},
-		{"{name: T, chip: tofino, program: ndp}", "{name: I, chip: ideal, queue_packets: 10}", ""},
-		{"variants:", "trace_register: t0_reg.arm\nvariants:", ""},
-		{"variants:", "trace_register: nope.arm\nvariants:", "s.yaml:10: trace_register: program ndp has no register action \"nope.arm\""},
+
+// forty is preflightBase with 40 hosts and a Tofino 2 variant, whose 32
+// front-panel ports are too few.
+var forty = strings.Replace(strings.Replace(preflightBase, "hosts: 4\n", "hosts: 40\n", 1),
+	"program: ndp}\n", "program: ndp}\n  - {name: T2, chip: tofino2, program: ndp}\n", 1)
+
+// TestPreflightNamesTheKeptVariant: with --variant (KeepVariant) an error
+// still names the variant by its place in the file, and its line.
+func TestPreflightNamesTheKeptVariant(t *testing.T) {
+	s := loadText(t, forty)
+	if err := s.KeepVariant("T2"); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Preflight(Options{}); err == nil || !strings.Contains(err.Error(), "s.yaml:12: variants[1].chip: ") {
+		t.Errorf("got %v, want the error at s.yaml:12, variants[1]", err)
+	}
+}
+
+// TestPreflightRefuses: what only loading the chip and the program can
+// tell is refused before any run, as FILE:LINE: field: what.
+func TestPreflightRefuses(t *testing.T) {
+	for _, c := range []struct{ body, want string }{
+		{preflightBase, ""},
+		{strings.Replace(preflightBase, "{name: T, chip: tofino, program: ndp}", "{name: T, chip: tofino}", 1), "s.yaml:11: variants[0].program: missing: Tofino 1 runs a data-plane program: give one"},
+		{strings.Replace(preflightBase, "{name: T, chip: tofino, program: ndp}", "{name: T, chip: trio5}", 1), "s.yaml:11: variants[0].program: missing: "},
+		{strings.Replace(preflightBase, "{name: T, chip: tofino, program: ndp}", "{name: I, chip: ideal, queue_packets: 10}", 1), ""},
+		{strings.Replace(preflightBase, "variants:", "trace_register: t0_reg.arm\nvariants:", 1), ""},
+		{strings.Replace(preflightBase, "variants:", "trace_register: nope.arm\nvariants:", 1), "s.yaml:10: trace_register: program ndp has no register action \"nope.arm\""},
 		// A chip with fewer front-panel ports than the topology needs.
-		{"hosts: 4\n", "hosts: 40\n", ""},
-		{"hosts: 4\nlink: {gbps: 100, prop_ns: 500}\nworkload: {kind: ndp, mss: 1564, ctrl: 64, window: 4, pull_rate: 0.99}\npattern: {kind: incast, senders: 2}\nvariants:\n  - {name: T, chip: tofino, program: ndp}",
-			"hosts: 40\nlink: {gbps: 100, prop_ns: 500}\nworkload: {kind: ndp, mss: 1564, ctrl: 64, window: 4, pull_rate: 0.99}\npattern: {kind: incast, senders: 2}\nvariants:\n  - {name: T, chip: tofino, program: ndp}\n  - {name: T2, chip: tofino2, program: ndp}",
-			"s.yaml:12: variants[1].chip: Tofino 2 has 32 front-panel ports, the topology puts 40 on switch switch"},
+		{strings.Replace(preflightBase, "hosts: 4\n", "hosts: 40\n", 1), ""},
+		{forty, "s.yaml:12: variants[1].chip: Tofino 2 has 32 front-panel ports, the topology puts 40 on switch switch"},
 	} {
-		path := filepath.Join(t.TempDir(), "s.yaml")
-		if err := os.WriteFile(path, []byte(strings.Replace(base, c.from, c.to, 1)), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		s, err := Load(path)
-		if err != nil {
-			t.Fatalf("%q: load: %v", c.to, err)
-		}
-		err = s.Preflight(Options{})
+		err := loadText(t, c.body).Preflight(Options{})
 		switch {
 		case c.want == "" && err != nil:
-			t.Errorf("%q: %v", c.to, err)
+			t.Errorf("%q: %v", c.body, err)
 		case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)):
-			t.Errorf("%q: got %v, want %q", c.to, err, c.want)
+			t.Errorf("%q: got %v, want %q", c.body, err, c.want)
 		}
 	}
 }

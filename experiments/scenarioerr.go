@@ -12,6 +12,8 @@ import (
 	"strings"
 
 	"gopkg.in/yaml.v3"
+
+	"archsim/configs"
 )
 
 // A scenario's errors read FILE:LINE: field: what is wrong (allowed: ...),
@@ -385,20 +387,11 @@ func checkNumbers(n *yaml.Node, t reflect.Type, path string) error {
 			return nil
 		}
 		switch {
-		case isIntKind(t.Kind()) && f != math.Trunc(f):
+		case configs.IsInt(t.Kind()) && f != math.Trunc(f):
 			return fieldErr(path, "got %s (allowed: an integer)", n.Value)
-		case (isIntKind(t.Kind()) || t.Kind() == reflect.Float64 || t.Kind() == reflect.Float32) && (math.IsNaN(f) || math.IsInf(f, 0)):
+		case (configs.IsInt(t.Kind()) || t.Kind() == reflect.Float64 || t.Kind() == reflect.Float32) && (math.IsNaN(f) || math.IsInf(f, 0)):
 			return fieldErr(path, "got %s (allowed: a finite number)", n.Value)
 		}
 	}
 	return nil
-}
-
-func isIntKind(k reflect.Kind) bool {
-	switch k {
-	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
-		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
-		return true
-	}
-	return false
 }
