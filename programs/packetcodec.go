@@ -194,6 +194,29 @@ func loadWords(ws *[maxHdrWords]uint64, head []byte, b, bytes int) {
 	}
 }
 
+// loadWordsShort is loadWords for a header that runs past the end of
+// head (bytes past it read as zero): the words head covers whole are
+// loaded as loadWords loads them, the one it ends in byte by byte, the
+// rest are zero.
+func loadWordsShort(ws *[maxHdrWords]uint64, head []byte, b, bytes int) {
+	words := (bytes + 7) / 8
+	k := 0
+	for ; k < words && b+8*k+8 <= len(head); k++ {
+		ws[k&(maxHdrWords-1)] = binary.BigEndian.Uint64(head[b+8*k:])
+	}
+	if k < words {
+		var w uint64
+		for i, j := b+8*k, 0; i < len(head) && j < 8; i, j = i+1, j+1 {
+			w |= uint64(head[i]) << (56 - 8*uint(j))
+		}
+		ws[k&(maxHdrWords-1)] = w
+		k++
+	}
+	for ; k < words; k++ {
+		ws[k&(maxHdrWords-1)] = 0
+	}
+}
+
 // extractWords reads a header's fields out of its words into phv.
 func extractWords(plan []fieldPlan, ws *[maxHdrWords]uint64, phv []int64) {
 	for i := range plan {
@@ -383,12 +406,8 @@ func (c *Codec) parseFlat(fp *flatParser, head []byte, length int, phv []int64, 
 				// The header runs past the stored head into payload the
 				// model does not keep: those bytes read as zero, as
 				// extract reads them.
-				var buf [maxHdrWords * 8]byte
-				if b < len(head) {
-					copy(buf[:], head[b:])
-				}
 				var ws [maxHdrWords]uint64
-				loadWords(&ws, buf[:], 0, hc.bytes)
+				loadWordsShort(&ws, head, b, hc.bytes)
 				extractWords(hc.plan, &ws, phv)
 			} else {
 				extract(hc.fields, head, off, phv)

@@ -65,3 +65,40 @@ func TestWordPlanMatchesBits(t *testing.T) {
 		}
 	}
 }
+
+// TestLoadWordsShort checks the loader of a header that runs past the
+// stored head against the plain loader on the head copied into a
+// zero-filled buffer, for every header size and every place the head can
+// end (before, inside and past the header).
+func TestLoadWordsShort(t *testing.T) {
+	rng := rand.New(rand.NewSource(5))
+	src := make([]byte, 3*maxHdrWords*8)
+	rng.Read(src)
+	for bytes := 1; bytes <= maxHdrWords*8; bytes++ {
+		for _, b := range []int{0, 3, 8} {
+			for end := 0; end <= b+bytes+9; end++ {
+				head := src[:end]
+				var buf [maxHdrWords * 8]byte
+				if b < len(head) {
+					copy(buf[:], head[b:])
+				}
+				var want, got [maxHdrWords]uint64
+				for k := range got {
+					got[k] = ^uint64(0) // words a header uses must be overwritten
+				}
+				loadWords(&want, buf[:], 0, bytes)
+				loadWordsShort(&got, head, b, bytes)
+				for k := 0; k < (bytes+7)/8; k++ {
+					// Bits past the header's last byte are never read.
+					mask := ^uint64(0)
+					if r := bytes - 8*k; r < 8 {
+						mask <<= 64 - 8*uint(r)
+					}
+					if got[k]&mask != want[k]&mask {
+						t.Fatalf("header of %d bytes at %d, head of %d bytes: word %d is %#x, want %#x", bytes, b, end, k, got[k]&mask, want[k]&mask)
+					}
+				}
+			}
+		}
+	}
+}

@@ -186,11 +186,7 @@ func (c *Codec) ParsePass(head []byte, length int, phv []int64, egress, bridged 
 			} else {
 				// The header runs past the stored head: those bytes read
 				// as zero (the deparser writes them so).
-				var buf [maxHdrWords * 8]byte
-				if b < len(head) {
-					copy(buf[:], head[b:])
-				}
-				loadWords(&v.ws, buf[:], 0, hc.bytes)
+				loadWordsShort(&v.ws, head, b, hc.bytes)
 				extractWords(hc.sub, &v.ws, phv)
 				v.orig[hi] = int32(-2 - b)
 			}
@@ -217,14 +213,25 @@ func (c *Codec) DeparsePass(phv []int64, head []byte, length, payloadOff int, wi
 	if withBridge {
 		bb = (c.p.BridgeBits + 7) / 8
 	}
-	n, same := bb, true
+	// same: every valid header is where it was parsed. shifted: the valid
+	// headers were parsed back to back from byte from and are all still
+	// valid in that order (only the bridged metadata before them came or
+	// went), so they and the payload move as one block.
+	n, same, shifted, from := bb, true, true, -1
 	for i := range c.hdrs {
 		hc := &c.hdrs[i]
 		if phv[hc.valid] == 0 {
 			continue
 		}
-		if int(v.orig[i]) != n {
+		o := int(v.orig[i])
+		if o != n {
 			same = false
+		}
+		if from < 0 {
+			from = o - (n - bb)
+		}
+		if o < 0 || o != from+(n-bb) {
+			shifted = false
 		}
 		n += hc.bytes
 	}
@@ -240,6 +247,33 @@ func (c *Codec) DeparsePass(phv []int64, head []byte, length, payloadOff int, wi
 			}
 		}
 		return head, n + deparsePayload(length, payloadOff)
+	}
+	if shifted && from >= 0 && from+(n-bb) == payloadOff && payloadOff <= len(head) {
+		// Only the bridged metadata came or went: one move of the
+		// headers and the stored payload behind them.
+		rest := len(head) - payloadOff
+		var out []byte
+		if cap(head) >= n+rest {
+			out = head[:n+rest]
+		} else {
+			out = make([]byte, n+rest, max(n+rest+16, 64))
+		}
+		copy(out[bb:], head[from:]) // memmove: the ranges may overlap
+		if withBridge {
+			c.passBridge(phv, out, v)
+		}
+		off := bb
+		for i := range c.hdrs {
+			hc := &c.hdrs[i]
+			if phv[hc.valid] == 0 {
+				continue
+			}
+			if dirty&headerBit(i) != 0 {
+				c.overlay(hc, out, off, phv, v)
+			}
+			off += hc.bytes
+		}
+		return out, n + deparsePayload(length, payloadOff)
 	}
 	// Headers move: keep the parsed bytes aside, lay the new head out.
 	v.held = append(v.held[:0], head[:min(payloadOff, len(head))]...)
