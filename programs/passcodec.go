@@ -213,11 +213,12 @@ func (c *Codec) DeparsePass(phv []int64, head []byte, length, payloadOff int, wi
 	if withBridge {
 		bb = (c.p.BridgeBits + 7) / 8
 	}
-	// same: every valid header is where it was parsed. shifted: the valid
-	// headers were parsed back to back from byte from and are all still
-	// valid in that order (only the bridged metadata before them came or
-	// went), so they and the payload move as one block.
-	n, same, shifted, from := bb, true, true, -1
+	// same: every valid header is where it was parsed. block: the valid
+	// parsed headers were parsed back to back from byte from, are all
+	// still valid in that order and come after any header the pass added
+	// (in front: NDP's in-band metadata) and the bridged metadata, so
+	// they and the payload move as one block to byte at.
+	n, same, block, from, at := bb, true, true, -1, -1
 	for i := range c.hdrs {
 		hc := &c.hdrs[i]
 		if phv[hc.valid] == 0 {
@@ -227,11 +228,17 @@ func (c *Codec) DeparsePass(phv []int64, head []byte, length, payloadOff int, wi
 		if o != n {
 			same = false
 		}
-		if from < 0 {
-			from = o - (n - bb)
-		}
-		if o < 0 || o != from+(n-bb) {
-			shifted = false
+		switch {
+		case o == -1: // added by the pass
+			if from >= 0 {
+				block = false
+			}
+		case o < -1: // parsed past the stored head
+			block = false
+		case from < 0:
+			from, at = o, n
+		case o != from+(n-at):
+			block = false
 		}
 		n += hc.bytes
 	}
@@ -248,9 +255,9 @@ func (c *Codec) DeparsePass(phv []int64, head []byte, length, payloadOff int, wi
 		}
 		return head, n + deparsePayload(length, payloadOff)
 	}
-	if shifted && from >= 0 && from+(n-bb) == payloadOff && payloadOff <= len(head) {
-		// Only the bridged metadata came or went: one move of the
-		// headers and the stored payload behind them.
+	if block && from >= 0 && from+(n-at) == payloadOff && payloadOff <= len(head) {
+		// One move of the parsed headers and the stored payload behind
+		// them; the added headers are composed in front.
 		rest := len(head) - payloadOff
 		var out []byte
 		if cap(head) >= n+rest {
@@ -258,7 +265,7 @@ func (c *Codec) DeparsePass(phv []int64, head []byte, length, payloadOff int, wi
 		} else {
 			out = make([]byte, n+rest, max(n+rest+16, 64))
 		}
-		copy(out[bb:], head[from:]) // memmove: the ranges may overlap
+		copy(out[at:], head[from:]) // memmove: the ranges may overlap
 		if withBridge {
 			c.passBridge(phv, out, v)
 		}
@@ -268,7 +275,10 @@ func (c *Codec) DeparsePass(phv []int64, head []byte, length, payloadOff int, wi
 			if phv[hc.valid] == 0 {
 				continue
 			}
-			if dirty&headerBit(i) != 0 {
+			if v.orig[i] == -1 {
+				composeWords(hc.plan, &v.ws, hc.words, phv)
+				storeWords(&v.ws, out, off, hc.bytes)
+			} else if dirty&headerBit(i) != 0 {
 				c.overlay(hc, out, off, phv, v)
 			}
 			off += hc.bytes
