@@ -259,12 +259,7 @@ func (c *Codec) DeparsePass(phv []int64, head []byte, length, payloadOff int, wi
 		// One move of the parsed headers and the stored payload behind
 		// them; the added headers are composed in front.
 		rest := len(head) - payloadOff
-		var out []byte
-		if cap(head) >= n+rest {
-			out = head[:n+rest]
-		} else {
-			out = make([]byte, n+rest, max(n+rest+16, 64))
-		}
+		out := resized(head, n+rest)
 		copy(out[at:], head[from:]) // memmove: the ranges may overlap
 		if withBridge {
 			c.passBridge(phv, out, v)
@@ -292,17 +287,9 @@ func (c *Codec) DeparsePass(phv []int64, head []byte, length, payloadOff int, wi
 	if payloadOff < len(head) {
 		rest = len(head) - payloadOff
 	}
-	var out []byte
-	if cap(head) >= n+rest {
-		out = head[:n+rest]
-		if rest > 0 && n != payloadOff {
-			copy(out[n:], head[payloadOff:payloadOff+rest]) // memmove: the ranges may overlap
-		}
-	} else {
-		out = make([]byte, n+rest, max(n+rest+16, 64))
-		if rest > 0 {
-			copy(out[n:], head[payloadOff:])
-		}
+	out := resized(head, n+rest)
+	if rest > 0 && (n != payloadOff || &out[0] != &head[0]) {
+		copy(out[n:], head[payloadOff:payloadOff+rest]) // memmove: the ranges may overlap
 	}
 	if withBridge {
 		c.passBridge(phv, out, v)
@@ -334,6 +321,15 @@ func (c *Codec) DeparsePass(phv []int64, head []byte, length, payloadOff int, wi
 		off += hc.bytes
 	}
 	return out, n + deparsePayload(length, payloadOff)
+}
+
+// resized is head's array cut to size bytes when it has the room (its
+// bytes kept), else a new array of that size with some to spare (zeroed).
+func resized(head []byte, size int) []byte {
+	if cap(head) >= size {
+		return head[:size]
+	}
+	return make([]byte, size, max(size+16, 64))
 }
 
 // passBridge writes the bridged metadata's bytes at the start of out, as
