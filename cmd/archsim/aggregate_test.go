@@ -60,12 +60,16 @@ func TestNdpEgressExplained(t *testing.T) {
 	}
 }
 
-// TestAggregateUnfinishedFails: a job that stops short (here 5 000
-// iterations of 1 000 s of compute, past the SwitchML run's 2^62 ps
-// deadline) prints its table and exits 1 with one line saying so,
-// instead of exit 0 with "Finished false".
+// TestAggregateUnfinishedFails: a job that stops short (here 2 000
+// iterations of 1 000 s of compute, which fit the engine's clock, with a
+// straggler's sleep of 500-2 000 s at every delay point, which do not:
+// the run ends at the 2^62 ps deadline) prints its table and exits 1 with
+// one line saying so, instead of exit 0 with "Finished false". (A job
+// whose compute alone passes the clock is refused before it runs:
+// TestBadInputStyle.)
 func TestAggregateUnfinishedFails(t *testing.T) {
-	out, msg, code := run(t, "aggregate", "--switch", "tofino", "--iterations", "5000", "--compute-ms", "1e6", "--gradients", "1", "--quiet")
+	out, msg, code := run(t, "aggregate", "--switch", "tofino", "--iterations", "2000", "--compute-ms", "1e6",
+		"--typical-ms", "1e6", "--straggle-prob", "1", "--gradients", "1", "--quiet")
 	if code != 1 || !strings.Contains(msg, "the job did not finish: ") || strings.Contains(msg, "\n") || !strings.Contains(out, "Finished") {
 		t.Errorf("exit %d, %q (stdout %d bytes); want exit 1, the table and one line saying the job did not finish", code, msg, len(out))
 	}

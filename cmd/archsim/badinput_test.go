@@ -64,6 +64,7 @@ variants:
 		{[]string{"aggregate", "--compare", "--probs", "NaN"}, "--probs [NaN]: must be a finite number"},
 		{[]string{"aggregate", "--straggle-prob", "NaN"}, "--straggle-prob NaN: must be a finite number"},
 		{[]string{"aggregate", "--set", "aggregation.straggler.probability=NaN"}, "--set aggregation.straggler.probability=NaN: must be a finite number"},
+		{[]string{"aggregate", "--switch", "tofino", "--gradients", "256", "--iterations", "10000", "--compute-ms", "1000000"}, "10000 iterations of 1000000 ms compute are 1e+07 s of simulated time, past the end of the engine's clock"},
 		{[]string{"run", "--no-files", "--scenario", sc("nanscn.yaml", "prop_ns: 500", "prop_ns: .nan")}, "nanscn.yaml:7: link.prop_ns: got .nan (allowed: a finite number)"},
 		{[]string{"run", "--no-files", "--scenario", sc("hosts.yaml", "hosts: 4", "hosts: 4.5")}, "hosts.yaml:6: hosts: got 4.5 (allowed: an integer)"},
 		{[]string{"run", "--no-files", "--scenario", sc("plot.yaml", "variants:", "plots: [{kind: header_cdf, file: ../up.png}]\nvariants:")}, `plot.yaml:10: plots[0].file: got "../up.png"`},

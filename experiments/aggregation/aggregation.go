@@ -11,6 +11,7 @@ import (
 	"context"
 	"fmt"
 	"runtime/pprof"
+	"strconv"
 
 	"github.com/sarchlab/akita/v3/sim"
 
@@ -233,6 +234,13 @@ func run(s Setup) (*Result, error) {
 	sys, ok := systems[s.Switch]
 	if !ok {
 		return nil, fmt.Errorf("switch %q: want trio or tofino", s.Switch)
+	}
+	// The workers' compute alone takes iterations x compute of simulated
+	// time; past the clock's end a job cannot finish (it used to run to the
+	// end and report an unfinished job, exit 1), so it is refused here.
+	if need := float64(s.StartPs) + float64(wc.Iterations)*float64(wc.ComputePs); need >= float64(clockEndPs) {
+		return nil, fmt.Errorf("%d iterations of %s ms compute are %.3g s of simulated time, past the end of the engine's clock (2^62 ps, %.3g s): fewer iterations or less compute per iteration",
+			wc.Iterations, strconv.FormatFloat(float64(wc.ComputePs)/1e9, 'f', -1, 64), need/1e12, float64(clockEndPs)/1e12)
 	}
 	if s.Chip == "" {
 		s.Chip = sys.chip
@@ -575,8 +583,12 @@ func defaultDeadline(start int64, wc workers.Config) int64 {
 	per := float64(wc.ComputePs) + float64(wc.DelayPoints)*wc.SlowMax*float64(wc.TypicalIterPs) + 1e12
 	// Saturate rather than wrap (10^4 iterations of 10^6 ms overflowed
 	// int64 picoseconds and stopped the run after its first compute).
-	return int64(min(float64(start)+float64(wc.Iterations)*per, 1<<62))
+	return int64(min(float64(start)+float64(wc.Iterations)*per, clockEndPs))
 }
+
+// clockEndPs is the latest time a job's run may reach (its default
+// deadline saturates there; the engine counts int64 picoseconds).
+const clockEndPs = 1 << 62
 
 // programDrops counts the drops the program made.
 func programDrops(ds []arch.DropCount) int {
