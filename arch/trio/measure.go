@@ -1,6 +1,8 @@
 package trio
 
 import (
+	"slices"
+
 	"archsim/arch"
 	"archsim/arch/trio/lower"
 	"archsim/components/stats"
@@ -55,6 +57,46 @@ type RunResult struct {
 	LastArrival float64       `json:"last_arrival_ns"`
 	Saturation  *Saturation   `json:"saturation,omitempty"`
 	Timers      *TimerSummary `json:"timers,omitempty"`
+	PortsBeyond *PortsBeyond  `json:"ports_beyond_pfe,omitempty"`
+}
+
+// PortsBeyond are the port numbers a run used that the PFE does not have
+// (≥ its ports): packets arrived on In and left on Out. A program's
+// traffic and tables may number ports for another chip (the built-in
+// programs were written for Tofino's pipes); the PFE then serves each such
+// port as one more port at its port rate rather than refusing the run, and
+// the report says so.
+type PortsBeyond struct {
+	Ports int   `json:"pfe_ports"`
+	In    []int `json:"in,omitempty"`
+	Out   []int `json:"out,omitempty"`
+}
+
+// noteBeyondIn records an arrival on port n ≥ cfg.Ports.
+func (p *PFE) noteBeyondIn(n int) {
+	if p.beyondIn == nil {
+		p.beyondIn = map[int]bool{}
+	}
+	p.beyondIn[n] = true
+}
+
+// portsBeyond is the run's ports beyond the PFE's, sorted (nil: none).
+func (p *PFE) portsBeyond() *PortsBeyond {
+	r := &PortsBeyond{Ports: p.cfg.Ports}
+	for n := range p.beyondIn {
+		r.In = append(r.In, n)
+	}
+	for n := range p.out {
+		if n >= p.cfg.Ports {
+			r.Out = append(r.Out, n)
+		}
+	}
+	if r.In == nil && r.Out == nil {
+		return nil
+	}
+	slices.Sort(r.In)
+	slices.Sort(r.Out)
+	return r
 }
 
 // TimerSummary is what the timer threads did.
@@ -78,6 +120,7 @@ func RunResultOf(m *arch.Measurement) *RunResult {
 	r.Ingress, r.Egress = summary(p, 0), summary(p, 1)
 	r.EndToEndNs = p.Stats.E2E.Summarize(1000)
 	r.Drops = p.dropList()
+	r.PortsBeyond = p.portsBeyond()
 	if p.Stats.TimerRuns > 0 {
 		r.Timers = &TimerSummary{Runs: p.Stats.TimerRuns, DurationNs: p.Stats.TimerNs.Summarize(1000), Instructions: p.Stats.TimerInstr.Summarize(1)}
 	}

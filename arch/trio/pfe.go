@@ -142,6 +142,9 @@ type PFE struct {
 	smem    *smem.Memory
 	order   map[int64]*flowOrder
 	out     map[int]*outPort
+	// beyondIn are the ports ≥ cfg.Ports packets arrived on (a program's
+	// traffic written for another chip's port numbers; see PortsBeyond).
+	beyondIn map[int]bool
 
 	deadlinePs     int64
 	nextDispatchPs int64
@@ -370,6 +373,9 @@ func (p *PFE) Handle(e sim.Event) error {
 		if port >= 0 && port < p.cfg.Ports && p.mac().Consume(pkt.Head, port, p.portGbps(port), now) {
 			p.dropped(pkt, "mac: PFC frame consumed")
 			return nil
+		}
+		if port >= p.cfg.Ports && !p.beyondIn[port] {
+			p.noteBeyondIn(port)
 		}
 		p.arrive(pkt, 0, now)
 	case evResume:

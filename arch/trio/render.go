@@ -76,6 +76,17 @@ func (r *Report) WriteTables(w io.Writer) {
 		}
 		fmt.Fprintf(w, "Dropped: %s\n", strings.Join(ds, ", "))
 	}
+	if pb := s.PortsBeyond; pb != nil {
+		var used []string
+		if len(pb.In) > 0 {
+			used = append(used, "packets entered on "+portRanges(pb.In))
+		}
+		if len(pb.Out) > 0 {
+			used = append(used, "left on "+portRanges(pb.Out))
+		}
+		fmt.Fprintf(w, "Ports beyond this PFE's %d (0-%d): %s (the program's traffic and tables name them); the model serves each as one more port at the port rate\n",
+			pb.Ports, pb.Ports-1, strings.Join(used, " and "))
+	}
 	if tm := r.Timers; tm != nil {
 		fmt.Fprintf(w, "Timer threads: %d runs, %.0f ns mean (p99 %.0f), %.0f instructions each\n", tm.Runs, tm.DurationNs.Mean, tm.DurationNs.P99, tm.Instructions.Mean)
 	}
@@ -97,4 +108,22 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	sort.Strings(ks)
 	return ks
+}
+
+// portRanges writes sorted port numbers with runs as ranges: 4-7, 9.
+func portRanges(ports []int) string {
+	var parts []string
+	for i := 0; i < len(ports); {
+		j := i
+		for j+1 < len(ports) && ports[j+1] == ports[j]+1 {
+			j++
+		}
+		if j > i {
+			parts = append(parts, fmt.Sprintf("%d-%d", ports[i], ports[j]))
+		} else {
+			parts = append(parts, fmt.Sprint(ports[i]))
+		}
+		i = j + 1
+	}
+	return strings.Join(parts, ", ")
 }

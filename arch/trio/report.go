@@ -65,12 +65,13 @@ type LatencyReport struct {
 
 // SimReport is the latency run's bookkeeping.
 type SimReport struct {
-	Offered     int         `json:"offered"`
-	Delivered   int         `json:"delivered"`
-	Drops       []DropCount `json:"drops"`
-	Events      int64       `json:"events"`
-	EventsPerPk float64     `json:"events_per_packet"`
-	SimulatedNs float64     `json:"simulated_ns"`
+	Offered     int          `json:"offered"`
+	Delivered   int          `json:"delivered"`
+	Drops       []DropCount  `json:"drops"`
+	Events      int64        `json:"events"`
+	EventsPerPk float64      `json:"events_per_packet"`
+	SimulatedNs float64      `json:"simulated_ns"`
+	PortsBeyond *PortsBeyond `json:"ports_beyond_pfe,omitempty"`
 }
 
 // NewReport builds the report of a lowered program and, if run is set, its
@@ -92,7 +93,8 @@ func NewReport(head arch.ReportHead, cfg *spec.Config, mc *lower.Microcode, run 
 			InstrPerPkt: run.Ingress.Instructions.Mean + run.Egress.Instructions.Mean}
 		r.Rate = run.Saturation
 		r.Timers = run.Timers
-		r.Simulation = &SimReport{Offered: run.Offered, Delivered: run.Delivered, Drops: run.Drops, Events: run.Events, SimulatedNs: run.SimulatedNs}
+		r.Simulation = &SimReport{Offered: run.Offered, Delivered: run.Delivered, Drops: run.Drops, Events: run.Events, SimulatedNs: run.SimulatedNs,
+			PortsBeyond: run.PortsBeyond}
 		if run.Offered > 0 {
 			r.Simulation.EventsPerPk = float64(run.Events) / float64(run.Offered)
 		}

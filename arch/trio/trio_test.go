@@ -3,6 +3,7 @@ package trio
 import (
 	"bytes"
 	"fmt"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -432,5 +433,30 @@ func TestEmitPayloadChunks(t *testing.T) {
 	clip := run(t, c, prog(t, regs, "std.egress_port = 1\nemit(aggr, 1000, 1024)"), 4, 0.1)
 	if x := clip.Ingress.XTXNPerPacket; x["read"] != 2 || x["pmem_write"] != 1 {
 		t.Errorf("clipped copy: transactions per packet %v, want read 2, pmem_write 1", x)
+	}
+}
+
+// TestPortsBeyond: ndp's traffic enters on ports 0-3 and 8 and its tables
+// send to 4-7 and 9 (Tofino's numbering); on a 4-port PFE the run names
+// the ports the chip does not have, and a program that stays within them
+// names none.
+func TestPortsBeyond(t *testing.T) {
+	c := chipT(t)
+	r := run(t, c, mustResolve(t, "ndp"), 200, 0.1)
+	want := &PortsBeyond{Ports: c.Ports, In: []int{8}, Out: []int{4, 5, 6, 7, 9}}
+	if !reflect.DeepEqual(r.PortsBeyond, want) {
+		t.Errorf("ports beyond the PFE: %+v, want %+v", r.PortsBeyond, want)
+	}
+	inside := prog(t, "", "std.egress_port = std.ingress_port")
+	if r := run(t, c, inside, 20, 0.1); r.PortsBeyond != nil {
+		t.Errorf("a program that forwards back out of its ingress port: %+v beyond the PFE's %d ports", r.PortsBeyond, c.Ports)
+	}
+	for _, c := range []struct {
+		in   []int
+		want string
+	}{{[]int{4, 5, 6, 7, 9}, "4-7, 9"}, {[]int{8}, "8"}, {[]int{1, 3, 4}, "1, 3-4"}} {
+		if got := portRanges(c.in); got != c.want {
+			t.Errorf("portRanges(%v) = %q, want %q", c.in, got, c.want)
+		}
 	}
 }
