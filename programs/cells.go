@@ -47,6 +47,17 @@ func (c *Cells) Ptr(i int) *int64 {
 	return &p[i&(cellPage-1)]
 }
 
+// Slice returns cells [i, i+n) as a slice of their page's storage,
+// allocating the page; they must be on one page (i>>12 == (i+n-1)>>12).
+func (c *Cells) Slice(i, n int) []int64 {
+	p := c.pages[i>>cellPageBits]
+	if p == nil {
+		p = c.page(i >> cellPageBits)
+	}
+	o := i & (cellPage - 1)
+	return p[o : o+n : o+n]
+}
+
 // page allocates page k, its cells at the initial value.
 func (c *Cells) page(k int) []int64 {
 	p := make([]int64, min(cellPage, c.n-k*cellPage))

@@ -35,6 +35,26 @@ type RegAddTracer interface {
 	RegAdds(run []RegAdd)
 }
 
+// AddSpan is the constant part of a run of adds to one register whose
+// add j goes to cell I + j and reads payload word W + j (Trio-ML's
+// aggregation loop): each add's statement handle (StmtCost; 0: none) and
+// register-action handle (RegisterCost).
+type AddSpan struct {
+	Stmt, Reg []int32
+}
+
+// RegAddSpanTracer is an optional interface of a RegAddTracer: a run
+// that is an AddSpan where it runs (its cells on one page of the
+// register, no index or word wrapping, every word in the payload) is
+// handed over as RegAddSpan(s, I, W), which stands for the RegAdds call
+// with RegAdd{Word: W + j, Index: I + j, Stmt: s.Stmt[j], Reg: s.Reg[j],
+// Payload: true} for each add j; the run's records are then never
+// written.
+type RegAddSpanTracer interface {
+	RegAddTracer
+	RegAddSpan(s *AddSpan, index, word int)
+}
+
 // regAdd is one compiled add of a run.
 type regAdd struct {
 	rc   *regCallCode
@@ -172,6 +192,10 @@ func (k *compiled) regAddRun(adds []regAdd, one []stmtFn, bt RegAddTracer, idxs,
 		}
 	}
 	uni := uniformRun(adds, idxStem != nil, wordStem != nil, ia, wa)
+	sbt, _ := bt.(RegAddSpanTracer)
+	if uni == nil || !uni.consecutive() {
+		sbt = nil
+	}
 	return func(x *Exec) {
 		if any(x.Tracer) != any(bt) || x.OnRegister != nil || x.ra != nil {
 			for _, f := range one {
@@ -189,6 +213,13 @@ func (k *compiled) regAddRun(adds []regAdd, one []stmtFn, bt RegAddTracer, idxs,
 		}
 		if wordStem != nil {
 			ws = wordStem(x)
+		}
+		if sbt != nil {
+			if i, w, ok := uni.runSpan(x, is, ws); ok {
+				x.Steps += 2 * len(adds)
+				sbt.RegAddSpan(&uni.span, i, w)
+				return
+			}
 		}
 		if uni != nil {
 			uni.run(x, buf, is, ws)
@@ -252,6 +283,7 @@ type uniform struct {
 	addT, cellT norm
 	idxC, wordC []int64
 	st, rh      []int32 // each add's statement and register-action handle
+	span        AddSpan // st and rh, for a RegAddSpanTracer
 }
 
 // uniformRun returns the run as a uniform one, or nil.
@@ -272,7 +304,42 @@ func uniformRun(adds []regAdd, idxStem, wordStem bool, ia, wa []affine) *uniform
 		u.st = append(u.st, a.st)
 		u.rh = append(u.rh, c.rh)
 	}
+	u.span = AddSpan{Stmt: u.st, Reg: u.rh}
 	return u
+}
+
+// consecutive reports whether add j's index and payload word are the
+// first's plus j (before normalization): the run can be an AddSpan.
+func (u *uniform) consecutive() bool {
+	for j := range u.idxC {
+		if u.idxC[j] != u.idxC[0]+int64(j) || u.wordC[j] != u.wordC[0]+int64(j) {
+			return false
+		}
+	}
+	return true
+}
+
+// runSpan does a consecutive run's adds as one span, when it is one here:
+// its first index I and the last normalize to I and I + n - 1 (no wrap,
+// so add j's index is I + j), all inside the register and on one of its
+// pages, and likewise its payload words W .. W + n - 1, all inside the
+// payload. Each cell then gets what run would add to it. It reports I and
+// W, or false (nothing done) when the run is no span here.
+func (u *uniform) runSpan(x *Exec, is, ws int64) (int, int, bool) {
+	n := int64(len(u.idxC))
+	i0, il := u.idxN.of(is+u.idxC[0]), u.idxN.of(is+u.idxC[n-1])
+	w0, wl := u.wordN.of(ws+u.wordC[0]), u.wordN.of(ws+u.wordC[n-1])
+	pay := x.Payload
+	if il != i0+n-1 || i0 < 0 || il >= u.size || i0>>cellPageBits != il>>cellPageBits ||
+		wl != w0+n-1 || w0 < 0 || wl >= int64(len(pay))/4 {
+		return 0, 0, false
+	}
+	cells := x.State.Regs[u.reg].Slice(int(i0), int(n))
+	src := pay[4*w0 : 4*(wl+1)]
+	for j := range cells {
+		cells[j] = u.cellT.of(u.addT.of(cells[j] + int64(binary.BigEndian.Uint32(src[4*j:]))))
+	}
+	return int(i0), int(w0), true
 }
 
 // run does the run's adds (as the general loop of regAddRun does) and

@@ -71,6 +71,23 @@ func (l *costLog) RegAdds(run []RegAdd) {
 	}
 }
 
+// spanLog is a costLog that is also a RegAddSpanTracer: it logs a span's
+// adds as the RegAdds of their records would.
+type spanLog struct {
+	*costLog
+	spans int
+}
+
+func (l *spanLog) RegAddSpan(s *AddSpan, index, word int) {
+	l.spans++
+	run := make([]RegAdd, len(s.Stmt))
+	for j := range run {
+		run[j] = RegAdd{Word: word + j, Index: index + j, Stmt: s.Stmt[j], Reg: s.Reg[j], Payload: true}
+	}
+	l.RegAdds(run)
+	l.runs--
+}
+
 // diffMode is how an executor is set up for a differential run.
 type diffMode struct {
 	name   string
@@ -79,9 +96,12 @@ type diffMode struct {
 	// cost: the compiled executor's tracer is a costLog and OnRegister is
 	// not set (runs of register adds are batched, see RegAddTracer).
 	cost bool
+	// span: with cost, the tracer is a spanLog (RegAddSpanTracer).
+	span bool
 }
 
-var diffModes = []diffMode{{"traced", true, false, false}, {"untraced", false, false, false}, {"dynamic", true, true, false}, {"dynamic-untraced", false, true, false}, {"cost", true, false, true}, {"cost-dynamic", true, true, true}}
+var diffModes = []diffMode{{"traced", true, false, false, false}, {"untraced", false, false, false, false}, {"dynamic", true, true, false, false},
+	{"dynamic-untraced", false, true, false, false}, {"cost", true, false, true, false}, {"cost-dynamic", true, true, true, false}, {"cost-span", true, false, true, true}}
 
 // newPair returns a compiled executor and a reference one on two fresh
 // states of p, set up alike, with their call logs.
@@ -100,6 +120,9 @@ func newPair(p *Program, seed int64, m diffMode) (*Exec, *refExec, *callLog, *ca
 		if m.cost {
 			if x != r.Exec {
 				x.Tracer = &costLog{callLog: l}
+				if m.span {
+					x.Tracer = &spanLog{costLog: x.Tracer.(*costLog)}
+				}
 			}
 		} else {
 			x.OnRegister = func(ra *RegisterAction, index int64, now int64) { l.add("onregister %s %d %d", ra.Name, index, now) }
@@ -173,7 +196,7 @@ func diffPrograms(t *testing.T) map[string]*Program {
 		out[n] = p
 	}
 	srcs := map[string]string{"clear": clProgram, "emit": emProgram, "bulk": bkProgram, "functions": fnProgram,
-		"payload": plProgram, "tableupdate": tuProgram, "timers": tmProgram}
+		"payload": plProgram, "tableupdate": tuProgram, "timers": tmProgram, "spans": spProgram}
 	if data, err := os.ReadFile("testdata/small.yaml"); err == nil {
 		srcs["small"] = string(data)
 	}
@@ -280,6 +303,9 @@ func TestCompiledMatchesReference(t *testing.T) {
 				if cl, ok := x.Tracer.(*costLog); ok && name == "trio-ml" && cl.runs == 0 {
 					t.Fatalf("no run of register adds was batched")
 				}
+				if sl, ok := x.Tracer.(*spanLog); ok && name == "trio-ml" && (sl.spans == 0 || sl.runs == 0) {
+					t.Fatalf("trio-ml's runs of adds: %d as spans, %d as records; want some of each", sl.spans, sl.runs)
+				}
 			})
 		}
 	}
@@ -291,7 +317,11 @@ func TestCompiledMatchesReference(t *testing.T) {
 func nextPacket(rng *rand.Rand, p *Program, now int64, xs ...*Exec) int64 {
 	now += int64(rng.Intn(2_000_000))
 	phv := randomPHV(rng, p)
-	payload := make([]byte, rng.Intn(80))
+	n := rng.Intn(80)
+	if rng.Intn(4) == 0 {
+		n = rng.Intn(4400) // room for whole runs of payload words (trio-ml reads up to 4 KB)
+	}
+	payload := make([]byte, n)
 	rng.Read(payload)
 	for i, x := range xs {
 		x.PHV, x.NowPs, x.Payload = phv, now, payload
@@ -559,3 +589,50 @@ func BenchmarkRunControl(b *testing.B) {
 		}
 	}
 }
+
+// spProgram's runs of adds are spans whose 8-bit index and word wrap at
+// random header values (base 253..255, word 254..255), and whose cells
+// sit on both sides of a register page (4093 + etype: base 4093..4095 of the 16-bit
+// index into a 5000-cell register), so the differential test meets the
+// spans RegAddSpan must not take.
+const spProgram = `program: spans
+headers:
+  eth: {dst: 48, src: 48, etype: 16}
+metadata:
+  b: 8
+  w: 8
+  c: 16
+registers:
+  small:
+    width: 32
+    size: 256
+    actions:
+      add0: value = value + payload32(meta.w + 0)
+      add1: value = value + payload32(meta.w + 1)
+      add2: value = value + payload32(meta.w + 2)
+      add3: value = value + payload32(meta.w + 3)
+  big:
+    width: 32
+    size: 5000
+    actions:
+      add0: value = value + payload32(meta.w + 0)
+      add1: value = value + payload32(meta.w + 1)
+      add2: value = value + payload32(meta.w + 2)
+parser:
+  start: s
+  states:
+    s:
+      extract: eth
+ingress: |
+  meta.b = eth.etype[7:0]
+  meta.w = eth.etype[15:8]
+  meta.c = 4093 + eth.etype
+  small.add0(meta.b + 0)
+  small.add1(meta.b + 1)
+  small.add2(meta.b + 2)
+  small.add3(meta.b + 3)
+  meta.w = meta.w + 1
+  big.add0(meta.c + 0)
+  big.add1(meta.c + 1)
+  big.add2(meta.c + 2)
+`

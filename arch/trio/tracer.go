@@ -159,18 +159,36 @@ func (t *tracer) regAdd(a *programs.RegAdd, lastChunk *int) *regInfo {
 // time (TestRegAddsSameLine). Trio-ML adds 1024 gradients a packet, 16 to
 // a line.
 func (t *tracer) sameLine(run []programs.RegAdd, ri *regInfo, tailOff, lastChunk int) int {
-	th := t.th
 	a := &run[0]
+	limit := t.lineRoom(a, ri, tailOff, lastChunk, len(run))
+	cls := t.regClass[a.Reg]
+	m := 1
+	for m < limit {
+		b := &run[m]
+		if b.Stmt != a.Stmt || b.Payload != a.Payload || b.Index != a.Index+m || t.regClass[b.Reg] != cls || (a.Payload && b.Word != a.Word+m) {
+			break
+		}
+		m++
+	}
+	return t.chargeLine(a, m-1)
+}
+
+// lineRoom is how many adds from a on (a included, at most avail) the
+// open segment's last step could take in sameLine's one step: the cells
+// left on a's line, and the payload words that need no fetch (up to the
+// head's end, up to the end of the chunk charged; all of them when that
+// chunk, or the word, runs past the packet). At most 1 (a alone) when no
+// add can follow: a statement would open a segment, or the cell has no
+// address.
+func (t *tracer) lineRoom(a *programs.RegAdd, ri *regInfo, tailOff, lastChunk, avail int) int {
+	th := t.th
 	if a.Stmt != 0 && th.seg == 0 {
-		return 0 // the instruction would open a segment
+		return 1 // the instruction would open a segment
 	}
 	first := ri.addr + int64(a.Index)*ri.entryBytes
 	if first < 0 || ri.entryBytes <= 0 {
-		return 0
+		return 1
 	}
-	// The cells left on the line, and the payload words that need no
-	// fetch: up to the head's end, up to the end of the chunk charged
-	// (all of them when that chunk, or the word, runs past the packet).
 	limit := int(((first>>6+1)<<6 - first + ri.entryBytes - 1) / ri.entryBytes)
 	if a.Payload {
 		switch off := tailOff + 4*a.Word; {
@@ -183,20 +201,16 @@ func (t *tracer) sameLine(run []programs.RegAdd, ri *regInfo, tailOff, lastChunk
 			}
 		}
 	}
-	limit = min(limit, len(run))
-	cls := t.regClass[a.Reg]
-	m := 1
-	for m < limit {
-		b := &run[m]
-		if b.Stmt != a.Stmt || b.Payload != a.Payload || b.Index != a.Index+m || t.regClass[b.Reg] != cls || (a.Payload && b.Word != a.Word+m) {
-			break
-		}
-		m++
-	}
-	n := m - 1
-	if n == 0 {
+	return min(limit, avail)
+}
+
+// chargeLine charges n more adds like a on the open segment (sameLine's
+// step) and returns n.
+func (t *tracer) chargeLine(a *programs.RegAdd, n int) int {
+	if n <= 0 {
 		return 0
 	}
+	th := t.th
 	if a.Stmt != 0 {
 		th.instr += n * int(a.Stmt)
 		th.script[th.seg-1].n += int32(n * int(a.Stmt))
@@ -204,6 +218,29 @@ func (t *tracer) sameLine(run []programs.RegAdd, ri *regInfo, tailOff, lastChunk
 	th.script[th.segLast-1].n += int32(n)
 	th.xtxn[lower.XRMW] += n
 	return n
+}
+
+// RegAddSpan charges a span of adds as RegAdds would charge its records
+// (programs.RegAddSpanTracer) without them: add k is cell index+k, payload
+// word word+k, statement s.Stmt[k], register action s.Reg[k]
+// (TestRegAddSpan).
+func (t *tracer) RegAddSpan(s *programs.AddSpan, index, word int) {
+	lastChunk := -1
+	n := len(s.Stmt)
+	for k := 0; k < n; k++ {
+		a := programs.RegAdd{Word: word + k, Index: index + k, Stmt: s.Stmt[k], Reg: s.Reg[k], Payload: true}
+		ri := t.regAdd(&a, &lastChunk)
+		if ri == nil {
+			continue
+		}
+		limit := t.lineRoom(&a, ri, t.th.payloadAt-t.th.tailAt, lastChunk, n-k)
+		cls := t.regClass[a.Reg]
+		m := 1
+		for m < limit && s.Stmt[k+m] == a.Stmt && t.regClass[s.Reg[k+m]] == cls {
+			m++
+		}
+		k += t.chargeLine(&a, m-1)
+	}
 }
 
 // addReg appends a register action's lowering to regList and returns its

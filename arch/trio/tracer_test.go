@@ -30,26 +30,7 @@ func TestRegAddsSameLine(t *testing.T) {
 	rng := rand.New(rand.NewSource(1))
 	bulk := 0
 	for trial := 0; trial < 3000; trial++ {
-		p := &PFE{cfg: &spec.Config{}, tailPs: 700, tailShift: 6, bankLine: -1}
-		p.cfg.SMem.RMWEngines = 5
-		p.cfg.XTXN.TailChunkBytes = 64
-		p.bankMask = -1
-		if rng.Intn(2) == 0 {
-			p.bankMask = 7
-		}
-		if rng.Intn(4) == 0 {
-			p.tailShift = -1
-			p.cfg.XTXN.TailChunkBytes = 48
-		}
-		regs := []regInfo{
-			{place: place{addr: 0, entryBytes: 4, latency: 300}, atomic: true, busy: 10},
-			{place: place{addr: 4096 + 8*int64(rng.Intn(8)), entryBytes: 8, latency: 300}, atomic: true, busy: 10},
-			{place: place{addr: 128, entryBytes: 4, latency: 500}, atomic: true, busy: 20},
-			{place: place{addr: 256, entryBytes: 4, latency: 300}, atomic: true, sync: true, busy: 10},
-			{place: place{addr: 512, entryBytes: 4, latency: 300}, busy: 10, writeBusy: 5, instr: 3},
-			{place: place{addr: 0, entryBytes: 4, latency: 300}, atomic: true, busy: 10}, // another action on 0's cells
-			{place: place{addr: 0, entryBytes: 4, latency: 300}, atomic: true, busy: 11}, // one that costs more
-		}
+		regs, newTracer := randomAddTracer(rng)
 		var run []programs.RegAdd
 		idx, word := rng.Intn(40), rng.Intn(40)-20
 		reg, stmt, pay := int32(rng.Intn(2)), int32(rng.Intn(3)), rng.Intn(4) != 0
@@ -65,27 +46,11 @@ func TestRegAddsSameLine(t *testing.T) {
 			idx++
 			word++
 		}
-		newThread := func() *tracer {
-			th := &thread{payloadAt: 40 + rng.Intn(3)*4, tailAt: 64, tailLen: rng.Intn(1200), tailFetched: make([]uint64, 1)}
-			switch rng.Intn(3) {
-			case 1:
-				th.addInstr(2)
-			case 2:
-				th.addInstr(1)
-				th.addAsync(step{x: uint8(lower.XRMW), bank: 0, busy: 10, latency: 300})
-			}
-			th.tailFetched[0] = rng.Uint64() & rng.Uint64()
-			tr := &tracer{p: p, th: th}
-			for _, r := range regs {
-				tr.addReg(r)
-			}
-			return tr
-		}
 		state := rng.Int63()
 		rng.Seed(state)
-		fast := newThread()
+		fast := newTracer()
 		rng.Seed(state)
-		ref := newThread()
+		ref := newTracer()
 		fast.RegAdds(run)
 		ref.regAddsOneByOne(run)
 		what := fmt.Sprintf("trial %d", trial)
@@ -98,5 +63,89 @@ func TestRegAddsSameLine(t *testing.T) {
 	}
 	if bulk < 100 {
 		t.Fatalf("only %d trials coalesced adds: the test exercised little of the same-line step", bulk)
+	}
+}
+
+// TestRegAddSpan: a span of adds (consecutive cells and payload words,
+// each add's statement and register action its own: mostly Trio-ML's
+// add0..add15 alike, sometimes another) leaves the same thread as
+// RegAdds on the span's records.
+func TestRegAddSpan(t *testing.T) {
+	rng := rand.New(rand.NewSource(2))
+	bulk := 0
+	for trial := 0; trial < 3000; trial++ {
+		regs, newTracer := randomAddTracer(rng)
+		n := 1 + rng.Intn(40)
+		s := &programs.AddSpan{Stmt: make([]int32, n), Reg: make([]int32, n)}
+		stmt := int32(rng.Intn(3))
+		for j := range n {
+			s.Stmt[j], s.Reg[j] = stmt, [...]int32{0, 0, 0, 5, 5, 6}[rng.Intn(6)]
+			if rng.Intn(10) == 0 {
+				s.Stmt[j], s.Reg[j] = int32(rng.Intn(3)), int32(rng.Intn(len(regs)))
+			}
+		}
+		idx, word := rng.Intn(200), rng.Intn(400)-40
+		run := make([]programs.RegAdd, n)
+		for j := range run {
+			run[j] = programs.RegAdd{Word: word + j, Index: idx + j, Stmt: s.Stmt[j], Reg: s.Reg[j], Payload: true}
+		}
+		state := rng.Int63()
+		rng.Seed(state)
+		span := newTracer()
+		rng.Seed(state)
+		ref := newTracer()
+		span.RegAddSpan(s, idx, word)
+		ref.RegAdds(run)
+		if !reflect.DeepEqual(span.th, ref.th) {
+			t.Fatalf("trial %d: thread differs:\nRegAddSpan %+v\nRegAdds    %+v", trial, *span.th, *ref.th)
+		}
+		if len(span.th.script) < span.th.xtxn[lower.XRMW] {
+			bulk++
+		}
+	}
+	if bulk < 100 {
+		t.Fatalf("only %d trials coalesced adds: the test exercised little of the same-line step", bulk)
+	}
+}
+
+// randomAddTracer draws a PFE's tail and bank settings and the register
+// actions of TestRegAddsSameLine; newTracer returns a tracer of those on
+// a thread drawn from the generator (seed it alike for two equal ones).
+func randomAddTracer(rng *rand.Rand) (regs []regInfo, newTracer func() *tracer) {
+	p := &PFE{cfg: &spec.Config{}, tailPs: 700, tailShift: 6, bankLine: -1}
+	p.cfg.SMem.RMWEngines = 5
+	p.cfg.XTXN.TailChunkBytes = 64
+	p.bankMask = -1
+	if rng.Intn(2) == 0 {
+		p.bankMask = 7
+	}
+	if rng.Intn(4) == 0 {
+		p.tailShift = -1
+		p.cfg.XTXN.TailChunkBytes = 48
+	}
+	regs = []regInfo{
+		{place: place{addr: 0, entryBytes: 4, latency: 300}, atomic: true, busy: 10},
+		{place: place{addr: 4096 + 8*int64(rng.Intn(8)), entryBytes: 8, latency: 300}, atomic: true, busy: 10},
+		{place: place{addr: 128, entryBytes: 4, latency: 500}, atomic: true, busy: 20},
+		{place: place{addr: 256, entryBytes: 4, latency: 300}, atomic: true, sync: true, busy: 10},
+		{place: place{addr: 512, entryBytes: 4, latency: 300}, busy: 10, writeBusy: 5, instr: 3},
+		{place: place{addr: 0, entryBytes: 4, latency: 300}, atomic: true, busy: 10}, // another action on 0's cells
+		{place: place{addr: 0, entryBytes: 4, latency: 300}, atomic: true, busy: 11}, // one that costs more
+	}
+	return regs, func() *tracer {
+		th := &thread{payloadAt: 40 + rng.Intn(3)*4, tailAt: 64, tailLen: rng.Intn(1200), tailFetched: make([]uint64, 1)}
+		switch rng.Intn(3) {
+		case 1:
+			th.addInstr(2)
+		case 2:
+			th.addInstr(1)
+			th.addAsync(step{x: uint8(lower.XRMW), bank: 0, busy: 10, latency: 300})
+		}
+		th.tailFetched[0] = rng.Uint64() & rng.Uint64()
+		tr := &tracer{p: p, th: th}
+		for _, r := range regs {
+			tr.addReg(r)
+		}
+		return tr
 	}
 }
