@@ -46,18 +46,8 @@ func TestRegAddsSameLine(t *testing.T) {
 			idx++
 			word++
 		}
-		state := rng.Int63()
-		rng.Seed(state)
-		fast := newTracer()
-		rng.Seed(state)
-		ref := newTracer()
-		fast.RegAdds(run)
-		ref.regAddsOneByOne(run)
-		what := fmt.Sprintf("trial %d", trial)
-		if !reflect.DeepEqual(fast.th, ref.th) {
-			t.Fatalf("%s: thread differs:\nRegAdds  %+v\none by one %+v", what, *fast.th, *ref.th)
-		}
-		if len(fast.th.script) < fast.th.xtxn[lower.XRMW] {
+		if sameCharge(t, rng, newTracer, fmt.Sprintf("trial %d: RegAdds against one by one", trial),
+			func(tr *tracer) { tr.RegAdds(run) }, func(tr *tracer) { tr.regAddsOneByOne(run) }) {
 			bulk++
 		}
 	}
@@ -89,23 +79,33 @@ func TestRegAddSpan(t *testing.T) {
 		for j := range run {
 			run[j] = programs.RegAdd{Word: word + j, Index: idx + j, Stmt: s.Stmt[j], Reg: s.Reg[j], Payload: true}
 		}
-		state := rng.Int63()
-		rng.Seed(state)
-		span := newTracer()
-		rng.Seed(state)
-		ref := newTracer()
-		span.RegAddSpan(s, idx, word)
-		ref.RegAdds(run)
-		if !reflect.DeepEqual(span.th, ref.th) {
-			t.Fatalf("trial %d: thread differs:\nRegAddSpan %+v\nRegAdds    %+v", trial, *span.th, *ref.th)
-		}
-		if len(span.th.script) < span.th.xtxn[lower.XRMW] {
+		if sameCharge(t, rng, newTracer, fmt.Sprintf("trial %d: RegAddSpan against RegAdds", trial),
+			func(tr *tracer) { tr.RegAddSpan(s, idx, word) }, func(tr *tracer) { tr.RegAdds(run) }) {
 			bulk++
 		}
 	}
 	if bulk < 100 {
 		t.Fatalf("only %d trials coalesced adds: the test exercised little of the same-line step", bulk)
 	}
+}
+
+// sameCharge draws one thread for two equal tracers (newTracer from
+// randomAddTracer), charges adds on them with fast and with ref, fails
+// unless the threads are equal, and reports whether fast coalesced adds
+// (fewer script steps than RMW transactions).
+func sameCharge(t *testing.T, rng *rand.Rand, newTracer func() *tracer, what string, fast, ref func(*tracer)) bool {
+	t.Helper()
+	state := rng.Int63()
+	rng.Seed(state)
+	a := newTracer()
+	rng.Seed(state)
+	b := newTracer()
+	fast(a)
+	ref(b)
+	if !reflect.DeepEqual(a.th, b.th) {
+		t.Fatalf("%s: thread differs:\n%+v\n%+v", what, *a.th, *b.th)
+	}
+	return len(a.th.script) < a.th.xtxn[lower.XRMW]
 }
 
 // randomAddTracer draws a PFE's tail and bank settings and the register
