@@ -198,7 +198,7 @@ func (ix *yamlIndex) decodeError(err error, root reflect.Type) error {
 	}
 	if m := reCannot.FindStringSubmatch(msg); m != nil {
 		line, _ := strconv.Atoi(m[1])
-		path := "?"
+		path := "" // the document itself (a file that is not a mapping)
 		if s, ok := ix.spot(line, m[3], false); ok && m[3] != "" {
 			path = s.path
 		} else if p, ok := ix.collection(line); ok {
@@ -210,6 +210,9 @@ func (ix *yamlIndex) decodeError(err error, root reflect.Type) error {
 		}
 		if m[3] != "" && m[2] != "map" && m[2] != "seq" {
 			got += " " + strconv.Quote(m[3])
+		}
+		if path == "" {
+			return fmt.Errorf("%s:%d: expected %s of the fields %s, got %s", ix.file, line, goTypeWord(m[4]), strings.Join(yamlFields(root, ""), ", "), got)
 		}
 		return fmt.Errorf("%s:%d: %s: expected %s, got %s", ix.file, line, path, goTypeWord(m[4]), got)
 	}

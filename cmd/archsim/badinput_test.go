@@ -67,6 +67,7 @@ variants:
 		{[]string{"aggregate", "--switch", "tofino", "--gradients", "256", "--iterations", "10000", "--compute-ms", "1000000"}, "10000 iterations of 1000000 ms compute are 1e+07 s of simulated time, past the end of the engine's clock"},
 		{[]string{"run", "--no-files", "--scenario", sc("nanscn.yaml", "prop_ns: 500", "prop_ns: .nan")}, "nanscn.yaml:7: link.prop_ns: got .nan (allowed: a finite number)"},
 		{[]string{"run", "--no-files", "--scenario", sc("hosts.yaml", "hosts: 4", "hosts: 4.5")}, "hosts.yaml:6: hosts: got 4.5 (allowed: an integer)"},
+		{[]string{"run", "--no-files", "--scenario", write("text.yaml", "a line of text\n")}, `text.yaml:1: expected a mapping of the fields aqm, doc, duration_us,`},
 		{[]string{"run", "--no-files", "--scenario", sc("plot.yaml", "variants:", "plots: [{kind: header_cdf, file: ../up.png}]\nvariants:")}, `plot.yaml:10: plots[0].file: got "../up.png"`},
 		{[]string{"run", "--no-files", "--scenario", sc("noprog.yaml", "program: ndp}", "}")}, "noprog.yaml:11: variants[0].program: missing: Tofino 1 runs a data-plane program"},
 		{[]string{"run", "--scenario", sc("out.yaml", "", ""), "--out", write("notadir", "x") + "/sub"}, "--out " + filepath.Join(dir, "notadir") + "/sub: cannot write there:"},
