@@ -82,6 +82,8 @@ func benchWorkloads() []benchWorkload {
 			run: func(n int) (benchRow, error) { return benchPipeline("trio", n) }},
 		benchWorkload{id: "trio-ml", name: "trio-ml job: 4 workers x 256 blocks of 1024 gradients, one Trio 5 PFE",
 			run: func(int) (benchRow, error) { return benchTrioML() }},
+		benchWorkload{id: "aggregate-compare/p0.16", name: "one point of aggregate --compare (p = 0.16): Trio-ML and SwitchML-256, with and without stragglers, two runs at a time",
+			run: func(int) (benchRow, error) { return benchComparePoint(0.16) }},
 	)
 	return ws
 }
@@ -301,4 +303,21 @@ func benchTrioML() (benchRow, error) {
 		return benchRow{}, err
 	}
 	return benchRow{SimulatedUs: r.SimulatedMs * 1000, Packets: r.Sent, Events: r.Events, SwitchHops: r.Sent}, nil
+}
+
+// benchComparePoint runs one point of aggregate --compare at prob with
+// configs/aggregation.yaml's job (what "archsim aggregate --compare
+// --probs PROB" runs: four jobs, two at a time). Packets and hops are the
+// gradient packets the workers sent.
+func benchComparePoint(prob float64) (benchRow, error) {
+	p, err := aggregation.LoadParams(nil)
+	if err != nil {
+		return benchRow{}, err
+	}
+	pts, err := aggregation.StragglerSweepWith(p, []float64{prob}, 1, nil)
+	if err != nil {
+		return benchRow{}, err
+	}
+	pt := pts[0]
+	return benchRow{SimulatedUs: pt.SwitchMLMs * float64(p.Training.Iterations) * 1000, Packets: pt.Sent, Events: pt.Events, SwitchHops: pt.Sent}, nil
 }

@@ -215,6 +215,12 @@ type Speedup struct {
 	SwitchMLMedianMs float64 `json:"switchml_median_worker_iteration_ms"`
 	Sleeps           int     `json:"sleeps"`
 	Degraded         int     `json:"trio_degraded_results"`
+	// Events and Sent are the engine events and the gradient packets the
+	// workers sent in the runs behind this point that no earlier point of
+	// the sweep counted (the first counts the two runs without
+	// stragglers too): their sums are the sweep's (archsim bench).
+	Events int64 `json:"-"`
+	Sent   int   `json:"-"`
 }
 
 // StragglerSpeedup runs the training job on Trio-ML and on SwitchML with
@@ -338,9 +344,15 @@ func StragglerSweepWith(p *Params, probs []float64, seed int64, done func(what s
 			return nil, smlErr[i]
 		}
 		sml := sml[i]
-		out = append(out, Speedup{Probability: prob, TypicalMs: typ.MeanIterationMs, TrioMs: tr.MeanIterationMs, SwitchMLMs: sml.MeanIterationMs,
+		pt := Speedup{Probability: prob, TypicalMs: typ.MeanIterationMs, TrioMs: tr.MeanIterationMs, SwitchMLMs: sml.MeanIterationMs,
 			SwitchMLIdleMs: idle.MeanIterationMs, Ratio: sml.MeanIterationMs / tr.MeanIterationMs, Sleeps: tr.Sleeps, Degraded: tr.Degraded,
-			TrioMedianMs: tr.MedianWorkerMs, SwitchMLMedianMs: sml.MedianWorkerMs})
+			TrioMedianMs: tr.MedianWorkerMs, SwitchMLMedianMs: sml.MedianWorkerMs,
+			Events: tr.Events + sml.Events, Sent: tr.Sent + sml.Sent}
+		if i == 0 {
+			pt.Events += typ.Events + idle.Events
+			pt.Sent += typ.Sent + idle.Sent
+		}
+		out = append(out, pt)
 	}
 	return out, nil
 }
