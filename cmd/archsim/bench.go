@@ -82,6 +82,8 @@ func benchWorkloads() []benchWorkload {
 			run: func(n int) (benchRow, error) { return benchPipeline("trio", n) }},
 		benchWorkload{id: "trio-ml", name: "trio-ml job: 4 workers x 256 blocks of 1024 gradients, one Trio 5 PFE",
 			run: func(int) (benchRow, error) { return benchTrioML() }},
+		benchWorkload{id: "trim-fig6/sweep", name: "trim-fig6, the full sweep (15 sender counts x Ideal, Tofino, Tofino-paper), parallel runs",
+			run: func(int) (benchRow, error) { return benchSweep("trim-fig6") }},
 		benchWorkload{id: "aggregate-compare/p0.16", name: "one point of aggregate --compare (p = 0.16): Trio-ML and SwitchML-256, with and without stragglers, two runs at a time",
 			run: func(int) (benchRow, error) { return benchComparePoint(0.16) }},
 	)
@@ -320,4 +322,26 @@ func benchComparePoint(prob float64) (benchRow, error) {
 	}
 	pt := pts[0]
 	return benchRow{SimulatedUs: pt.SwitchMLMs * float64(p.Training.Iterations) * 1000, Packets: pt.Sent, Events: pt.Events, SwitchHops: pt.Sent}, nil
+}
+
+// benchSweep runs a whole scenario, every variant at every sweep value, as
+// "archsim run --scenario NAME --no-files" does (its runs in parallel, one
+// per core): the row sums the runs' packets, events and hops, and its
+// simulated time is one run's.
+func benchSweep(name string) (benchRow, error) {
+	s, err := experiments.Load(name)
+	if err != nil {
+		return benchRow{}, err
+	}
+	res, err := s.Execute(experiments.Options{})
+	if err != nil {
+		return benchRow{}, err
+	}
+	row := benchRow{SimulatedUs: s.DurationUs}
+	for _, r := range res.Runs {
+		row.Packets += r.DataSent
+		row.Events += r.Events
+		row.SwitchHops += r.SwitchHops
+	}
+	return row, nil
 }

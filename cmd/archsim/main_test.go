@@ -300,8 +300,8 @@ func TestBenchJSON(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &rows); err != nil {
 		t.Fatal(err)
 	}
-	if len(rows) != 15 {
-		t.Fatalf("%d rows, want 15", len(rows))
+	if len(rows) != 16 {
+		t.Fatalf("%d rows, want 16", len(rows))
 	}
 	for _, r := range rows {
 		for _, k := range []string{"workload", "wall_s", "events", "events_per_packet", "packets_per_s", "switch_hops", "hops_per_s", "events_per_hop", "allocs_per_hop", "peak_rss_mb"} {
