@@ -592,9 +592,9 @@ func BenchmarkRunControl(b *testing.B) {
 
 // spProgram's runs of adds are spans whose 8-bit index and word wrap at
 // random header values (base 253..255, word 254..255), and whose cells
-// sit on both sides of a register page (4093 + etype: base 4093..4095 of the 16-bit
-// index into a 5000-cell register), so the differential test meets the
-// spans RegAddSpan must not take.
+// sit on both sides of a register page (4093 + etype: base 4093..4095 of
+// the 16-bit index into the 5000-cell register), so the differential test
+// meets the spans RegAddSpan must not take.
 const spProgram = `program: spans
 headers:
   eth: {dst: 48, src: 48, etype: 16}
@@ -603,21 +603,14 @@ metadata:
   w: 8
   c: 16
 registers:
-  small:
-    width: 32
-    size: 256
-    actions:
-      add0: value = value + payload32(meta.w + 0)
-      add1: value = value + payload32(meta.w + 1)
-      add2: value = value + payload32(meta.w + 2)
-      add3: value = value + payload32(meta.w + 3)
-  big:
+  r:
     width: 32
     size: 5000
     actions:
       add0: value = value + payload32(meta.w + 0)
       add1: value = value + payload32(meta.w + 1)
       add2: value = value + payload32(meta.w + 2)
+      add3: value = value + payload32(meta.w + 3)
 parser:
   start: s
   states:
@@ -627,12 +620,12 @@ ingress: |
   meta.b = eth.etype[7:0]
   meta.w = eth.etype[15:8]
   meta.c = 4093 + eth.etype
-  small.add0(meta.b + 0)
-  small.add1(meta.b + 1)
-  small.add2(meta.b + 2)
-  small.add3(meta.b + 3)
+  r.add0(meta.b + 0)
+  r.add1(meta.b + 1)
+  r.add2(meta.b + 2)
+  r.add3(meta.b + 3)
   meta.w = meta.w + 1
-  big.add0(meta.c + 0)
-  big.add1(meta.c + 1)
-  big.add2(meta.c + 2)
+  r.add0(meta.c + 0)
+  r.add1(meta.c + 1)
+  r.add2(meta.c + 2)
 `
