@@ -94,3 +94,54 @@ func BenchmarkCodecPass(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkNDPPassMix is BenchmarkNDPPass on a mix of ndp's traffic, as
+// an incast's switch sees it: data packets, and NDP control packets (ACK,
+// PULL, NACK flags) to several ports, in a fixed pseudo-random order, so
+// the interpreter's branches and the state it touches vary from pass to
+// pass as they do in a run.
+func BenchmarkNDPPassMix(b *testing.B) {
+	prog, _ := ndpData(b)
+	var heads [][]byte
+	var lens []int
+	for _, ft := range prog.Traffic {
+		switch ft.Name {
+		case "ndp-data":
+			for i := 0; i < 4; i++ {
+				heads, lens = append(heads, ft.BuildPacket(i, 4000)), append(lens, 4000)
+			}
+		case "ndp-control":
+			for i := 0; i < 4; i++ {
+				heads, lens = append(heads, ft.BuildPacket(i, 64)), append(lens, 64)
+			}
+		}
+	}
+	order := make([]int, 1024)
+	rng := rand.New(rand.NewSource(2))
+	for i := range order {
+		order[i] = rng.Intn(len(heads))
+	}
+	c := prog.Codec()
+	st := NewState(prog)
+	x := NewExec(st, rand.New(rand.NewSource(1)))
+	x.ElideDeadStores = true
+	phv := make([]int64, len(prog.Fields))
+	x.PHV = phv
+	head := make([]byte, 0, 128)
+	view := c.NewPassView()
+	lenSlot := prog.Std[StdPacketLength].Slot
+	inSlot := prog.Std[StdIngressPort].Slot
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		k := order[i&1023]
+		clear(phv)
+		head = append(head[:0], heads[k]...)
+		phv[lenSlot] = int64(lens[k])
+		phv[inSlot] = int64(k & 3)
+		x.NowPs = int64(i) * 330000
+		r := c.ParsePass(head, lens[k], phv, false, false, view)
+		x.Dirty = 0
+		x.RunControl(prog.Ingress)
+		head, _ = c.DeparsePass(phv, head, lens[k], r.Offset, true, view, x.Dirty)
+	}
+}
