@@ -413,15 +413,32 @@ func (s *Scenario) runAQM(spec runSpec) (*Run, error) {
 	// A switch that shares the pool (arch.PacketPooler) recycles them
 	// itself, and takes its copies from it.
 	hb := hosts.MakeBuilder().WithEngine(eng)
+	// The UDP frames' ledger: each frame a source sends is delivered,
+	// dropped or still in flight at the end (conservation_ok). A frame is
+	// never copied, so its first fate is its last and the ledger keeps
+	// only the frames around those in flight (hosts.Recorder.FinalFates).
+	var rec *hosts.Recorder
+	if s.Workload.Kind == "udp-risefall" {
+		rec = hosts.NewRecorder(len(s.Pattern.Flows))
+		rec.KeepHeaders, rec.KeepArrivals = false, false
+		rec.FinalFates()
+		hb = hb.WithRecorder(rec)
+	}
 	var reasons arch.DropCounter
+	drop := func(pkt *packet.Packet, reason string) {
+		reasons.Add(reason)
+		if rec != nil {
+			rec.Dropped(pkt.ID, reason)
+		}
+	}
 	for _, sw := range net.switches {
 		if p, ok := sw.(arch.PacketPooler); ok {
 			p.SetPacketPool(hb.Pool())
-			sw.OnDrop(func(pkt *packet.Packet, reason string) { reasons.Add(reason) })
+			sw.OnDrop(drop)
 			continue
 		}
 		sw.OnDrop(func(pkt *packet.Packet, reason string) {
-			reasons.Add(reason)
+			drop(pkt, reason)
 			hb.Recycle(pkt)
 		})
 	}
@@ -508,6 +525,18 @@ func (s *Scenario) runAQM(spec runSpec) (*Run, error) {
 		r.TotalGoodputGbps = float64(hs.goodputBytes()) * 8 / (float64(min(end, deadline)-startPs) / 1e12) / 1e9
 	}
 	r.PacketsSent = hs.sent()
+	if rec != nil {
+		// Every frame a switch dropped is one of the sources' (the four
+		// counts add up) and none was resolved twice.
+		t := rec.Tally()
+		dropped := 0
+		for _, d := range reasons.Sorted() {
+			dropped += d.Packets
+		}
+		r.DataSent, r.DeliveredFull, r.InFlight = t.DataSent, t.Delivered, t.InFlight
+		r.ConservationOK = rec.Late == 0 && t.DataSent == r.PacketsSent && t.Dropped == dropped &&
+			t.Delivered+t.Dropped+t.InFlight == t.DataSent
+	}
 	for _, sw := range net.switches {
 		r.SwitchHops += sw.Counters().Delivered
 	}

@@ -68,6 +68,13 @@ func TestRiseFallStart(t *testing.T) {
 		if run.Variant == "PIE_CP" && (p.CPPeriodUs == nil || math.Abs(*p.CPPeriodUs-125) > 1) {
 			t.Errorf("PIE_CP: control-plane period %v, want 125 us", p.CPPeriodUs)
 		}
+		// The frames' ledger: every frame sent is delivered, dropped (all
+		// of them at the tail, here) or still queued at the end.
+		if !run.ConservationOK || run.DataSent != p.PacketsSent || run.DataSent == 0 || run.Dropped != p.TailDrops ||
+			run.DeliveredFull+run.Dropped+run.InFlight != run.DataSent || run.InFlight == 0 {
+			t.Errorf("%s: ledger: conservation %v, %d sent (%d by the sources), %d delivered + %d dropped (%d at the tail) + %d in flight",
+				run.Variant, run.ConservationOK, run.DataSent, p.PacketsSent, run.DeliveredFull, run.Dropped, p.TailDrops, run.InFlight)
+		}
 	}
 }
 

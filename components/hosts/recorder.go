@@ -16,6 +16,9 @@ const (
 	FateDropped
 	FateTrimmed   // its header reached the receiver
 	FateDelivered // it reached the receiver whole
+	// FateResolved is FateOf's answer for a packet whose page was
+	// released (FinalFates): delivered or dropped, no longer known which.
+	FateResolved
 )
 
 // Recorder collects what every host saw, for a whole run.
@@ -41,7 +44,13 @@ type Recorder struct {
 	// Running counts over data packets.
 	dataSent int
 	byFate   [4]int
-	byReason map[string]int // data packets whose fate is FateDropped, by reason
+	// Data packets whose fate is FateDropped, by reason code (byCode[c]
+	// for codes 1..maxReasonCode) and, past those, by reason (byMore);
+	// lastReason and lastCode are the reason Dropped coded last.
+	byCode     [maxReasonCode + 1]int
+	byMore     map[string]int
+	lastReason string
+	lastCode   byte
 
 	Goodput  []int64 // distinct payload bytes delivered, per flow
 	LastData []int64 // time of the last new data per flow
@@ -57,7 +66,26 @@ type Recorder struct {
 	// Stream's output (nil: none) and clock.
 	log *csv.Writer
 	now func() int64
+
+	// final: a data packet's first fate is its last (FinalFates); resolved
+	// counts each page's resolved packets, and a page whose packets are
+	// all resolved is released (nil).
+	final    bool
+	resolved []uint32
+	spare    [][]byte // released pages, cleared, for the next ids
+	// Late counts deliveries of packets that were already resolved, in a
+	// released page (FinalFates; must stay 0).
+	Late int
 }
+
+// FinalFates makes a data packet's first fate (delivered, or dropped) its
+// last, for traffic that is never copied (a UDP stream): a page of
+// packet states is released once all its packets are resolved, so the
+// recorder's memory follows the packets in flight, not those sent. A
+// later delivery of a packet in a released page counts in Late (a packet
+// resolved twice); a later drop is ignored, as a drop of a resolved
+// packet always is. Call it before the first NewID.
+func (r *Recorder) FinalFates() { r.final = true }
 
 // RecordsHeader is the header line Stream writes.
 var RecordsHeader = []string{"time_ps", "id", "event", "data", "flow", "reason"}
@@ -148,7 +176,15 @@ func (r *Recorder) NewID(data bool, flow int) uint64 {
 	r.nextID++
 	id := r.nextID
 	if int(id>>pageBits) == len(r.pages) {
-		r.pages = append(r.pages, make([]byte, 1<<pageBits))
+		if n := len(r.spare); n > 0 {
+			r.pages = append(r.pages, r.spare[n-1])
+			r.spare = r.spare[:n-1]
+		} else {
+			r.pages = append(r.pages, make([]byte, 1<<pageBits))
+		}
+		if r.final {
+			r.resolved = append(r.resolved, 0)
+		}
 	}
 	if data {
 		r.pages[id>>pageBits][id&pageMask] = dataBit
@@ -163,6 +199,27 @@ func (r *Recorder) NewID(data bool, flow int) uint64 {
 
 func (r *Recorder) state(id uint64) *byte { return &r.pages[id>>pageBits][id&pageMask] }
 
+// released reports whether id's page was released (FinalFates).
+func (r *Recorder) released(id uint64) bool { return r.pages[id>>pageBits] == nil }
+
+// resolve counts data packet id's first fate (FinalFates) and releases its
+// page when that was the page's last packet in flight. Ids 0 and
+// 1<<pageBits-1 of a page are counted alike; id 0 is never handed out, so
+// page 0 has one packet fewer.
+func (r *Recorder) resolve(id uint64) {
+	k := id >> pageBits
+	r.resolved[k]++
+	full := uint32(1 << pageBits)
+	if k == 0 {
+		full--
+	}
+	if r.resolved[k] == full {
+		clear(r.pages[k])
+		r.spare = append(r.spare, r.pages[k])
+		r.pages[k] = nil
+	}
+}
+
 // Packets is the number of packet ids handed out (data and control).
 func (r *Recorder) Packets() int { return int(r.nextID + r.nextCtrl) }
 
@@ -171,6 +228,9 @@ func (r *Recorder) Packets() int { return int(r.nextID + r.nextCtrl) }
 func (r *Recorder) FateOf(id uint64) (f Fate, data bool, reason string) {
 	if id == 0 || id > r.nextID { // control ids have no state
 		return FateInFlight, false, ""
+	}
+	if r.released(id) {
+		return FateResolved, true, ""
 	}
 	b := *r.state(id)
 	return Fate(b & fateMask), b&dataBit != 0, r.reason(id, b)
@@ -192,15 +252,23 @@ func (r *Recorder) Dropped(id uint64, reason string) {
 	if id&ctrlID != 0 && r.log != nil {
 		r.record(id, "dropped", false, "", reason)
 	}
-	if id == 0 || id > r.nextID {
+	if id == 0 || id > r.nextID || r.released(id) {
 		return
 	}
 	p := r.state(id)
 	if Fate(*p&fateMask) != FateInFlight {
 		return
 	}
-	c, ok := r.reasonCode[reason]
+	if r.final && *p&dataBit != 0 {
+		defer r.resolve(id)
+	}
+	c, ok := r.lastCode, r.lastCode != 0 && reason == r.lastReason
 	if !ok {
+		c, ok = r.reasonCode[reason]
+	}
+	if ok {
+		r.lastReason, r.lastCode = reason, c
+	} else {
 		if len(r.reasons) < maxReasonCode {
 			if r.reasonCode == nil {
 				r.reasonCode = map[string]byte{}
@@ -208,6 +276,7 @@ func (r *Recorder) Dropped(id uint64, reason string) {
 			r.reasons = append(r.reasons, reason)
 			c = byte(len(r.reasons))
 			r.reasonCode[reason] = c
+			r.lastReason, r.lastCode = reason, c
 		} else {
 			c = maxReasonCode + 1
 			if r.moreReasons == nil {
@@ -223,10 +292,14 @@ func (r *Recorder) Dropped(id uint64, reason string) {
 	if *p&dataBit != 0 {
 		r.byFate[FateInFlight]--
 		r.byFate[FateDropped]++
-		if r.byReason == nil {
-			r.byReason = map[string]int{}
+		if c <= maxReasonCode {
+			r.byCode[c]++
+		} else {
+			if r.byMore == nil {
+				r.byMore = map[string]int{}
+			}
+			r.byMore[reason]++
 		}
-		r.byReason[reason]++
 	}
 }
 
@@ -241,8 +314,20 @@ func (r *Recorder) delivered(id uint64, whole bool) {
 		}
 		return
 	}
+	if r.released(id) {
+		r.Late++
+		return
+	}
 	p := r.state(id)
 	f := Fate(*p & fateMask)
+	if r.final && f != FateInFlight {
+		// A second fate of a packet not yet released: as late.
+		r.Late++
+		return
+	}
+	if r.final && *p&dataBit != 0 {
+		defer r.resolve(id)
+	}
 	switch {
 	case whole && f == FateDelivered:
 		r.Twice++
@@ -259,9 +344,13 @@ func (r *Recorder) delivered(id uint64, whole bool) {
 		r.byFate[f]--
 		r.byFate[nf]++
 		if f == FateDropped {
-			reason := r.reason(id, *p)
-			if r.byReason[reason]--; r.byReason[reason] == 0 {
-				delete(r.byReason, reason)
+			if c := *p >> reasonShift; c <= maxReasonCode {
+				r.byCode[c]--
+			} else {
+				reason := r.reason(id, *p)
+				if r.byMore[reason]--; r.byMore[reason] == 0 {
+					delete(r.byMore, reason)
+				}
 			}
 		}
 	}
@@ -303,7 +392,12 @@ type Tally struct {
 func (r *Recorder) Tally() Tally {
 	t := Tally{DataSent: r.dataSent, Delivered: r.byFate[FateDelivered], Trimmed: r.byFate[FateTrimmed],
 		Dropped: r.byFate[FateDropped], InFlight: r.byFate[FateInFlight], DropReasons: map[string]int{}}
-	for k, v := range r.byReason {
+	for c, reason := range r.reasons {
+		if n := r.byCode[c+1]; n > 0 {
+			t.DropReasons[reason] = n
+		}
+	}
+	for k, v := range r.byMore {
 		t.DropReasons[k] = v
 	}
 	return t

@@ -84,3 +84,74 @@ func TestRecorderManyReasons(t *testing.T) {
 		t.Errorf("%d reasons past the codes, want %d", len(r.moreReasons), 50-maxReasonCode)
 	}
 }
+
+// TestRecorderFinalFates: with FinalFates a page of packet states is
+// released once every packet on it is delivered or dropped, the tally is
+// what the plain recorder counts, and a second fate is Late (a drop of a
+// resolved packet is ignored, as always).
+func TestRecorderFinalFates(t *testing.T) {
+	r := NewRecorder(1)
+	r.FinalFates()
+	const n = 3<<pageBits + 100 // page 0 (ids 1..65535), pages 1 and 2 whole, 101 ids on page 3
+	ids := make([]uint64, n)
+	for i := range ids {
+		ids[i] = r.NewID(true, 0)
+	}
+	// Resolve pages 0 and 1 completely (every third dropped), leave one
+	// packet of page 2 and all of page 3 in flight.
+	dropped := 0
+	for i, id := range ids {
+		if id>>pageBits >= 3 || id == 2<<pageBits+5 {
+			continue
+		}
+		if i%3 == 0 {
+			r.Dropped(id, "queue full")
+			dropped++
+		} else {
+			r.delivered(id, true)
+		}
+	}
+	if r.pages[0] != nil || r.pages[1] != nil || r.pages[2] == nil {
+		t.Fatalf("released pages: %v %v %v; want pages 0 and 1 released, 2 kept", r.pages[0] == nil, r.pages[1] == nil, r.pages[2] == nil)
+	}
+	inFlight := n - (3<<pageBits - 1 - 1)
+	got := r.Tally()
+	if got.DataSent != n || got.Dropped != dropped || got.Delivered != n-inFlight-dropped || got.InFlight != inFlight || got.DropReasons["queue full"] != dropped {
+		t.Fatalf("tally %+v (want %d dropped, %d in flight)", got, dropped, inFlight)
+	}
+	r.delivered(2<<pageBits+5, true) // page 2's last: released
+	if r.pages[2] != nil {
+		t.Error("page 2 kept after its last packet was delivered")
+	}
+	if f, data, _ := r.FateOf(ids[10]); f != FateResolved || !data {
+		t.Errorf("a packet of a released page: %v %v", f, data)
+	}
+	r.Dropped(ids[10], "late")  // resolved: ignored
+	r.delivered(ids[11], true)  // released page: a second fate
+	r.delivered(ids[n-1], true) // page 3, in flight: delivered
+	r.delivered(ids[n-1], true) // page 3, resolved: a second fate
+	r.Dropped(ids[n-2], "queue full")
+	r.delivered(ids[n-2], true) // dropped, then delivered: a second fate
+	if r.Late != 3 || r.Twice != 0 || r.Both != 0 {
+		t.Errorf("late %d twice %d both %d; want 3, 0, 0", r.Late, r.Twice, r.Both)
+	}
+	if got := r.Tally(); got.Delivered+got.Dropped+got.InFlight != got.DataSent || got.InFlight != 99 {
+		t.Errorf("tally %+v: want the fates to add up, 99 in flight", got)
+	}
+	// The next page reuses a released one, cleared: its packets start in
+	// flight.
+	for len(r.pages) < 5 {
+		r.NewID(true, 0)
+	}
+	id := r.NewID(true, 0)
+	if r.pages[4] == nil || len(r.spare) != 2 {
+		t.Fatalf("page 4 %v, %d spare pages; want page 4 taken from the three released", r.pages[4] == nil, len(r.spare))
+	}
+	if f, data, _ := r.FateOf(id); f != FateInFlight || !data {
+		t.Errorf("a packet on a reused page: %v %v", f, data)
+	}
+	r.delivered(id, true)
+	if f, _, _ := r.FateOf(id); f != FateDelivered || r.Late != 3 {
+		t.Errorf("delivered on a reused page: %v, late %d", f, r.Late)
+	}
+}
