@@ -270,7 +270,7 @@ func (l *loader) loadConstants(n node, overrides map[string]string) error {
 		if err := checkName(p.val, p.key, "constant"); err != nil {
 			return err
 		}
-		src, err := p.val.str()
+		src, rangeNode, err := constantSource(p.val)
 		if err != nil {
 			return err
 		}
@@ -287,6 +287,9 @@ func (l *loader) loadConstants(n node, overrides map[string]string) error {
 			}
 			return p.val.errf("%v", err)
 		}
+		if err := l.checkConstRange(p.val, v, rangeNode, overridden, o); err != nil {
+			return err
+		}
 		l.consts.names[p.key] = v
 		l.prog.Constants = append(l.prog.Constants, Constant{Name: p.key, Value: v.i, Float: v.float(), Pos: p.val.pos()})
 	}
@@ -301,6 +304,93 @@ func (l *loader) loadConstants(n node, overrides map[string]string) error {
 		return fmt.Errorf("%s: --param %s: program %s has no such constant", l.file, unknown[0], l.prog.Name)
 	}
 	return nil
+}
+
+// constantSource returns a constant's expression and its declared range:
+// a constant is written as a single value ("T0_NS: 6000") or as a mapping
+// with the value and the range the program accepts ("T0_NS: {value: 6000,
+// min: 0}").
+func constantSource(n node) (string, map[string]node, error) {
+	if !n.isMap() {
+		src, err := n.str()
+		return src, nil, err
+	}
+	fs, err := n.fields("value", "min", "max")
+	if err != nil {
+		return "", nil, err
+	}
+	v, ok := fs["value"]
+	if !ok {
+		return "", nil, n.errf("a constant written as a mapping needs its value (value: ...), and min and/or max")
+	}
+	src, err := v.str()
+	if err != nil {
+		return "", nil, err
+	}
+	delete(fs, "value")
+	return src, fs, nil
+}
+
+// checkConstRange checks a constant's value against the range its
+// program declares (min, max: constant expressions over earlier
+// constants). A value given through --param or a scenario is named as
+// such; a file whose own value is out of its range is the author's error.
+func (l *loader) checkConstRange(n node, v number, rng map[string]node, overridden bool, given string) error {
+	for _, bound := range []string{"min", "max"} {
+		bn, ok := rng[bound]
+		if !ok {
+			continue
+		}
+		src, err := bn.str()
+		if err != nil {
+			return err
+		}
+		b, err := l.consts.evalConstString(src)
+		if err != nil {
+			return bn.errf("%v", err)
+		}
+		below := v.float() < b.float()
+		if !v.isFloat && !b.isFloat {
+			below = v.i < b.i
+		}
+		above := v.float() > b.float()
+		if !v.isFloat && !b.isFloat {
+			above = v.i > b.i
+		}
+		if (bound == "min" && !below) || (bound == "max" && !above) {
+			continue
+		}
+		what := "below its minimum"
+		if bound == "max" {
+			what = "above its maximum"
+		}
+		if overridden {
+			return n.errf("the value given for it (--param or a scenario's params), %q, is %s %s (%s)",
+				given, what, formatNumber(b), rangeText(rng))
+		}
+		return n.errf("its value %s is %s %s (%s)", formatNumber(v), what, formatNumber(b), rangeText(rng))
+	}
+	return nil
+}
+
+// rangeText writes a declared range as min..max (either side may be open).
+func rangeText(rng map[string]node) string {
+	lo, hi := "", ""
+	if n, ok := rng["min"]; ok {
+		lo = strings.TrimSpace(n.n.Value)
+	}
+	if n, ok := rng["max"]; ok {
+		hi = strings.TrimSpace(n.n.Value)
+	}
+	return "range " + lo + ".." + hi
+}
+
+// formatNumber writes a constant's value as the file would.
+func formatNumber(n number) string {
+	if n.isFloat {
+		return strconv.FormatFloat(n.f, 'g', -1, 64)
+	}
+	return strconv.FormatInt(n.i, 10)
 }
 
 // parseType parses a width spec: "32" (bit<32>), "i32" (int<32>), "bool",

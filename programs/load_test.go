@@ -305,3 +305,56 @@ func TestLoadSharesTheParsedText(t *testing.T) {
 		t.Errorf("after loads with other constants the default T0_NS is %d, want 6000", c)
 	}
 }
+
+// TestConstantRanges: a constant may declare the range its program
+// accepts; a value given through --param (or a scenario) outside it, or a
+// file whose own value is outside it, is a one-line error naming the
+// constant, its line and the bound. Bounds may use earlier constants and
+// floats.
+func TestConstantRanges(t *testing.T) {
+	base, err := os.ReadFile("testdata/small.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	withConsts := func(consts string) []byte {
+		return []byte(strings.Replace(string(base), "constants:\n  PORT: 3\n", "constants:\n  PORT: 3\n"+consts, 1))
+	}
+	data := withConsts("  LIMIT: {value: 5, min: 0, max: PORT + 7}\n  RATE: {value: 1e9, min: 0.5}\n")
+	if !strings.Contains(string(data), "LIMIT") {
+		t.Fatal("small.yaml's constants moved: the test's program was not built")
+	}
+	ok := []map[string]string{nil, {"LIMIT": "0"}, {"LIMIT": "10"}, {"RATE": "0.5"}, {"PORT": "4", "LIMIT": "11"}}
+	for _, o := range ok {
+		if _, err := Load(data, "small.yaml", o); err != nil {
+			t.Errorf("overrides %v: %v", o, err)
+		}
+	}
+	bad := []struct {
+		overrides map[string]string
+		want      string
+	}{
+		{map[string]string{"LIMIT": "-1"}, `small.yaml:5: constants LIMIT: the value given for it (--param or a scenario's params), "-1", is below its minimum 0 (range 0..PORT + 7)`},
+		{map[string]string{"LIMIT": "11"}, `is above its maximum 10 (range 0..PORT + 7)`},
+		{map[string]string{"PORT": "2", "LIMIT": "10"}, `is above its maximum 9`},
+		{map[string]string{"RATE": "0.25"}, `small.yaml:6: constants RATE: the value given for it (--param or a scenario's params), "0.25", is below its minimum 0.5 (range 0.5..)`},
+		{map[string]string{"RATE": "-1e3"}, `is below its minimum 0.5`},
+	}
+	for _, c := range bad {
+		_, err := Load(data, "small.yaml", c.overrides)
+		if err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("overrides %v: got %v, want one line containing %q", c.overrides, err, c.want)
+		}
+	}
+	files := []struct{ consts, want string }{
+		{"  LIMIT: {value: 12, max: 10}\n", "small.yaml:5: constants LIMIT: its value 12 is above its maximum 10 (range ..10)"},
+		{"  LIMIT: {min: 0}\n", "needs its value"},
+		{"  LIMIT: {value: 1, minimum: 0}\n", `unknown key "minimum"`},
+		{"  LIMIT: {value: 1, min: NOPE}\n", "NOPE"},
+	}
+	for _, c := range files {
+		_, err := Load(withConsts(c.consts), "small.yaml", nil)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: got %v, want %q", c.consts, err, c.want)
+		}
+	}
+}
