@@ -165,6 +165,7 @@ func TestBadInput(t *testing.T) {
 		{[]string{"--program", "ndp", "--load", "2"}, "--load 2"},
 		{[]string{"--program", "ndp", "--packets", "0"}, "--packets 0"},
 		{[]string{"--program", "protego-sender", "--param", "PORTZ=4"}, "no such constant"},
+		{[]string{"--program", "ndp", "--param", "T0_NS=-5"}, `ndp.yaml:18: constants T0_NS: the value given for it (--param or a scenario's params), "-5", is below its minimum 0`},
 		{[]string{}, "missing --program"},
 		{[]string{"validate", "--only", "nope"}, "matches no claim"},
 		{[]string{"validate", "--seed-offset", "-1"}, "--seed-offset -1"},
