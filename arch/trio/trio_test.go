@@ -13,6 +13,7 @@ import (
 	"archsim/arch/trio/lower"
 	"archsim/arch/trio/spec"
 	"archsim/components/packet"
+	"archsim/configs"
 	"archsim/programs"
 )
 
@@ -159,6 +160,55 @@ std.egress_port = 1`)
 	}
 	if fmt.Sprint(order) != "[3 1 2]" {
 		t.Errorf("delivery order %v, want [3 1 2]: flow 7's fast packet waits for its slow predecessor, flow 8's does not", order)
+	}
+}
+
+// TestReorderCreatedPackets: packets a switch made (Flow -1) are one flow
+// of the reorder engine by default (a fast one waits for a slow one before
+// it) and, with trio.reorder_created=own_flow, each their own (the fast
+// one leaves when its thread ends); a bad value is a config error.
+func TestReorderCreatedPackets(t *testing.T) {
+	src := `registers:
+  r:
+    width: 32
+    size: 16
+    actions:
+      get:
+        do: |
+          value = value + 1
+          out = value
+`
+	code := `if ip.ttl == 64 {
+meta.m0 = r.get(0)
+meta.m1 = r.get(1)
+meta.m2 = r.get(2)
+}
+std.egress_port = 1`
+	for _, c := range []struct{ set, want string }{{"trio.reorder_created=one_flow", "[1 2]"}, {"trio.reorder_created=own_flow", "[2 1]"}} {
+		chip := chipT(t, c.set)
+		p := prog(t, src, code)
+		engine := newEngine()
+		pfe := MakeBuilder().WithEngine(engine).WithConfig(chip).WithMicrocode(lowerT(t, chip, p)).WithSeed(1).Build("Trio.PFE")
+		var order []uint64
+		pfe.onDeliver = func(pkt *packet.Packet) { order = append(order, pkt.ID) }
+		slowHead := p.Traffic[0].BuildPacket(0, 64)
+		fastHead := append([]byte(nil), slowHead...)
+		fastHead[14] = 63 // ip.ttl: the fast path
+		pfe.Inject(&packet.Packet{ID: 1, Flow: -1, Head: slowHead, Len: 64}, 0)
+		pfe.Inject(&packet.Packet{ID: 2, Flow: -1, Head: fastHead, Len: 64}, 1000)
+		if err := engine.Run(); err != nil {
+			t.Fatal(err)
+		}
+		if fmt.Sprint(order) != c.want {
+			t.Errorf("%s: delivery order %v, want %s", c.set, order, c.want)
+		}
+	}
+	l, err := configs.Load(configs.Source{Base: []string{"trio5.yaml"}, Sets: []string{"trio.reorder_created=some"}})
+	if err == nil {
+		_, err = spec.LoadConfig(l)
+	}
+	if err == nil || !strings.Contains(err.Error(), `trio.reorder_created: "some" is not one_flow or own_flow`) {
+		t.Errorf("reorder_created=some: %v", err)
 	}
 }
 

@@ -20,6 +20,8 @@
 package spec
 
 import (
+	"fmt"
+
 	"archsim/arch/trio/smem"
 	"archsim/configs"
 )
@@ -45,6 +47,7 @@ type Config struct {
 	DispatchNs       float64     `mapstructure:"dispatch_ns"`
 	DispatchPerCycle int         `mapstructure:"dispatch_per_cycle"`
 	ReorderNs        float64     `mapstructure:"reorder_ns"`
+	ReorderCreated   string      `mapstructure:"reorder_created"`
 	Timers           int         `mapstructure:"timers"`
 }
 
@@ -131,8 +134,20 @@ func LoadConfig(l *configs.Loaded) (*Config, error) {
 	}); err != nil {
 		return nil, err
 	}
+	if c.ReorderCreated != ReorderOneFlow && c.ReorderCreated != ReorderOwnFlow {
+		return nil, fmt.Errorf("%s: trio.reorder_created: %q is not %s or %s",
+			l.Origin("trio.reorder_created"), c.ReorderCreated, ReorderOneFlow, ReorderOwnFlow)
+	}
 	return c, nil
 }
+
+// The reorder engine's treatment of packets a switch created (emit(), a
+// kept frame sent again, a timer thread's packet), which carry no flow of
+// their own, when they arrive at a PFE (trio.reorder_created).
+const (
+	ReorderOneFlow = "one_flow" // one flow: released in arrival order
+	ReorderOwnFlow = "own_flow" // each its own flow: released when its thread ends
+)
 
 // CyclePs is one clock cycle in picoseconds.
 func (c *Config) CyclePs() float64 { return 1e6 / c.ClockMHz }
