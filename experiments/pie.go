@@ -413,12 +413,13 @@ func (s *Scenario) runAQM(spec runSpec) (*Run, error) {
 	// A switch that shares the pool (arch.PacketPooler) recycles them
 	// itself, and takes its copies from it.
 	hb := hosts.MakeBuilder().WithEngine(eng)
-	// The UDP frames' ledger: each frame a source sends is delivered,
-	// dropped or still in flight at the end (conservation_ok). A frame is
-	// never copied, so its first fate is its last and the ledger keeps
-	// only the frames around those in flight (hosts.Recorder.FinalFates).
+	// The data frames' ledger (UDP frames, TCP data segments): each frame
+	// a host sends is delivered, dropped or still in flight at the end
+	// (conservation_ok). A frame is never copied, so its first fate is its
+	// last and the ledger keeps only the frames around those in flight
+	// (hosts.Recorder.FinalFates).
 	var rec *hosts.Recorder
-	if s.Workload.Kind == "udp-risefall" {
+	if s.Workload.Kind == "udp-risefall" || s.Workload.Kind == "tcp" {
 		rec = hosts.NewRecorder(len(s.Pattern.Flows))
 		rec.KeepHeaders, rec.KeepArrivals = false, false
 		rec.FinalFates()
@@ -534,8 +535,14 @@ func (s *Scenario) runAQM(spec runSpec) (*Run, error) {
 			dropped += d.Packets
 		}
 		r.DataSent, r.DeliveredFull, r.InFlight = t.DataSent, t.Delivered, t.InFlight
-		r.ConservationOK = rec.Late == 0 && t.DataSent == r.PacketsSent && t.Dropped == dropped &&
-			t.Delivered+t.Dropped+t.InFlight == t.DataSent
+		r.ConservationOK = rec.Late == 0 && rec.Twice == 0 && t.Delivered+t.Dropped+t.InFlight == t.DataSent
+		if s.Workload.Kind == "udp-risefall" {
+			// Only the sources' frames are dropped, and each was sent
+			// (TCP's ACKs may be dropped too, and are not in the ledger;
+			// its segment count includes segments due after the deadline,
+			// which are never sent).
+			r.ConservationOK = r.ConservationOK && t.DataSent == r.PacketsSent && t.Dropped == dropped
+		}
 	}
 	for _, sw := range net.switches {
 		r.SwitchHops += sw.Counters().Delivered

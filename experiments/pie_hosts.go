@@ -79,6 +79,16 @@ func (s *Scenario) aqmHosts(spec runSpec, hb hosts.Builder, eng sim.Engine, net 
 		cfg.PropPs = prop
 		cfg.StackDelayPs = int64(w.HostDelayUs * 1e6)
 		tb := tcp.MakeBuilder().WithEngine(eng).WithDeadline(deadline)
+		if rec := hb.Recorder(); rec != nil {
+			// The segments' ledger: every frame numbered by the recorder,
+			// a data segment delivered when it reaches the receiver.
+			tb = tb.WithPacketIDs(rec.NewID)
+			inner := tap
+			tap = func(pkt *packet.Packet) {
+				rec.Delivered(pkt.ID)
+				inner(pkt)
+			}
+		}
 		build := func(h int, name string) (*tcp.Host, error) {
 			sw, port := net.hostPort(h)
 			c := cfg

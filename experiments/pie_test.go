@@ -113,6 +113,14 @@ func TestPIETCPShort(t *testing.T) {
 	if p.PacketsSent < 100000 {
 		t.Errorf("%d segments sent in 0.2 s", p.PacketsSent)
 	}
+	// The segments' ledger: every data segment sent is delivered, dropped
+	// or still in flight, none delivered twice; segments due after the
+	// deadline count in packets_sent but are never sent.
+	if run := r.Runs[0]; !run.ConservationOK || run.DataSent < 100000 || run.DataSent > p.PacketsSent ||
+		run.DeliveredFull+run.InFlight > run.DataSent {
+		t.Errorf("PIE_CP ledger: conservation %v, %d sent (%d counted by the senders), %d delivered, %d in flight",
+			run.ConservationOK, run.DataSent, p.PacketsSent, run.DeliveredFull, run.InFlight)
+	}
 	if p.QueueDelayUs.P50 < 125 {
 		t.Errorf("PIE_CP median queueing delay %.1f us, want above delay_ref (the paper's finding)", p.QueueDelayUs.P50)
 	}

@@ -34,6 +34,9 @@ func (b Builder) WithUplink(h sim.Handler) Builder { b.uplink = h; return b }
 // WithRecorder sets the recorder of packet fates and flow statistics.
 func (b Builder) WithRecorder(r *Recorder) Builder { b.rec = r; return b }
 
+// Recorder is the recorder the builder's hosts report to (nil: none).
+func (b Builder) Recorder() *Recorder { return b.rec }
+
 // WithDeadline stops the host's sending at ps (the end of the run).
 func (b Builder) WithDeadline(ps int64) Builder { b.deadlinePs = ps; return b }
 

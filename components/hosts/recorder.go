@@ -303,6 +303,10 @@ func (r *Recorder) Dropped(id uint64, reason string) {
 	}
 }
 
+// Delivered records that a packet reached its receiver whole, for hosts
+// outside this package that number their packets with NewID (TCP).
+func (r *Recorder) Delivered(id uint64) { r.delivered(id, true) }
+
 func (r *Recorder) delivered(id uint64, whole bool) {
 	if id&ctrlID != 0 || id == 0 || id > r.nextID {
 		if r.log != nil {
