@@ -222,7 +222,7 @@ func renderNDP(w io.Writer, res *experiments.Result) {
 // renderProtego is the summary of a Protego scenario: what reached the
 // far side of the corrupting link, at what speed, with what buffers.
 func renderProtego(w io.Writer, res *experiments.Result) {
-	t := tables.New(w, "Variant", "Sweep", "Link loss", "Copies", "Offered", "Unrecovered", "Effective loss [95 %]", "Gb/s",
+	t := tables.New(w, "Variant", "Sweep", "Link loss", "Copies", "Offered", "Unrecovered", "Reordered / dup", "Effective loss [95 %]", "Gb/s",
 		"Tx buf KB", "Rx buf KB", "Recovery us p50/max", "PFC pauses", "FCT us p50/p99.9", "Conserved")
 	for _, r := range res.Runs {
 		p := r.ProtegoRun
@@ -242,7 +242,7 @@ func renderProtego(w io.Writer, res *experiments.Result) {
 			gbps = fmt.Sprintf("%.2f (TCP)", *p.GoodputGbps)
 		}
 		t.Row(r.Variant, sw, fmt.Sprintf("%.3g", p.LinkLoss), fmt.Sprint(p.Copies), fmt.Sprint(p.Offered), fmt.Sprint(p.Unrecovered),
-			fmt.Sprintf("%.2g [%.2g, %.2g]", p.EffectiveLoss, p.EffectiveLossCI[0], p.EffectiveLossCI[1]), gbps,
+			fmt.Sprintf("%d / %d", p.Reordered, p.Duplicates), fmt.Sprintf("%.2g [%.2g, %.2g]", p.EffectiveLoss, p.EffectiveLossCI[0], p.EffectiveLossCI[1]), gbps,
 			fmt.Sprintf("%.1f", float64(p.TxBufferMaxBytes)/1000), fmt.Sprintf("%.1f", float64(p.RxBufferMaxBytes)/1000),
 			fmt.Sprintf("%.2f / %.2f", p.RecoveryUs.P50, p.RecoveryUs.Max), fmt.Sprint(p.PFCPauses), fct, fmt.Sprint(r.ConservationOK))
 	}
@@ -252,7 +252,7 @@ func renderProtego(w io.Writer, res *experiments.Result) {
 // renderAQM is the summary of a PIE scenario (udp-risefall, tcp): what the
 // bottleneck's AQM did.
 func renderAQM(w io.Writer, res *experiments.Result) {
-	t := tables.New(w, "Variant", "Sweep", "Rise s", "Fall s", "Updates", "Final drop_prob", "Goodput Gb/s", "Queue delay us p50 / p90 / p99", "AQM drops", "Tail drops", "CP period us", "Simulated s")
+	t := tables.New(w, "Variant", "Sweep", "Rise s", "Fall s", "Updates", "Final drop_prob", "Goodput Gb/s", "Queue delay us p50 / p90 / p99", "AQM drops", "Tail drops", "CP period us", "Simulated s", "Conserved")
 	opt := func(x *float64, f string) string {
 		if x == nil {
 			return "-"
@@ -267,7 +267,7 @@ func renderAQM(w io.Writer, res *experiments.Result) {
 		q := r.QueueDelayUs
 		t.Row(r.Variant, sw, opt(r.RiseS, "%.3f"), opt(r.FallS, "%.3f"), fmt.Sprint(r.Updates), fmt.Sprintf("%.4f", r.FinalDropProb),
 			fmt.Sprintf("%.2f", r.TotalGoodputGbps), fmt.Sprintf("%.0f / %.0f / %.0f", q.P50, q.P90, q.P99), fmt.Sprint(r.AQMDrops), fmt.Sprint(r.TailDrops),
-			opt(r.CPPeriodUs, "%.1f"), fmt.Sprintf("%.3f", r.SimulatedS))
+			opt(r.CPPeriodUs, "%.1f"), fmt.Sprintf("%.3f", r.SimulatedS), fmt.Sprint(r.ConservationOK))
 	}
 	t.Render()
 }
