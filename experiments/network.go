@@ -270,6 +270,7 @@ func (s *Scenario) runOne(spec runSpec) (*Run, error) {
 	for _, sw := range net.switches {
 		sw.OnDrop(func(pkt *packet.Packet, reason string) { rec.Dropped(pkt.ID, reason) })
 	}
+	net.onLinkLoss(s.topology(), func(pkt *packet.Packet, reason string) { rec.Dropped(pkt.ID, reason) })
 	capture, err := s.startPcap(spec, net)
 	if err != nil {
 		return nil, err

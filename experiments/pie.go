@@ -443,6 +443,12 @@ func (s *Scenario) runAQM(spec runSpec) (*Run, error) {
 			hb.Recycle(pkt)
 		})
 	}
+	// A frame a lossy link corrupts is a drop too (it was the hosts'; no
+	// switch holds it).
+	net.onLinkLoss(s.topology(), func(pkt *packet.Packet, reason string) {
+		drop(pkt, reason)
+		hb.Recycle(pkt)
+	})
 	defer func() {
 		for _, d := range reasons.Sorted() {
 			k, n := d.Reason, d.Packets

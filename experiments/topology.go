@@ -230,6 +230,20 @@ type network struct {
 	losses   []*link.Corruption // link -> its loss process (nil: none)
 }
 
+// onLinkLoss calls drop for every frame a lossy link corrupts, with the
+// link as the reason ("link A-B: frame lost"), so a run's ledger counts
+// it dropped rather than in flight.
+func (n *network) onLinkLoss(t *Topology, drop func(pkt *packet.Packet, reason string)) {
+	for li, k := range n.losses {
+		if k == nil {
+			continue
+		}
+		l := t.Links[li]
+		reason := "link " + l.Between[0] + "-" + l.Between[1] + ": frame lost"
+		k.OnLoss(func(pkt *packet.Packet, _ int64) { drop(pkt, reason) })
+	}
+}
+
 // hostPort is the device port host h sits on, and its switch.
 func (n *network) hostPort(h int) (arch.Switch, int) {
 	si := n.plan.hostAt[h]

@@ -1,6 +1,7 @@
 package experiments
 
 import (
+	"archsim/components/link"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -67,6 +68,31 @@ func TestLineTopologyDelivers(t *testing.T) {
 			if want := 200 * 1500 * 8 / 100e-6 / 1e9; g < want*0.99 {
 				t.Errorf("%s: flow %d goodput %.2f Gb/s, want %.2f (all 200 packets)", r.Variant, i, g, want)
 			}
+		}
+	}
+}
+
+// A lossy link's corrupted frames are drops in the run's ledger, with
+// the link as their reason, not packets in flight at the end.
+func TestLossyLinkInTheLedger(t *testing.T) {
+	s, err := Load(filepath.Join("testdata", "line.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Topology.Links[0].Loss = &link.CorruptionConfig{Rate: 0.05}
+	res, err := s.Execute(Options{Jobs: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range res.Runs {
+		lost := 0
+		for _, d := range r.DropReasons {
+			if d.Reason == "link left-right: frame lost" {
+				lost = d.Packets
+			}
+		}
+		if !r.ConservationOK || lost == 0 || r.Dropped < lost {
+			t.Errorf("%s: conservation %v, %d dropped (%d by the link), %d in flight", r.Variant, r.ConservationOK, r.Dropped, lost, r.InFlight)
 		}
 	}
 }
