@@ -289,6 +289,7 @@ variants:
 		{"hosts: 4", "hosts: 65", "s.yaml:6: hosts: got 65 (allowed: 1..64)"},
 		{"kind: ndp", "kind: rdma", "s.yaml:8: workload.kind: got \"rdma\" (allowed: ndp, cbr, udp-risefall, tcp, protego-stress, protego-fct, protego-bulk)"},
 		{"window: 10", "window: 0", "s.yaml:8: workload.window: got 0 (allowed: 1..100000 packets)"},
+		{"pull_rate: 0.99}", "pull_rate: 0.99, frame_bytes: 1514}", "s.yaml:8: workload.frame_bytes: not used by kind ndp (its keys: mss, ctrl, window, flow_packets, pull_rate, ctrl_dscp)"},
 		{"kind: incast", "kind: ring", "s.yaml:9: pattern.kind: got \"ring\""},
 		{"switch: ideal, queue_packets: 10", "switch: ideal, queue_packets: 0", "s.yaml:11: variants[0].queue_packets: got 0"},
 		{"switch: ideal, queue_packets: 10", "switch: cisco", "s.yaml:11: variants[0].switch: got \"cisco\" (allowed: tofino, ideal"},
