@@ -60,6 +60,23 @@ func (s *Scenario) Preflight(opt Options) error {
 			if err != nil {
 				return s.ix.locate(fieldErr(path+".set", "%v", err))
 			}
+			if setup.QueuePackets > 0 {
+				if !hasKnob(setup.Chip, arch.KnobQueuePackets) {
+					return s.ix.locate(fieldErr(path+".queue_packets", "chip %s has no queue_packets (the ideal switch's data queue; a program sizes its own queues in its tm: section)", setup.Chip))
+				}
+				o.Knobs = []arch.KnobValue{{Knob: arch.KnobQueuePackets, Value: fmt.Sprint(setup.QueuePackets), Origin: "queue_packets"}}
+				if _, err := job.Load(setup.Chip, o); err != nil {
+					return s.ix.locate(fieldErr(path+".queue_packets", "%v", err))
+				}
+			}
+			if _, err := target.Compile(nil); err == nil && (setup.Program != "" || len(setup.Params) > 0) {
+				// A chip that runs no program would ignore them.
+				at, what := path+".program", setup.Program
+				if setup.Program == "" {
+					at, what = path+".params", "constants"
+				}
+				return s.ix.locate(fieldErr(at, "chip %s runs no data-plane program (got %s)", setup.Chip, what))
+			}
 			if setup.Program == "" {
 				// A chip that needs a program says so when given none.
 				if _, err := target.Compile(nil); err != nil {
@@ -98,6 +115,20 @@ func (s *Scenario) Preflight(opt Options) error {
 		}
 	}
 	return nil
+}
+
+// hasKnob reports whether a registered chip has the knob.
+func hasKnob(chip, knob string) bool {
+	c, err := arch.Lookup(chip)
+	if err != nil {
+		return false
+	}
+	for _, k := range c.Knobs() {
+		if k.Name == knob {
+			return true
+		}
+	}
+	return false
 }
 
 // sortedParams prints constants in a fixed order.

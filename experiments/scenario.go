@@ -124,6 +124,41 @@ type Workload struct {
 	SynRTTUs  float64 `yaml:"syn_rtt_us"`
 }
 
+// checkSections refuses the sections and keys only other workloads read
+// (each would be ignored without a word): aqm outside the PIE workloads,
+// protego outside Protego's, the traces outside ndp and cbr runs, a
+// senders sweep where the flows are listed pairs (except tcp, whose
+// senders are connections).
+func (s *Scenario) checkSections() error {
+	k := s.Workload.Kind
+	pie := k == "udp-risefall" || k == "tcp"
+	protego := strings.HasPrefix(k, "protego-")
+	traced := k == "ndp" || k == "cbr"
+	switch {
+	case s.AQM != nil && !pie:
+		return fieldErr("aqm", "only the udp-risefall and tcp workloads have a bottleneck AQM (workload.kind is %s)", k)
+	case s.Protego != nil && !protego:
+		return fieldErr("protego", "only the protego-* workloads have a protected link (workload.kind is %s)", k)
+	case s.Trace != "" && !traced:
+		return fieldErr("trace_register", "only ndp and cbr runs trace a register (workload.kind is %s)", k)
+	case s.TraceQueue != nil && !traced:
+		return fieldErr("trace_queue", "only ndp and cbr runs trace a queue (workload.kind is %s)", k)
+	case s.TraceDoD != nil && !traced:
+		return fieldErr("trace_dod_pipe", "only ndp and cbr runs trace a queue (workload.kind is %s)", k)
+	case s.Sweep != nil && s.Sweep.Var == "senders" && s.Pattern.Kind == "pairs" && k != "tcp":
+		return fieldErr("sweep.var", "senders does not change a run whose pattern lists its flows (kind pairs); sweep a program constant")
+	}
+	for i, v := range s.Variants {
+		switch {
+		case v.AQM != nil && !pie:
+			return fieldErr(fmt.Sprintf("variants[%d].aqm", i), "only the udp-risefall and tcp workloads have a bottleneck AQM (workload.kind is %s)", k)
+		case v.Protego != nil && !protego:
+			return fieldErr(fmt.Sprintf("variants[%d].protego", i), "only the protego-* workloads have a protected link (workload.kind is %s)", k)
+		}
+	}
+	return nil
+}
+
 // workloadFields are the workload keys each kind reads (besides kind).
 var workloadFields = map[string][]string{
 	"ndp":            {"mss", "ctrl", "window", "flow_packets", "pull_rate", "ctrl_dscp"},
@@ -515,6 +550,9 @@ func (s *Scenario) validate() error {
 				}
 			}
 		}
+	}
+	if err := s.checkSections(); err != nil {
+		return err
 	}
 	if s.TraceQueue != nil && (*s.TraceQueue < 0 || *s.TraceQueue >= s.Hosts) {
 		return fieldErr("trace_queue", "host %d out of range (allowed: 0..%d)", *s.TraceQueue, s.Hosts-1)

@@ -88,6 +88,11 @@ func TestPreflightRefuses(t *testing.T) {
 		// A chip with fewer front-panel ports than the topology needs.
 		{strings.Replace(preflightBase, "hosts: 4\n", "hosts: 40\n", 1), ""},
 		{forty, "s.yaml:12: variants[1].chip: Tofino 2 has 32 front-panel ports, the topology puts 40 on switch switch"},
+		// What a chip would ignore: a data queue it does not have, a
+		// program or constants on a chip that runs none.
+		{strings.Replace(preflightBase, "program: ndp}", "program: ndp, queue_packets: 10}", 1), "s.yaml:11: variants[0].queue_packets: chip tofino has no queue_packets"},
+		{strings.Replace(preflightBase, "{name: T, chip: tofino, program: ndp}", "{name: I, chip: ideal, queue_packets: 10, program: ndp}", 1), "s.yaml:11: variants[0].program: chip ideal runs no data-plane program (got ndp)"},
+		{strings.Replace(preflightBase, "{name: T, chip: tofino, program: ndp}", "{name: I, chip: ideal, queue_packets: 10, params: {T0_NS: \"1\"}}", 1), "s.yaml:11: variants[0].params: chip ideal runs no data-plane program"},
 	} {
 		err := loadText(t, c.body).Preflight(Options{})
 		switch {
@@ -289,6 +294,10 @@ variants:
 		{"hosts: 4", "hosts: 65", "s.yaml:6: hosts: got 65 (allowed: 1..64)"},
 		{"kind: ndp", "kind: rdma", "s.yaml:8: workload.kind: got \"rdma\" (allowed: ndp, cbr, udp-risefall, tcp, protego-stress, protego-fct, protego-bulk)"},
 		{"window: 10", "window: 0", "s.yaml:8: workload.window: got 0 (allowed: 1..100000 packets)"},
+		{"variants:", "aqm: {switch: switch, host: 0, sample_us: 10}\nvariants:", "s.yaml:10: aqm: only the udp-risefall and tcp workloads have a bottleneck AQM (workload.kind is ndp)"},
+		{"variants:", "protego: {link: 0, target_loss: 1e-8}\nvariants:", "s.yaml:10: protego: only the protego-* workloads have a protected link"},
+		{"queue_packets: 10}", "queue_packets: 10, protego: {mode: nb}}", "s.yaml:11: variants[0].protego: only the protego-* workloads"},
+		{"kind: incast, senders: 2", "kind: pairs, flows: [[0, 1]]}\nsweep: {var: senders, values: [\"1\", \"2\"]", "sweep.var: senders does not change a run whose pattern lists its flows"},
 		{"pull_rate: 0.99}", "pull_rate: 0.99, frame_bytes: 1514}", "s.yaml:8: workload.frame_bytes: not used by kind ndp (its keys: mss, ctrl, window, flow_packets, pull_rate, ctrl_dscp)"},
 		{"kind: incast", "kind: ring", "s.yaml:9: pattern.kind: got \"ring\""},
 		{"switch: ideal, queue_packets: 10", "switch: ideal, queue_packets: 0", "s.yaml:11: variants[0].queue_packets: got 0"},
