@@ -422,6 +422,12 @@ func (s *Scenario) validate() error {
 	if p.Receivers < 0 || p.Receivers > s.Hosts {
 		return s.need("pattern.receivers", fmt.Sprintf("0..%d", s.Hosts), p.Receivers)
 	}
+	switch {
+	case p.Receivers > 0 && p.Kind != "incast":
+		return fieldErr("pattern.receivers", "given for pattern %s (allowed: with kind incast only; the others fix their receivers)", p.Kind)
+	case p.Senders > 0 && p.Kind == "pairs" && s.Workload.Kind != "tcp":
+		return fieldErr("pattern.senders", "given for pattern pairs (allowed: with the other kinds, and tcp's connections; pairs' flows list their senders)")
+	}
 	if len(p.Flows) > MaxFlows {
 		return fieldErr("pattern.flows", "%d flows (allowed: ≤ %d)", len(p.Flows), MaxFlows)
 	}
@@ -592,6 +598,22 @@ func (s *Scenario) validate() error {
 		}
 		if p.Kind == "sweep" && !metricNames()[p.Y] {
 			return fieldErr(at+".y", "%q is not a numeric run key (allowed: e.g. mean_goodput_gbps, trims, max_dod_queue_pkts, sonic_trim_drop)", p.Y)
+		}
+		k := s.Workload.Kind
+		pie := k == "udp-risefall" || k == "tcp"
+		switch {
+		case (p.Kind == "header_cdf" || p.Kind == "arrivals" || p.Kind == "modes" || p.Kind == "queue") && k != "ndp" && k != "cbr":
+			allowed := "sweep"
+			if pie {
+				allowed = "sweep, aqm, delay_cdf"
+			}
+			return fieldErr(at+".kind", "%s draws what ndp and cbr runs record (workload.kind is %s; allowed: %s)", p.Kind, k, allowed)
+		case (p.Kind == "aqm" || p.Kind == "delay_cdf") && !pie:
+			return fieldErr(at+".kind", "%s draws what udp-risefall and tcp runs record (workload.kind is %s)", p.Kind, k)
+		case p.Kind == "queue" && s.TraceQueue == nil && s.TraceDoD == nil:
+			return fieldErr(at+".kind", "queue draws the queue trace_queue or trace_dod_pipe names, and the scenario traces none")
+		case p.Kind == "modes" && s.Trace == "":
+			return fieldErr(at+".kind", "modes draws the register actions trace_register names (e.g. t0_reg.arm), and the scenario traces none")
 		}
 		switch p.Kind {
 		case "header_cdf", "sweep", "modes", "arrivals", "queue":
