@@ -53,6 +53,9 @@ training and straggler parameters come from configs/aggregation.yaml
 			if o.prob < 0 || o.prob > 1 {
 				return &exitError{code: 2, msg: fmt.Sprintf("--straggle-prob %g: must be in [0, 1]", o.prob)}
 			}
+			if err := unusedAggregateFlags(cmd, o); err != nil {
+				return err
+			}
 			p, err := aggregation.LoadParams(o.sets)
 			if err != nil {
 				return &exitError{code: 2, msg: oneLine(err.Error())}
@@ -173,6 +176,34 @@ training and straggler parameters come from configs/aggregation.yaml
 	f.BoolVar(&o.compare, "compare", false, "Fig. 13: Trio-ML (hierarchical) and SwitchML-256 with the same stragglers, at each --probs value")
 	f.Float64SliceVar(&o.probs, "probs", []float64{0, 0.04, 0.08, 0.16}, "with --compare: straggling probabilities")
 	return cmd
+}
+
+// unusedAggregateFlags refuses a flag the run would ignore: --compare
+// runs Trio-ML and SwitchML-256 over --probs, with their own packet sizes
+// and windows; a single run takes one --straggle-prob; --first-level
+// arranges Trio PFEs and --pool sizes SwitchML's slots.
+func unusedAggregateFlags(cmd *cobra.Command, o *aggregateOptions) error {
+	changed := cmd.Flags().Changed
+	var why string
+	switch {
+	case o.compare && changed("straggle-prob"):
+		why = "--straggle-prob sets a single run's probability; --compare takes --probs"
+	case o.compare && changed("typical-ms"):
+		why = "--typical-ms is a single run's; --compare measures each switch's iteration without stragglers"
+	case o.compare && (changed("gradients-per-packet") || changed("window") || changed("switch") || changed("chip")):
+		why = "--compare runs Trio-ML and SwitchML-256 as configs/aggregation.yaml sets them (--gradients-per-packet, --window, --switch, --chip are a single run's)"
+	case !o.compare && changed("probs"):
+		why = "--probs lists --compare's probabilities; a single run takes --straggle-prob"
+	case !o.compare && changed("typical-ms") && o.prob == 0:
+		why = "--typical-ms scales the stragglers' sleeps; give --straggle-prob"
+	case !o.compare && changed("first-level") && o.sw == "tofino":
+		why = "--first-level arranges Trio PFEs; --switch tofino aggregates on one Tofino"
+	case !o.compare && changed("pool") && o.sw == "trio":
+		why = "--pool sizes SwitchML's slots; --switch trio runs Trio-ML"
+	default:
+		return nil
+	}
+	return &exitError{code: 2, msg: why}
 }
 
 // aggregateCompare runs the straggler sweep of [TRIO] Fig. 13.

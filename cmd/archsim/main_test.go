@@ -165,6 +165,8 @@ func TestBadInput(t *testing.T) {
 		{[]string{"--program", "ndp", "--load", "2"}, "--load 2"},
 		{[]string{"--program", "ndp", "--packets", "0"}, "--packets 0"},
 		{[]string{"--program", "protego-sender", "--param", "PORTZ=4"}, "no such constant"},
+		{[]string{"--program", "ndp", "--no-sim", "--packets", "50"}, "--packets is the latency simulation's, and --no-sim skips it"},
+		{[]string{"--program", "ndp", "--no-sim", "--tie-break", "akita"}, "--tie-break is the latency simulation's, and --no-sim skips it"},
 		{[]string{"--program", "ndp", "--param", "T0_NS=-5"}, `ndp.yaml:18: constants T0_NS: the value given for it (--param or a scenario's params), "-5", is below its minimum 0`},
 		{[]string{}, "missing --program"},
 		{[]string{"validate", "--only", "nope"}, "matches no claim"},
@@ -476,6 +478,12 @@ func TestAggregate(t *testing.T) {
 		{"aggregate", "--workers", "5"},
 		{"aggregate", "--window", "-3"},
 		{"aggregate", "--set", "aggregation.host.nic_gbps=fast"},
+		// Flags the run would ignore.
+		{"aggregate", "--switch", "tofino", "--first-level", "2"},
+		{"aggregate", "--typical-ms", "100"},
+		{"aggregate", "--probs", "0.1"},
+		{"aggregate", "--compare", "--straggle-prob", "0.1"},
+		{"aggregate", "--switch", "trio", "--pool", "64"},
 	} {
 		_, errOut, code := run(t, args...)
 		if code != 2 || errOut == "" || strings.Count(strings.TrimSpace(errOut), "\n") != 0 {

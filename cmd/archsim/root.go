@@ -101,6 +101,9 @@ measures per-packet pipeline latency by simulating packets on the Akita engine.
 			return &exitError{code: 2, msg: "--" + oneLine(err.Error())}
 		}
 		engine.SetDefaultOrder(order, seed)
+		if cmd == root && o.noSim && cmd.Flags().Changed("tie-break") {
+			return &exitError{code: 2, msg: "--tie-break is the latency simulation's, and --no-sim skips it"}
+		}
 		if order != engine.FIFOOrder {
 			fmt.Fprintf(cmd.ErrOrStderr(), "archsim: same-time events in %s order (--tie-break %s), not the default fifo order: results differ from the default runs'\n", order, tieBreak)
 		}
@@ -187,6 +190,14 @@ func runMain(cmd *cobra.Command, o *options, out io.Writer) error {
 	}
 	if err := checkSim(o.packets, o.load); err != nil {
 		return err
+	}
+	if o.noSim {
+		// The latency simulation's flags would be ignored without a word.
+		for _, f := range []string{"packets", "load", "pcap-max-mb"} {
+			if cmd.Flags().Changed(f) {
+				return &exitError{code: 2, msg: fmt.Sprintf("--%s is the latency simulation's, and --no-sim skips it", f)}
+			}
+		}
 	}
 	if !o.noSim {
 		if err := checkPackets(cmd, o.packets, saturatePackets, 1, prog); err != nil {
