@@ -366,14 +366,8 @@ func (s *Scenario) runOne(spec runSpec) (*Run, error) {
 	if err := engine.Run(); err != nil {
 		return nil, err
 	}
-	if capture != nil {
-		sum, err := capture.Close()
-		if err != nil {
-			return nil, err
-		}
-		if w := sum.Warning(); w != "" {
-			r.pcapNote = s.pcapDir(spec) + ": " + w
-		}
+	if err := s.finishPcap(spec, capture, r); err != nil {
+		return nil, err
 	}
 	for _, sw := range net.switches {
 		if err := arch.FaultOf(sw); err != nil {

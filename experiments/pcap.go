@@ -53,6 +53,21 @@ func (s *Scenario) startPcap(spec runSpec, net *network) (*pcap.Capture, error) 
 	return c, nil
 }
 
+// finishPcap closes a run's capture (nil: none) and keeps its warning.
+func (s *Scenario) finishPcap(spec runSpec, c *pcap.Capture, r *Run) error {
+	if c == nil {
+		return nil
+	}
+	sum, err := c.Close()
+	if err != nil {
+		return err
+	}
+	if w := sum.Warning(); w != "" {
+		r.pcapNote = s.pcapDir(spec) + ": " + w
+	}
+	return nil
+}
+
 // PcapWarnings are the runs' capture warnings (frames left out at the
 // size limit), in run order.
 func (r *Result) PcapWarnings() []string {

@@ -114,3 +114,54 @@ func TestPcapLimit(t *testing.T) {
 		t.Errorf("warnings %q, want one", w)
 	}
 }
+
+// TestPcapAndRecordsBeyondNDP: the PIE and Protego runners capture their
+// switches' ports too (they wrote nothing before), PIE's runs stream their
+// per-packet records, and Protego's, which keep none, refuse --records.
+func TestPcapAndRecordsBeyondNDP(t *testing.T) {
+	pie, err := Load("pie-risefall")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pie.DurationUs = 50
+	if err := pie.KeepVariant("PIE_DP"); err != nil {
+		t.Fatal(err)
+	}
+	pro, err := Load("protego-trio-small")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pro.DurationUs, pro.Protego.DrainUs = 20, 10
+	if err := pro.KeepVariant("Protego-trio"); err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []*Scenario{pie, pro} {
+		caps, recs := t.TempDir(), t.TempDir()
+		opt := Options{Jobs: 1, Pcap: caps}
+		if s == pie {
+			opt.Records = recs
+		}
+		r, err := s.Execute(opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		files, _ := filepath.Glob(filepath.Join(caps, r.Runs[0].Variant, "*.pcapng"))
+		frames := 0
+		for _, f := range files {
+			n, _ := checkCapture(t, f)
+			frames += n
+		}
+		if frames == 0 {
+			t.Errorf("%s: no frame captured (%d files)", s.Name, len(files))
+		}
+		if s == pie {
+			data, err := os.ReadFile(filepath.Join(recs, "packets-PIE_DP.csv"))
+			if err != nil || !bytes.Contains(data, []byte(",sent,true,")) {
+				t.Errorf("PIE records: %v (%d bytes)", err, len(data))
+			}
+		}
+	}
+	if err := pro.Preflight(Options{Records: t.TempDir()}); err == nil {
+		t.Error("a Protego scenario accepted --records, which it would not write")
+	}
+}

@@ -425,6 +425,20 @@ func (s *Scenario) runAQM(spec runSpec) (*Run, error) {
 		rec.FinalFates()
 		hb = hb.WithRecorder(rec)
 	}
+	capture, err := s.startPcap(spec, net)
+	if err != nil {
+		return nil, err
+	}
+	if spec.records != "" && rec != nil {
+		f, err := s.recordsFile(spec)
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		if err := rec.Stream(f, func() int64 { return packet.SecToPs(eng.CurrentTime()) }); err != nil {
+			return nil, fmt.Errorf("records: %v", err)
+		}
+	}
 	var reasons arch.DropCounter
 	drop := func(pkt *packet.Packet, reason string) {
 		reasons.Add(reason)
@@ -507,6 +521,14 @@ func (s *Scenario) runAQM(spec runSpec) (*Run, error) {
 	obs.start(startPs)
 	if err := eng.Run(); err != nil {
 		return nil, err
+	}
+	if err := s.finishPcap(spec, capture, r); err != nil {
+		return nil, err
+	}
+	if rec != nil {
+		if err := rec.Flush(); err != nil {
+			return nil, fmt.Errorf("records: %v", err)
+		}
 	}
 	end := packet.SecToPs(eng.CurrentTime())
 	obs.result(r.PIERun)

@@ -16,6 +16,9 @@ import (
 // not know, a constant the program refuses), reported as FILE:LINE: field:
 // what; Execute would find it only when the run starts.
 func (s *Scenario) Preflight(opt Options) error {
+	if opt.Records != "" && strings.HasPrefix(s.Workload.Kind, "protego-") {
+		return fmt.Errorf("--records: Protego runs count their frames by sequence number at the protected link and keep no per-packet records (workload.kind %s)", s.Workload.Kind)
+	}
 	seed := opt.Seed
 	if seed == 0 {
 		seed = s.Seed

@@ -620,6 +620,10 @@ func (s *Scenario) runProtego(spec runSpec) (*Run, error) {
 	if err != nil {
 		return nil, err
 	}
+	capture, err := s.startPcap(spec, net)
+	if err != nil {
+		return nil, err
+	}
 	ends, err := s.protegoEnds(net)
 	if err != nil {
 		return nil, fmt.Errorf("variant %s: %v", spec.variant.Name, err)
@@ -764,6 +768,9 @@ func (s *Scenario) runProtego(spec runSpec) (*Run, error) {
 		return nil, err
 	}
 	if err := eng.Run(); err != nil {
+		return nil, err
+	}
+	if err := s.finishPcap(spec, capture, r); err != nil {
 		return nil, err
 	}
 	for _, sw := range net.switches {

@@ -20,6 +20,7 @@ type pcapFlags struct {
 	dir   string
 	maxMB int64
 	made  bool // check created dir (removed again if the command fails with it empty)
+	flags *pflag.FlagSet
 }
 
 // discard removes the directory check made, if the command failed before
@@ -31,8 +32,17 @@ func (p *pcapFlags) discard() {
 }
 
 func (p *pcapFlags) add(f *pflag.FlagSet, what string) {
+	p.flags = f
 	f.StringVar(&p.dir, "pcap", "", "write a pcapng capture per switch port into this directory ("+what+"; Wireshark, tcpdump -r)")
 	f.Int64Var(&p.maxMB, "pcap-max-mb", pcap.DefaultMaxBytes>>20, "size limit of the captures in MiB ("+what+"); frames past it are counted, not written")
+}
+
+// unused refuses --pcap-max-mb without --pcap (it would limit nothing).
+func (p *pcapFlags) unused() error {
+	if p.dir == "" && p.flags != nil && p.flags.Changed("pcap-max-mb") {
+		return &exitError{code: 2, msg: "--pcap-max-mb limits the captures --pcap writes, and no --pcap is given"}
+	}
+	return nil
 }
 
 // check refuses a limit out of range and creates the directory (a

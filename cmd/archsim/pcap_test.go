@@ -31,6 +31,8 @@ func TestMainJobPcap(t *testing.T) {
 		{[]string{"--program", "ndp", "--pcap", dir, "--pcap-max-mb", "0"}, "--pcap-max-mb"},
 		{[]string{"run", "--scenario", "trim-modes", "--pcap", dir, "--pcap-max-mb", "-3"}, "--pcap-max-mb"},
 		{[]string{"run", "--scenario", "trim-modes", "--pcap", "/proc/archsim-no/caps"}, "--pcap"},
+		{[]string{"run", "--scenario", "trim-modes", "--pcap-max-mb", "5"}, "--pcap-max-mb limits the captures --pcap writes"},
+		{[]string{"--program", "ndp", "--pcap-max-mb", "5"}, "--pcap-max-mb limits the captures --pcap writes"},
 	} {
 		_, msg, code := run(t, c.args...)
 		if code != 2 || !strings.Contains(msg, c.want) {

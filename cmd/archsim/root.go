@@ -191,6 +191,9 @@ func runMain(cmd *cobra.Command, o *options, out io.Writer) error {
 	if err := checkSim(o.packets, o.load); err != nil {
 		return err
 	}
+	if err := o.pcap.unused(); err != nil {
+		return err
+	}
 	if o.noSim {
 		// The latency simulation's flags would be ignored without a word.
 		for _, f := range []string{"packets", "load", "pcap-max-mb"} {

@@ -44,6 +44,9 @@ func newRunCmd(out io.Writer) *cobra.Command {
 				}
 			}
 			opt := experiments.Options{Seed: seed, Jobs: jobs, SonicConfig: sonicCfg, Records: records}
+			if err := pf.unused(); err != nil {
+				return err
+			}
 			if err := pf.check(); err != nil {
 				return err
 			}
