@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
+	"strings"
 	"syscall"
 	"time"
 
@@ -125,6 +126,13 @@ the workload scripts/htsim-vs-archsim.sh runs on htsim too.`,
 				if len(keep) == 0 {
 					return &exitError{code: 2, msg: fmt.Sprintf("--only %q: no such workload (workloads: %v)", only, ids)}
 				}
+				// A size the one workload does not read would be ignored.
+				if cmd.Flags().Changed("packets") && !usesPackets(only) {
+					return &exitError{code: 2, msg: fmt.Sprintf("--packets sizes the pipeline/* workloads, not %s", only)}
+				}
+				if cmd.Flags().Changed("frames") && !usesFrames(only) {
+					return &exitError{code: 2, msg: fmt.Sprintf("--frames sizes the protego-10M/* workloads, not %s", only)}
+				}
 				ws = keep
 			}
 			var rows []benchRow
@@ -179,7 +187,14 @@ func benchChild(w benchWorkload, packets int) (benchRow, error) {
 		return benchRow{}, err
 	}
 	var stdout, stderr bytes.Buffer
-	c := exec.Command(self, "bench", "--only", w.id, "--in-process", "--json", "--packets", fmt.Sprint(packets), "--frames", fmt.Sprint(benchFrames), "--tie-break", tieBreak)
+	args := []string{"bench", "--only", w.id, "--in-process", "--json", "--tie-break", tieBreak}
+	if usesPackets(w.id) {
+		args = append(args, "--packets", fmt.Sprint(packets))
+	}
+	if usesFrames(w.id) {
+		args = append(args, "--frames", fmt.Sprint(benchFrames))
+	}
+	c := exec.Command(self, args...)
 	c.Stdout, c.Stderr = &stdout, &stderr
 	if err := c.Run(); err != nil {
 		return benchRow{}, fmt.Errorf("%v: %s", err, bytes.TrimSpace(stderr.Bytes()))
@@ -248,6 +263,11 @@ func benchScenario(name, variant, value string) (benchRow, error) {
 	}
 	return benchRow{SimulatedUs: s.DurationUs, Packets: r.DataSent, Events: r.Events, SwitchHops: r.SwitchHops}, nil
 }
+
+// usesPackets and usesFrames say which workloads --packets and --frames
+// size.
+func usesPackets(id string) bool { return strings.HasPrefix(id, "pipeline/") }
+func usesFrames(id string) bool  { return strings.HasPrefix(id, "protego-10M/") }
 
 // benchFrames is how many frames the Protego rows send (bench --frames).
 var benchFrames = 10_000_000
