@@ -106,7 +106,6 @@ type MAU struct {
 	GhostBits          int     `mapstructure:"ghost_bits"`
 	VersionBits        int     `mapstructure:"version_bits"`
 	HashIndexBits      int     `mapstructure:"hash_index_bits"`
-	HashIndexGroups    int     `mapstructure:"hash_index_groups"`
 	ImmediateBits      int     `mapstructure:"immediate_bits"`
 	RangeEntryFraction float64 `mapstructure:"range_entry_fraction"`
 	RangeMaxLines      int     `mapstructure:"range_max_lines"`
@@ -124,7 +123,6 @@ type SALU struct {
 	MaxPairWidth       int `mapstructure:"max_pair_width"`
 	ActionsPerRegister int `mapstructure:"actions_per_register"`
 	Comparators        int `mapstructure:"comparators"`
-	OutputWords        int `mapstructure:"output_words"`
 	PHVInputs          int `mapstructure:"phv_inputs"`
 	PHVInputBits       int `mapstructure:"phv_input_bits"`
 	ConstMin           int `mapstructure:"const_min"`
@@ -267,7 +265,6 @@ func (c *Config) validate(l *configs.Loaded) error {
 		configs.In("mau.ghost_bits", float64(c.MAU.GhostBits), 0, 64),
 		configs.In("mau.version_bits", float64(c.MAU.VersionBits), 0, 64),
 		configs.In("mau.hash_index_bits", float64(c.MAU.HashIndexBits), 1, 64),
-		configs.In("mau.hash_index_groups", float64(c.MAU.HashIndexGroups), 1, 64),
 		configs.In("mau.immediate_bits", float64(c.MAU.ImmediateBits), 0, 1024),
 		configs.In("mau.range_entry_fraction", c.MAU.RangeEntryFraction, 0, 1),
 		configs.In("mau.range_max_lines", float64(c.MAU.RangeMaxLines), 1, 64),
@@ -278,7 +275,6 @@ func (c *Config) validate(l *configs.Loaded) error {
 		configs.In("salu.max_pair_width", float64(c.SALU.MaxPairWidth), 2, 256),
 		configs.In("salu.actions_per_register", float64(c.SALU.ActionsPerRegister), 1, 64),
 		configs.In("salu.comparators", float64(c.SALU.Comparators), 0, 64),
-		configs.In("salu.output_words", float64(c.SALU.OutputWords), 1, 64),
 		configs.In("salu.phv_inputs", float64(c.SALU.PHVInputs), 0, 64),
 		configs.In("salu.phv_input_bits", float64(c.SALU.PHVInputBits), 1, 128),
 		configs.In("salu.const_min", float64(c.SALU.ConstMin), -1<<20, 0),

@@ -22,15 +22,14 @@ import (
 // Config is the shared memory's hardware (configs/trio5.yaml trio.smem,
 // sources there).
 type Config struct {
-	RMWEngines     int     `mapstructure:"rmw_engines"`
-	BytesPerCycle  int     `mapstructure:"bytes_per_cycle"`
-	AddCycles      int     `mapstructure:"add_cycles"`
-	SRAMLatencyNs  float64 `mapstructure:"sram_latency_ns"`
-	DRAMLatencyNs  float64 `mapstructure:"dram_latency_ns"`
-	SRAMBytes      int64   `mapstructure:"sram_bytes"`
-	DRAMCacheBytes int64   `mapstructure:"dram_cache_bytes"`
-	DRAMBytes      int64   `mapstructure:"dram_bytes"`
-	EngineQueue    int     `mapstructure:"engine_queue"`
+	RMWEngines    int     `mapstructure:"rmw_engines"`
+	BytesPerCycle int     `mapstructure:"bytes_per_cycle"`
+	AddCycles     int     `mapstructure:"add_cycles"`
+	SRAMLatencyNs float64 `mapstructure:"sram_latency_ns"`
+	DRAMLatencyNs float64 `mapstructure:"dram_latency_ns"`
+	SRAMBytes     int64   `mapstructure:"sram_bytes"`
+	DRAMBytes     int64   `mapstructure:"dram_bytes"`
+	EngineQueue   int     `mapstructure:"engine_queue"`
 }
 
 // Transaction is one external transaction on the shared memory.

@@ -122,7 +122,6 @@ func LoadConfig(l *configs.Loaded) (*Config, error) {
 		configs.In("smem.sram_latency_ns", c.SMem.SRAMLatencyNs, 0, 1e6),
 		configs.In("smem.dram_latency_ns", c.SMem.DRAMLatencyNs, 0, 1e6),
 		configs.In("smem.sram_bytes", float64(c.SMem.SRAMBytes), 0, 1<<40),
-		configs.In("smem.dram_cache_bytes", float64(c.SMem.DRAMCacheBytes), 0, 1<<40),
 		configs.In("smem.dram_bytes", float64(c.SMem.DRAMBytes), 0, 1<<50),
 		configs.In("smem.engine_queue", float64(c.SMem.EngineQueue), 1, 1<<20),
 		configs.In("lookup.hash_cycles", float64(c.Lookup.HashCycles), 0, 1000),
