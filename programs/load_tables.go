@@ -3,6 +3,7 @@ package programs
 import (
 	"fmt"
 	"go/ast"
+	"strconv"
 	"strings"
 
 	"gopkg.in/yaml.v3"
@@ -133,8 +134,50 @@ func (l *loader) loadTable(name string, n node) (*Table, error) {
 		if len(t.Entries) > t.Size {
 			return nil, en.errf("%d entries do not fit the table's size %d", len(t.Entries), t.Size)
 		}
+		if err := duplicateEntry(t, en); err != nil {
+			return nil, err
+		}
 	}
 	return t, nil
+}
+
+// duplicateEntry refuses two entries with one key in a table whose keys
+// are all exact or longest-prefix: such a key is one entry (a driver
+// refuses the second), and which of the two would match is not the
+// program's to say. Ternary and range tables order overlapping entries by
+// their position, so a repeated key there is a shadowed entry, not an
+// error.
+func duplicateEntry(t *Table, en node) error {
+	for _, k := range t.Keys {
+		if k.Kind == MatchTernary || k.Kind == MatchRange {
+			return nil
+		}
+	}
+	type key struct{ values, masks, prefix string }
+	seen := make(map[key]int, len(t.Entries))
+	for i, e := range t.Entries {
+		k := key{fmt.Sprint(e.Values), fmt.Sprint(e.Masks), fmt.Sprint(e.Prefix)}
+		if j, ok := seen[k]; ok {
+			return errorf(e.Pos, en.path()+"["+strconv.Itoa(i)+"]", "key %s repeats entries[%d]'s (line %d): an exact or longest-prefix key is one entry",
+				entryKeyText(t, e), j, t.Entries[j].Pos.Line)
+		}
+		seen[k] = i
+	}
+	return nil
+}
+
+// entryKeyText writes an entry's key: each value in hex (/prefix for
+// longest-prefix keys).
+func entryKeyText(t *Table, e *Entry) string {
+	var parts []string
+	for i, k := range t.Keys {
+		v := "0x" + strconv.FormatUint(uint64(e.Values[i]), 16)
+		if k.Kind == MatchLPM {
+			v += "/" + strconv.Itoa(e.Prefix[i])
+		}
+		parts = append(parts, v)
+	}
+	return strings.Join(parts, ", ")
 }
 
 // notExact tells why t is not an exact table whose entries live in record

@@ -358,3 +358,42 @@ func TestConstantRanges(t *testing.T) {
 		}
 	}
 }
+
+// TestDuplicateEntries: two entries with one key in an exact or
+// longest-prefix table are an error naming both lines; in a ternary table
+// the second is a shadowed entry, allowed.
+func TestDuplicateEntries(t *testing.T) {
+	base, err := os.ReadFile("testdata/small.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ old, new, want string }{
+		{"      - {key: 10.0.0.1, action: fwd(PORT)}\n", "      - {key: 10.0.0.1, action: fwd(PORT)}\n      - {key: 10.0.0.1, action: to_cpu}\n",
+			"small.yaml:52: tables t entries[1]: key 0xa000001 repeats entries[0]'s (line 51)"},
+		{"      - {key: \"10.1.2.0/24\", action: fwd(8)}\n", "      - {key: \"10.1.2.0/24\", action: fwd(8)}\n      - {key: \"10.1.2.0/24\", action: fwd(9)}\n",
+			"small.yaml:58: tables acl entries[2]: key 0xa010200/24 repeats entries[1]'s (line 57)"},
+		{"      - {key: \"10.1.2.0/24\", action: fwd(8)}\n", "      - {key: \"10.1.2.0/24\", action: fwd(8)}\n      - {key: \"10.1.3.0/24\", action: fwd(9)}\n", ""},
+	} {
+		src := strings.Replace(string(base), c.old, c.new, 1)
+		if src == string(base) {
+			t.Fatalf("small.yaml changed: %q not found", c.old)
+		}
+		_, err := Load([]byte(src), "small.yaml", nil)
+		switch {
+		case c.want == "" && err != nil:
+			t.Errorf("%q: %v", c.new, err)
+		case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)):
+			t.Errorf("%q: got %v, want %q", c.new, err, c.want)
+		}
+	}
+	// A ternary table with a repeated key: the second entry is shadowed.
+	src := strings.Replace(string(base), "    key: {ip.src: lpm}\n", "    key: {ip.src: ternary}\n", 1)
+	src = strings.Replace(src, "      - {key: \"10.1.0.0/16\", action: fwd(7)}\n      - {key: \"10.1.2.0/24\", action: fwd(8)}\n",
+		"      - {key: \"0x0a010200 &&& 0xffffff00\", action: fwd(7)}\n      - {key: \"0x0a010200 &&& 0xffffff00\", action: fwd(8)}\n", 1)
+	if !strings.Contains(src, "&&&") {
+		t.Fatal("small.yaml changed: the ternary case was not built")
+	}
+	if _, err := Load([]byte(src), "small.yaml", nil); err != nil {
+		t.Errorf("ternary table with a repeated key: %v", err)
+	}
+}
