@@ -269,6 +269,17 @@ func (l *loader) loadTraffic(n node) error {
 		if err := l.templateHeaders(ft, hn); err != nil {
 			return err
 		}
+		hdr := 0
+		var names []string
+		for _, h := range ft.Headers {
+			hdr += h.Bytes()
+			names = append(names, h.Name)
+		}
+		for _, s := range ft.Sizes {
+			if s < hdr {
+				return it.errf("packet size %d is shorter than its headers (%d bytes: %s)", s, hdr, strings.Join(names, ", "))
+			}
+		}
 		l.prog.Traffic = append(l.prog.Traffic, ft)
 	}
 	return nil

@@ -397,3 +397,23 @@ func TestDuplicateEntries(t *testing.T) {
 		t.Errorf("ternary table with a repeated key: %v", err)
 	}
 }
+
+// TestTrafficShorterThanHeaders: a traffic size below its headers' bytes
+// is refused (the test packets would be parsed past their end).
+func TestTrafficShorterThanHeaders(t *testing.T) {
+	base, err := os.ReadFile("testdata/small.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := strings.Replace(string(base), "    sizes: [64]\n", "    sizes: [64, 23]\n", 1)
+	if src == string(base) {
+		t.Fatal("small.yaml changed: its traffic sizes were not found")
+	}
+	_, err = Load([]byte(src), "small.yaml", nil)
+	if err == nil || !strings.Contains(err.Error(), "packet size 23 is shorter than its headers (24 bytes: eth, ip)") {
+		t.Errorf("got %v", err)
+	}
+	if _, err := Load([]byte(strings.Replace(src, "23]", "24]", 1)), "small.yaml", nil); err != nil {
+		t.Errorf("a size of exactly its headers: %v", err)
+	}
+}
