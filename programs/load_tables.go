@@ -3,6 +3,7 @@ package programs
 import (
 	"fmt"
 	"go/ast"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -68,6 +69,9 @@ func (l *loader) loadTable(name string, n node) (*Table, error) {
 		a, ok := l.actions[s]
 		if !ok {
 			return nil, it.errf("undefined action %q", s)
+		}
+		if slices.Contains(t.Actions, a) {
+			return nil, it.errf("action %s is listed twice", s)
 		}
 		t.Actions = append(t.Actions, a)
 	}
@@ -370,6 +374,14 @@ func (l *loader) expandFor(n node, fn func(node) error) error {
 func (l *loader) loadEntry(n node, t *Table, index int) (*Entry, error) {
 	f, err := n.fields("key", "action")
 	if err != nil {
+		if ps, perr := n.pairs(); perr == nil {
+			for _, p := range ps {
+				if p.key != "key" && p.key != "action" && strings.Contains(p.key, ")") {
+					// {action: fwd(1, 2)}: YAML cut the call at its comma.
+					return nil, n.errf("unknown key %q: an action call with a comma must be quoted (action: \"fwd(1, 2)\")", p.key)
+				}
+			}
+		}
 		return nil, err
 	}
 	e := &Entry{Priority: index, Pos: n.pos()}
