@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -57,6 +58,11 @@ func newCompareCmd(out io.Writer) *cobra.Command {
 			}
 			if len(archs) == 0 {
 				return &exitError{code: 2, msg: "--arch: give at least one chip"}
+			}
+			for i, a := range archs {
+				if slices.Contains(archs[:i], a) {
+					return &exitError{code: 2, msg: fmt.Sprintf("--arch: %s is given twice", a)}
+				}
 			}
 			params, err := parseParams(o.params)
 			if err != nil {
