@@ -83,7 +83,9 @@ func TestLoadErrors(t *testing.T) {
 		{"bad width", func(s string) string { return strings.Replace(s, "ttl: 8", "ttl: 65", 1) }, "width must be 1..64"},
 		{"action arity", func(s string) string { return strings.Replace(s, "action: fwd(PORT)", `action: "fwd(1, 2)"`, 1) }, "takes 1 arguments, got 2"},
 		{"unknown action", func(s string) string { return strings.Replace(s, "actions: [fwd, to_cpu]", "actions: [fwd, nope]", 1) }, `undefined action "nope"`},
-		{"action listed twice", func(s string) string { return strings.Replace(s, "actions: [fwd, to_cpu]", "actions: [fwd, to_cpu, fwd]", 1) }, "tables t actions[2]: action fwd is listed twice"},
+		{"action listed twice", func(s string) string {
+			return strings.Replace(s, "actions: [fwd, to_cpu]", "actions: [fwd, to_cpu, fwd]", 1)
+		}, "tables t actions[2]: action fwd is listed twice"},
 		{"unquoted call with a comma", func(s string) string { return strings.Replace(s, "action: fwd(PORT)", "action: fwd(1, 2)", 1) }, `unknown key "2)": an action call with a comma must be quoted`},
 		{"too many entries", func(s string) string {
 			return strings.Replace(s, "    actions: [fwd]\n    entries:", "    actions: [fwd]\n    size: 1\n    entries:", 1)
