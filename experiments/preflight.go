@@ -88,6 +88,12 @@ func (s *Scenario) Preflight(opt Options) error {
 				if err := s.checkPorts(target, si, ports); err != nil {
 					return s.ix.locate(fieldErr(path+".chip", "%v", err))
 				}
+				if k := s.Workload.Kind; k == "protego-stress" || k == "protego-fct" || k == "protego-bulk" {
+					// The protected link's ends run the Protego programs.
+					if err := s.protegoFits(ts.Name, target, nil); err != nil {
+						return s.ix.locate(fieldErr(path+".chip", "%v", err))
+					}
+				}
 				continue
 			}
 			prog, err := s.checkedProgram(setup.Program, params)

@@ -2,6 +2,7 @@ package experiments
 
 import (
 	"math"
+	"strings"
 	"testing"
 
 	"archsim/components/link"
@@ -255,5 +256,20 @@ func TestUnprotectedRunsNoProtego(t *testing.T) {
 		if math.Abs(on.ProtegoRun.TimerMpps-10) > 0.1 {
 			t.Errorf("Protego%s: timers at %.2f Mpps, want 10", chip, on.ProtegoRun.TimerMpps)
 		}
+	}
+}
+
+// TestProtegoEndsRunProtego: a variant whose protected link ends on a chip
+// that runs no program is refused before any run, naming the variant's
+// line and the program the end needs (it failed at run time, exit 1).
+func TestProtegoEndsRunProtego(t *testing.T) {
+	s, err := Load("protego-trio-small")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Variants = append(s.Variants, Variant{Name: "I", Chip: "ideal", QueuePackets: 10, Protego: &VariantProtego{Mode: "off"}})
+	err = s.Preflight(Options{})
+	if err == nil || !strings.Contains(err.Error(), "switch sw2 must run protego-sender") {
+		t.Errorf("got %v, want the sender end refused", err)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/pprof"
+	"strings"
 	"sync"
 	"time"
 
@@ -218,7 +219,13 @@ func RunJobs(jobs []Job, opt Options) ([]*Run, error) {
 	wg.Wait()
 	for i, err := range errs {
 		if err != nil {
-			return runs, fmt.Errorf("%s, variant %s: %v", jobs[i].s.Name, jobs[i].spec.variant.Name, err)
+			// The runners name the variant in most of their errors: once is enough.
+			v := jobs[i].spec.variant.Name
+			msg := err.Error()
+			for p := "variant " + v + ": "; strings.HasPrefix(msg, p); {
+				msg = strings.TrimPrefix(msg, p)
+			}
+			return runs, fmt.Errorf("%s, variant %s: %s", jobs[i].s.Name, v, msg)
 		}
 	}
 	return runs, nil
