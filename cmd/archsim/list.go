@@ -101,6 +101,9 @@ func newShowCmd(out io.Writer) *cobra.Command {
 		Short: "Print a built-in program's description (a complete example of the format)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if program == "" {
+				return &exitError{code: 2, msg: "missing --program (a built-in program: archsim list)"}
+			}
 			data, ok := programs.BuiltinSource(program)
 			if !ok {
 				return &exitError{code: 2, msg: fmt.Sprintf("--program %q: not a built-in program (archsim list)", program)}

@@ -170,6 +170,7 @@ func TestBadInput(t *testing.T) {
 		{[]string{"--program", "ndp", "--param", "T0_NS=-5"}, `ndp.yaml:18: constants T0_NS: the value given for it (--param or a scenario's params), "-5", is below its minimum 0`},
 		{[]string{}, "missing --program"},
 		{[]string{"validate", "--only", "nope"}, "matches no claim"},
+		{[]string{"show"}, "missing --program"},
 		{[]string{"compare", "--program", "ndp", "--arch", "tofino,tofino"}, "--arch: tofino is given twice"},
 		{[]string{"bench", "--only", "trio-ml", "--packets", "100"}, "--packets sizes the pipeline/* workloads, not trio-ml"},
 		{[]string{"bench", "--only", "trim-fig6/Tofino", "--frames", "5000"}, "--frames sizes the protego-10M/* workloads"},
