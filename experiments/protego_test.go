@@ -273,3 +273,26 @@ func TestProtegoEndsRunProtego(t *testing.T) {
 		t.Errorf("got %v, want the sender end refused", err)
 	}
 }
+
+// TestProtegoFrameBytes: the frame an ideal switch's queue is counted in,
+// for the Protego workloads: the stress test's frames, a full TCP segment
+// (configs/tcp.yaml: 1448 + 66 bytes), a RoCE WRITE of a path MTU.
+func TestProtegoFrameBytes(t *testing.T) {
+	for _, c := range []struct {
+		w    Workload
+		want int
+	}{
+		{Workload{Kind: "protego-stress", FrameBytes: 64}, 64},
+		{Workload{Kind: "protego-fct", Transport: "dctcp"}, 1514},
+		{Workload{Kind: "protego-bulk", Transport: "cubic"}, 1514},
+	} {
+		s := &Scenario{Workload: c.w}
+		if got := s.frameBytes(); got != c.want {
+			t.Errorf("%s %s: %d bytes, want %d", c.w.Kind, c.w.Transport, got, c.want)
+		}
+	}
+	rdma := (&Scenario{Workload: Workload{Kind: "protego-fct", Transport: "rdma"}}).frameBytes()
+	if rdma < 1024 || rdma > 1514 {
+		t.Errorf("rdma: %d bytes, want a 1024-byte path MTU plus its headers", rdma)
+	}
+}

@@ -1,6 +1,9 @@
 package experiments
 
 import (
+	"archsim/components/rdma"
+	"archsim/components/tcp"
+	"archsim/configs"
 	"fmt"
 	"strings"
 
@@ -353,9 +356,42 @@ func (s *Scenario) frameBytes() int {
 		return w.FrameBytes
 	case "tcp":
 		return w.MSS + tcpFrameOverhead
+	case "protego-stress":
+		return w.FrameBytes
+	case "protego-fct", "protego-bulk":
+		return s.transportFrameBytes()
 	default:
 		return w.MSS
 	}
+}
+
+// transportFrameBytes is the largest frame a protego-fct or protego-bulk
+// host sends: a full TCP segment (configs/tcp.yaml's mss) or a RoCE WRITE
+// of a path MTU (configs/rdma.yaml). Those files are embedded and checked
+// by the runs that read them, so a failure here keeps an Ethernet MTU
+// frame.
+func (s *Scenario) transportFrameBytes() int {
+	const mtuFrame = 1514
+	if s.Workload.Transport == "rdma" {
+		data, err := configs.Read("rdma.yaml")
+		if err != nil {
+			return mtuFrame
+		}
+		cfg, err := rdma.ParseConfig("configs/rdma.yaml", data, rdma.DefaultConfig())
+		if err != nil {
+			return mtuFrame
+		}
+		return (&rdma.Header{Opcode: rdma.OpWriteFirst, Payload: cfg.PathMTU}).FrameLen()
+	}
+	data, err := configs.Read("tcp.yaml")
+	if err != nil {
+		return mtuFrame
+	}
+	cfg, err := tcp.ParseConfig("configs/tcp.yaml", data, tcp.DefaultConfig())
+	if err != nil {
+		return mtuFrame
+	}
+	return cfg.MSS + tcpFrameOverhead
 }
 
 // setPortGbps sets a switch port's speed (nothing to do if it already
