@@ -247,16 +247,11 @@ func (s *Scenario) runOne(spec runSpec) (*Run, error) {
 	// Per-packet records only for the outputs that need them.
 	rec.KeepHeaders, rec.KeepArrivals = s.plots("header_cdf"), s.plots("arrivals")
 	engine := engine.New()
-	if spec.records != "" {
-		f, err := s.recordsFile(spec)
-		if err != nil {
-			return nil, err
-		}
-		defer f.Close()
-		if err := rec.Stream(f, func() int64 { return packet.SecToPs(engine.CurrentTime()) }); err != nil {
-			return nil, fmt.Errorf("records: %v", err)
-		}
+	closeRecords, err := s.streamRecords(spec, rec, engine)
+	if err != nil {
+		return nil, err
 	}
+	defer closeRecords()
 	r := &Run{Scenario: s.Name, Variant: spec.variant.Name, Senders: spec.senders, Params: spec.params, Seed: spec.seed, Value: spec.value}
 	if s.Sweep != nil {
 		r.Sweep = s.Sweep.Var
@@ -397,6 +392,23 @@ func (s *Scenario) runOne(spec runSpec) (*Run, error) {
 	}
 	r.WallMs = float64(time.Since(start).Microseconds()) / 1000
 	return r, nil
+}
+
+// streamRecords streams a run's per-packet events into its records file
+// (--records; nothing without it); close closes the file.
+func (s *Scenario) streamRecords(spec runSpec, rec *hosts.Recorder, eng sim.Engine) (close func(), err error) {
+	if spec.records == "" || rec == nil {
+		return func() {}, nil
+	}
+	f, err := s.recordsFile(spec)
+	if err != nil {
+		return nil, err
+	}
+	if err := rec.Stream(f, func() int64 { return packet.SecToPs(eng.CurrentTime()) }); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("records: %v", err)
+	}
+	return func() { f.Close() }, nil
 }
 
 // recordsFile creates the file a run's per-packet events go to.

@@ -429,16 +429,11 @@ func (s *Scenario) runAQM(spec runSpec) (*Run, error) {
 	if err != nil {
 		return nil, err
 	}
-	if spec.records != "" && rec != nil {
-		f, err := s.recordsFile(spec)
-		if err != nil {
-			return nil, err
-		}
-		defer f.Close()
-		if err := rec.Stream(f, func() int64 { return packet.SecToPs(eng.CurrentTime()) }); err != nil {
-			return nil, fmt.Errorf("records: %v", err)
-		}
+	closeRecords, err := s.streamRecords(spec, rec, eng)
+	if err != nil {
+		return nil, err
 	}
+	defer closeRecords()
 	var reasons arch.DropCounter
 	drop := func(pkt *packet.Packet, reason string) {
 		reasons.Add(reason)

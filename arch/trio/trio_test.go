@@ -37,12 +37,11 @@ func run(t testing.TB, c *spec.Config, p *programs.Program, n int, load float64)
 	return r
 }
 
-// TestLatencyIsDerived checks a lone packet's time in the PFE against the
-// model's parts: dispatch, the instructions at D cycles each, the
-// synchronous transactions' round trips, and the reorder release.
-func TestLatencyIsDerived(t *testing.T) {
-	c := chipT(t)
-	p := prog(t, `registers:
+// counterReg is a register whose action counts and returns the count;
+// slowAtTTL64 sends every packet to port 1, and one with TTL 64 only after
+// three reads of it (a slow thread).
+const (
+	counterReg = `registers:
   r:
     width: 32
     size: 16
@@ -51,7 +50,21 @@ func TestLatencyIsDerived(t *testing.T) {
         do: |
           value = value + 1
           out = value
-`, "meta.m0 = r.get(0)\nmeta.m1 = r.get(1)")
+`
+	slowAtTTL64 = `if ip.ttl == 64 {
+meta.m0 = r.get(0)
+meta.m1 = r.get(1)
+meta.m2 = r.get(2)
+}
+std.egress_port = 1`
+)
+
+// TestLatencyIsDerived checks a lone packet's time in the PFE against the
+// model's parts: dispatch, the instructions at D cycles each, the
+// synchronous transactions' round trips, and the reorder release.
+func TestLatencyIsDerived(t *testing.T) {
+	c := chipT(t)
+	p := prog(t, counterReg, "meta.m0 = r.get(0)\nmeta.m1 = r.get(1)")
 	r := run(t, c, p, 1, 0.01)
 	m := lowerT(t, c, p)
 	instr := 2 /* parse states */ + ingressInstr(m) + 1 /* hand-off */
@@ -129,21 +142,7 @@ func TestRMWEngineBound(t *testing.T) {
 // even when a later one finishes first.
 func TestReorderKeepsFlowOrder(t *testing.T) {
 	c := chipT(t)
-	p := prog(t, `registers:
-  r:
-    width: 32
-    size: 16
-    actions:
-      get:
-        do: |
-          value = value + 1
-          out = value
-`, `if ip.ttl == 64 {
-meta.m0 = r.get(0)
-meta.m1 = r.get(1)
-meta.m2 = r.get(2)
-}
-std.egress_port = 1`)
+	p := prog(t, counterReg, slowAtTTL64)
 	m := lowerT(t, c, p)
 	engine := newEngine()
 	pfe := MakeBuilder().WithEngine(engine).WithConfig(c).WithMicrocode(m).WithSeed(1).Build("Trio.PFE")
@@ -168,25 +167,9 @@ std.egress_port = 1`)
 // it) and, with trio.reorder_created=own_flow, each their own (the fast
 // one leaves when its thread ends); a bad value is a config error.
 func TestReorderCreatedPackets(t *testing.T) {
-	src := `registers:
-  r:
-    width: 32
-    size: 16
-    actions:
-      get:
-        do: |
-          value = value + 1
-          out = value
-`
-	code := `if ip.ttl == 64 {
-meta.m0 = r.get(0)
-meta.m1 = r.get(1)
-meta.m2 = r.get(2)
-}
-std.egress_port = 1`
 	for _, c := range []struct{ set, want string }{{"trio.reorder_created=one_flow", "[1 2]"}, {"trio.reorder_created=own_flow", "[2 1]"}} {
 		chip := chipT(t, c.set)
-		p := prog(t, src, code)
+		p := prog(t, counterReg, slowAtTTL64)
 		engine := newEngine()
 		pfe := MakeBuilder().WithEngine(engine).WithConfig(chip).WithMicrocode(lowerT(t, chip, p)).WithSeed(1).Build("Trio.PFE")
 		var order []uint64
