@@ -18,7 +18,7 @@ type Builder struct {
 }
 
 // MakeBuilder returns a builder for host 0 on port 0 with no deadline.
-func MakeBuilder() Builder { return Builder{deadlinePs: 1 << 62, pool: &pktPool{}} }
+func MakeBuilder() Builder { return Builder{deadlinePs: 1 << 62, pool: newPool()} }
 
 // WithEngine sets the Akita engine.
 func (b Builder) WithEngine(e sim.Engine) Builder { b.engine = e; return b }

@@ -13,7 +13,12 @@ import "archsim/components/packet"
 // packet that reached a host (switches copy what they mirror or multicast,
 // and recorders keep ids, not packets).
 type pktPool struct {
-	free []*packet.Packet
+	l packet.FreeList
+}
+
+func newPool() *pktPool {
+	// Switches' copies (packet.CopyFrom) come back with 64-byte heads.
+	return &pktPool{l: packet.FreeList{HeadCap: headCap, MinCap: 64}}
 }
 
 // Get is get (packet.Pool).
@@ -22,32 +27,23 @@ func (p *pktPool) Get() *packet.Packet { return p.get() }
 // Put is put (packet.Pool).
 func (p *pktPool) Put(pkt *packet.Packet) { p.put(pkt) }
 
-// maxFree bounds the packets a pool keeps.
-const maxFree = 1 << 16
-
 // get returns a zeroed packet whose head is HeaderLen zero bytes with
 // room behind them (see headCap).
 func (p *pktPool) get() *packet.Packet {
-	if p != nil {
-		if n := len(p.free); n > 0 {
-			pkt := p.free[n-1]
-			p.free[n-1] = nil
-			p.free = p.free[:n-1]
-			head := pkt.Head[:HeaderLen]
-			clear(head)
-			*pkt = packet.Packet{Head: head}
-			return pkt
-		}
+	if p == nil {
+		return &packet.Packet{Head: make([]byte, HeaderLen, headCap)}
 	}
-	return &packet.Packet{Head: make([]byte, HeaderLen, headCap)}
+	pkt := p.l.Get()
+	pkt.Head = pkt.Head[:HeaderLen]
+	clear(pkt.Head)
+	return pkt
 }
 
 // put hands back a packet that has ended. Its head array goes with it.
 func (p *pktPool) put(pkt *packet.Packet) {
-	if p == nil || pkt == nil || cap(pkt.Head) < 64 || len(p.free) >= maxFree {
-		return
+	if p != nil {
+		p.l.Put(pkt)
 	}
-	p.free = append(p.free, pkt)
 }
 
 // newPacket returns a length-byte NDP packet with header h and id id.

@@ -12,7 +12,7 @@ import (
 // indistinguishable from a new one: every field zero but its id, flow,
 // length and head, and the head exactly what encode writes.
 func TestPoolPacketsAreFresh(t *testing.T) {
-	p := &pktPool{}
+	p := newPool()
 	h := Header{Src: HostIP(1), Dst: HostIP(2), Flow: 3, Flags: FlagACK, Seq: 4, Pull: 5}
 	a := p.newPacket(7, 3, h, 64)
 	// Dirty it as a switch would, then hand it back.

@@ -83,7 +83,7 @@ type Host struct {
 	uplink     sim.Handler
 	deadlinePs int64
 	newID      IDSource
-	pool       *pktPool
+	pool       *packet.FreeList
 
 	reqs   []*requester // by connection id
 	resps  []*responder
@@ -112,14 +112,14 @@ type Builder struct {
 	uplink     sim.Handler
 	deadlinePs int64
 	newID      IDSource
-	pool       *pktPool
+	pool       *packet.FreeList
 }
 
 // MakeBuilder returns a builder with DefaultConfig for host 0 on port 0
 // and no deadline. Hosts built from one builder share a packet pool and
 // frame numbering.
 func MakeBuilder() Builder {
-	return Builder{cfg: DefaultConfig(), deadlinePs: 1 << 62, newID: (&counter{}).next, pool: &pktPool{}}
+	return Builder{cfg: DefaultConfig(), deadlinePs: 1 << 62, newID: (&counter{}).next, pool: &packet.FreeList{HeadCap: headCap}}
 }
 
 // WithEngine sets the engine.
@@ -160,7 +160,7 @@ func (b Builder) Build(name string) (*Host, error) {
 		b.newID = (&counter{}).next
 	}
 	if b.pool == nil {
-		b.pool = &pktPool{}
+		b.pool = &packet.FreeList{HeadCap: headCap}
 	}
 	return &Host{ComponentBase: sim.NewComponentBase(name), engine: b.engine, cfg: b.cfg, idx: b.idx, port: b.port,
 		ip: ip, uplink: b.uplink, deadlinePs: b.deadlinePs, newID: b.newID, pool: b.pool}, nil
@@ -258,14 +258,14 @@ func (h *Host) Handle(e sim.Event) error {
 	now := ev.AtPs()
 	if now > h.deadlinePs {
 		if ev.Kind == packet.KindArrive {
-			h.pool.put(ev.Pkt)
+			h.pool.Put(ev.Pkt)
 		}
 		return nil
 	}
 	switch ev.Kind {
 	case packet.KindArrive:
 		h.receive(ev.Pkt, now)
-		h.pool.put(ev.Pkt)
+		h.pool.Put(ev.Pkt)
 	case evTx:
 		h.txBusy = false
 		h.transmit(now)
@@ -274,7 +274,7 @@ func (h *Host) Handle(e sim.Event) error {
 			r.activate(now)
 		}
 	case evTimeout:
-		if r := get(h.reqs, ev.Port); r != nil && r.timer.fire(now) {
+		if r := get(h.reqs, ev.Port); r != nil && r.timer.Fire(now) {
 			r.onTimeout(now)
 		}
 	}
@@ -356,7 +356,7 @@ func (h *Host) transmit(now int64) {
 	if !found {
 		return // idle
 	}
-	pkt := h.pool.get()
+	pkt := h.pool.Get()
 	h.ipID++
 	pkt.Head = Encode(pkt.Head, &x, h.ipID)
 	pkt.Len = x.FrameLen()
@@ -371,61 +371,4 @@ func (h *Host) transmit(now int64) {
 	packet.Schedule(h.engine, h.uplink, h.free+h.cfg.PropPs+h.cfg.NICDelayPs, packet.KindArrive, pkt, h.port)
 	h.txBusy = true
 	packet.Schedule(h.engine, h, h.free, evTx, nil, 0)
-}
-
-// timer is a one-shot timer that moves lazily: an event is scheduled
-// only when the deadline becomes earlier than every pending one.
-type timer struct {
-	h   *Host
-	id  int
-	due int64 // 0: off
-	at  int64 // earliest pending event, 0: none
-}
-
-func (t *timer) set(due int64) {
-	t.due = max(due, 1)
-	if t.at == 0 || t.due < t.at {
-		t.at = t.due
-		packet.Schedule(t.h.engine, t.h, t.due, evTimeout, nil, t.id)
-	}
-}
-
-func (t *timer) stop() { t.due = 0 }
-
-// fire handles one of the timer's events and reports whether it expired.
-func (t *timer) fire(now int64) bool {
-	if t.at == now {
-		t.at = 0
-	}
-	if t.due == 0 {
-		return false
-	}
-	if now < t.due {
-		t.set(t.due)
-		return false
-	}
-	t.due = 0
-	return true
-}
-
-// pktPool recycles the frames that end at hosts. Not safe for concurrent
-// use.
-type pktPool struct{ free []*packet.Packet }
-
-func (p *pktPool) get() *packet.Packet {
-	if n := len(p.free); n > 0 {
-		pkt := p.free[n-1]
-		p.free[n-1] = nil
-		p.free = p.free[:n-1]
-		*pkt = packet.Packet{Head: pkt.Head[:0]}
-		return pkt
-	}
-	return &packet.Packet{Head: make([]byte, 0, headCap)}
-}
-
-func (p *pktPool) put(pkt *packet.Packet) {
-	if pkt == nil || cap(pkt.Head) < headCap || len(p.free) >= 1<<16 {
-		return
-	}
-	p.free = append(p.free, pkt)
 }

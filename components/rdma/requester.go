@@ -1,5 +1,7 @@
 package rdma
 
+import "archsim/components/packet"
+
 // requester is the sending side of an RC connection doing RDMA WRITEs
 // (IBA §9.7 "Reliable service", facts only): each posted WRITE is cut
 // into packets of PathMTU payload numbered by consecutive 24-bit PSNs and
@@ -23,12 +25,12 @@ type requester struct {
 	end      int64    // next PSN to allocate
 	lastPost int64
 	inReady  bool
-	timer    timer
+	timer    packet.Timer
 	srcPort  uint16
 }
 
 func newRequester(h *Host, c *Conn) *requester {
-	return &requester{h: h, c: c, timer: timer{h: h, id: c.ID},
+	return &requester{h: h, c: c, timer: packet.Timer{Engine: h.engine, Handler: h, Kind: evTimeout, Port: c.ID},
 		srcPort: 0xC000 | uint16(c.ID&0x3fff)} // UDP source port: per-QP entropy (A17.4.5.1)
 }
 
@@ -93,8 +95,8 @@ func (r *requester) next(x *Header, now int64) bool {
 	}
 	r.nxt++
 	r.sent = max(r.sent, r.nxt)
-	if r.timer.due == 0 {
-		r.timer.set(now + cfg.TimeoutPs)
+	if !r.timer.Armed() {
+		r.timer.Set(now + cfg.TimeoutPs)
 	}
 	return true
 }
@@ -130,9 +132,9 @@ func (r *requester) onAck(x *Header, now int64) {
 	}
 	if progress || nak {
 		if r.una < r.sent {
-			r.timer.set(now + r.h.cfg.TimeoutPs)
+			r.timer.Set(now + r.h.cfg.TimeoutPs)
 		} else {
-			r.timer.stop()
+			r.timer.Stop()
 		}
 	}
 }
@@ -164,6 +166,6 @@ func (r *requester) onTimeout(now int64) {
 	}
 	r.c.Stats.Timeouts++
 	r.nxt = r.una
-	r.timer.set(now + r.h.cfg.TimeoutPs)
+	r.timer.Set(now + r.h.cfg.TimeoutPs)
 	r.h.wantTx(r, now)
 }

@@ -91,7 +91,7 @@ type Host struct {
 	uplink     sim.Handler
 	deadlinePs int64
 	hook       CwndHook
-	pool       *pktPool
+	pool       *packet.FreeList
 	newID      IDSource
 
 	senders   []*sender // by flow id
@@ -117,7 +117,7 @@ type Builder struct {
 	uplink     sim.Handler
 	deadlinePs int64
 	hook       CwndHook
-	pool       *pktPool
+	pool       *packet.FreeList
 	newID      IDSource
 }
 
@@ -125,7 +125,7 @@ type Builder struct {
 // and no deadline. Hosts built from one builder (and its copies) share a
 // packet pool.
 func MakeBuilder() Builder {
-	return Builder{cfg: DefaultConfig(), deadlinePs: 1 << 62, pool: &pktPool{}, newID: (&counter{}).next}
+	return Builder{cfg: DefaultConfig(), deadlinePs: 1 << 62, pool: &packet.FreeList{HeadCap: headCap}, newID: (&counter{}).next}
 }
 
 // WithEngine sets the engine.
@@ -167,7 +167,7 @@ func (b Builder) Build(name string) (*Host, error) {
 		ip = HostIP(b.idx)
 	}
 	if b.pool == nil {
-		b.pool = &pktPool{}
+		b.pool = &packet.FreeList{HeadCap: headCap}
 	}
 	if b.newID == nil {
 		b.newID = (&counter{}).next
@@ -270,17 +270,17 @@ func (h *Host) Handle(e sim.Event) error {
 		if now <= h.deadlinePs {
 			h.receive(ev.Pkt, now)
 		}
-		h.pool.put(ev.Pkt) // the frame ends here
+		h.pool.Put(ev.Pkt) // the frame ends here
 	case evStart:
 		if s := get(h.senders, ev.Port); s != nil && now <= h.deadlinePs {
 			s.start(now)
 		}
 	case evRTO:
-		if s := get(h.senders, ev.Port); s != nil && s.rto.fire(now) && now <= h.deadlinePs {
+		if s := get(h.senders, ev.Port); s != nil && s.rto.Fire(now) && now <= h.deadlinePs {
 			s.onTimer(now)
 		}
 	case evDelAck:
-		if r := get(h.receivers, ev.Port); r != nil && r.delack.fire(now) && now <= h.deadlinePs {
+		if r := get(h.receivers, ev.Port); r != nil && r.delack.Fire(now) && now <= h.deadlinePs {
 			r.onDelAck(now)
 		}
 	}
@@ -316,7 +316,7 @@ func (h *Host) transmit(s *Segment, now int64) {
 	if now > h.deadlinePs {
 		return
 	}
-	pkt := h.pool.get()
+	pkt := h.pool.Get()
 	h.ipID++
 	pkt.Head = encode(pkt.Head, s, h.ipID)
 	pkt.Len = s.FrameLen()
@@ -337,71 +337,4 @@ func (h *Host) transmit(s *Segment, now int64) {
 // tsNow is the TSval clock (TimestampHZ ticks).
 func (h *Host) tsNow(now int64) uint32 {
 	return uint32(now / (1e12 / int64(h.cfg.TimestampHZ)))
-}
-
-// timer is a one-shot timer with at most a few pending engine events: the
-// deadline moves freely, and an event is scheduled only when the deadline
-// becomes earlier than every pending one (a later deadline is found by
-// the early event, which reschedules). One event per RTO/delayed-ACK
-// period, not one per packet.
-type timer struct {
-	h    *Host
-	kind packet.Kind
-	id   int
-	due  int64 // 0: off
-	at   int64 // earliest pending event, 0: none
-}
-
-func (t *timer) set(due int64) {
-	t.due = max(due, 1)
-	t.ensure()
-}
-
-func (t *timer) stop() { t.due = 0 }
-
-func (t *timer) ensure() {
-	if t.at == 0 || t.due < t.at {
-		t.at = t.due
-		packet.Schedule(t.h.engine, t.h, t.due, t.kind, nil, t.id)
-	}
-}
-
-// fire handles one of the timer's events at now and reports whether the
-// timer expired.
-func (t *timer) fire(now int64) bool {
-	if t.at == now {
-		t.at = 0
-	}
-	if t.due == 0 {
-		return false
-	}
-	if now < t.due {
-		t.ensure()
-		return false
-	}
-	t.due = 0
-	return true
-}
-
-// pktPool recycles the frames that end at TCP hosts (every TCP frame ends
-// at a host unless a switch drops it; a dropped frame is left to the
-// garbage collector). Not safe for concurrent use.
-type pktPool struct{ free []*packet.Packet }
-
-func (p *pktPool) get() *packet.Packet {
-	if n := len(p.free); n > 0 {
-		pkt := p.free[n-1]
-		p.free[n-1] = nil
-		p.free = p.free[:n-1]
-		*pkt = packet.Packet{Head: pkt.Head[:0]}
-		return pkt
-	}
-	return &packet.Packet{Head: make([]byte, 0, headCap)}
-}
-
-func (p *pktPool) put(pkt *packet.Packet) {
-	if pkt == nil || cap(pkt.Head) < headCap || len(p.free) >= 1<<16 {
-		return
-	}
-	p.free = append(p.free, pkt)
 }

@@ -43,12 +43,12 @@ func (s *sender) timeoutMinPs() int64 { return 2e12 / int64(s.cfg.Cubic.HZ) }
 
 func (s *sender) armTimer(kind int, due int64) {
 	s.pend = kind
-	s.rto.set(due)
+	s.rto.Set(due)
 }
 
 func (s *sender) stopTimer() {
 	s.pend = pendNone
-	s.rto.stop()
+	s.rto.Stop()
 }
 
 // rtoDelta is tcp_rto_delta_us: how far in the future the RTO of the

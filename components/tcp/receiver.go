@@ -1,5 +1,7 @@
 package tcp
 
+import "archsim/components/packet"
+
 // receiver is the receiving end of a flow: it delivers in-order bytes to
 // the application at once (an application that always reads, so the
 // advertised window stays RcvWndBytes), keeps out-of-order data as byte
@@ -26,7 +28,7 @@ type receiver struct {
 	lastSeg  int  // Linux icsk_ack.last_seg_size
 	tsRecent uint32
 	lastRcv  int64
-	delack   timer
+	delack   packet.Timer
 }
 
 // interval is out-of-order data [l, r) in bytes from the ISN; stamp
@@ -39,7 +41,7 @@ type interval struct {
 func newReceiver(h *Host, f *Flow) *receiver {
 	r := &receiver{h: h, f: f, isn: f.ISN(), ownSeq: f.ISN() ^ 0x5a5a5a5a, quick: h.cfg.QuickAcks,
 		rcvMSS: min(h.cfg.MSS, tcpMSSDefault)} // tcp_initialize_rcv_mss
-	r.delack = timer{h: h, kind: evDelAck, id: f.ID}
+	r.delack = packet.Timer{Engine: h.engine, Handler: h, Kind: evDelAck, Port: f.ID}
 	return r
 }
 
@@ -124,8 +126,8 @@ func (r *receiver) onData(s *Segment, now int64) {
 		r.sendAck(now)
 		return
 	}
-	if r.delack.due == 0 {
-		r.delack.set(now + r.h.cfg.DelAckPs)
+	if !r.delack.Armed() {
+		r.delack.Set(now + r.h.cfg.DelAckPs)
 	}
 }
 
@@ -170,7 +172,7 @@ func (r *receiver) dctcpCE(ce bool, now int64) bool {
 		r.ece = ce
 		return false
 	}
-	if r.delack.due != 0 && r.rcvNxt > r.rcvWup {
+	if r.delack.Armed() && r.rcvNxt > r.rcvWup {
 		r.sendAck(now) // ECE = the old state, ACKs up to the prior rcv_nxt
 	}
 	r.ce, r.ece = ce, ce
@@ -236,7 +238,7 @@ func (r *receiver) sendAck(now int64) {
 		s.NSack = n + 1
 	}
 	r.rcvWup = r.rcvNxt
-	r.delack.stop()
+	r.delack.Stop()
 	if r.quick > 0 {
 		r.quick--
 	}

@@ -1,6 +1,10 @@
 package tcp
 
-import "fmt"
+import (
+	"fmt"
+
+	"archsim/components/packet"
+)
 
 // Congestion-control states (Linux enum tcp_ca_state; Disorder is folded
 // into Open: it changes nothing modelled here).
@@ -65,8 +69,8 @@ type sender struct {
 
 	srttPs, rttvarPs int64
 	rtoPs            int64
-	rto              timer // the one retransmission-timer slot: RTO, loss probe or RACK reorder timeout
-	pend             int   // what rto is armed for (pendRTO, pendPTO, pendREO)
+	rto              packet.Timer // the one retransmission-timer slot: RTO, loss probe or RACK reorder timeout
+	pend             int          // what rto is armed for (pendRTO, pendPTO, pendREO)
 	minRTTPs         int64
 	rwnd             int64 // bytes the receiver allows beyond una
 
@@ -98,7 +102,7 @@ func newSender(h *Host, f *Flow) *sender {
 	if f.Bytes > 0 {
 		s.total = (f.Bytes + s.mss - 1) / s.mss
 	}
-	s.rto = timer{h: h, kind: evRTO, id: f.ID}
+	s.rto = packet.Timer{Engine: h.engine, Handler: h, Kind: evRTO, Port: f.ID}
 	if h.cfg.CC == CCDCTCP {
 		s.cc = NewDCTCP(h.cfg.DCTCP)
 	} else {
@@ -193,7 +197,7 @@ func (s *sender) trySend(now int64) {
 	if headRetrans && s.pend != pendREO {
 		s.armTimer(pendRTO, now+s.rtoPs)
 	}
-	if s.nxt > s.una && s.rto.due == 0 {
+	if s.nxt > s.una && !s.rto.Armed() {
 		s.armTimer(pendRTO, now+s.rtoPs)
 	}
 }
