@@ -20,6 +20,7 @@ import (
 
 	"archsim/arch"
 	_ "archsim/arch/chips" // the chips variants name
+	"archsim/arch/ideal"
 	"archsim/components/hosts"
 	"archsim/components/packet"
 	"archsim/configs"
@@ -304,14 +305,14 @@ const maxUDPFrameBytes = 9000 + 14
 // event count within what a workstation simulates in minutes; the README
 // lists them (section "Limits").
 const (
-	MaxDurationUs   = 1e6     // 1 s of simulated time (assumed: minutes of wall time at 100 Gb/s x 64 hosts)
-	MaxHosts        = 64      // one Tofino pipe group's front-panel ports in the modelled chips
-	MaxLinkGbps     = 1600    // above any Ethernet rate standardised today (IEEE 802.3dj: 1.6 Tb/s)
-	MaxPropNs       = 1e6     // 1 ms one way: 200 km of fibre, far beyond a data centre
-	MaxWindow       = 100000  // initial window in packets (assumed; htsim runs use ≤ 1000)
-	MaxFlowPackets  = 1 << 20 // a flow's packets; 0 means "longer than the run", which is this
-	MaxQueuePackets = 1 << 20 // an ideal switch queue (x MSS bytes): 1 Mi packets is GBs of buffer
-	MaxSweepValues  = 1000    // runs per variant
+	MaxDurationUs   = 1e6                   // 1 s of simulated time (assumed: minutes of wall time at 100 Gb/s x 64 hosts)
+	MaxHosts        = 64                    // one Tofino pipe group's front-panel ports in the modelled chips
+	MaxLinkGbps     = 1600                  // above any Ethernet rate standardised today (IEEE 802.3dj: 1.6 Tb/s)
+	MaxPropNs       = 1e6                   // 1 ms one way: 200 km of fibre, far beyond a data centre
+	MaxWindow       = 100000                // initial window in packets (assumed; htsim runs use ≤ 1000)
+	MaxFlowPackets  = 1 << 20               // a flow's packets; 0 means "longer than the run", which is this
+	MaxQueuePackets = ideal.MaxQueuePackets // an ideal switch queue (x MSS bytes); the chip's own bound
+	MaxSweepValues  = 1000                  // runs per variant
 	MaxVariants     = 100
 	MaxFlows        = 4096 // pairs: explicit flows
 )
@@ -489,8 +490,8 @@ func (s *Scenario) validate() error {
 		if err := s.checkFraming(at, v); err != nil {
 			return err
 		}
-		if v.QueuePackets < 0 || v.QueuePackets > MaxQueuePackets {
-			return s.need(at+".queue_packets", fmt.Sprintf("1..%d", MaxQueuePackets), v.QueuePackets)
+		if v.QueuePackets < 0 || v.QueuePackets > MaxQueuePackets || (v.QueuePackets == 0 && s.given(at+".queue_packets")) {
+			return s.need(at+".queue_packets", fmt.Sprintf("1..%d, or omitted for the chip's", MaxQueuePackets), v.QueuePackets)
 		}
 		if err := s.checkIdealQueue(at+".queue_packets", v.chipOf(), v.QueuePackets); err != nil {
 			return err
@@ -513,8 +514,8 @@ func (s *Scenario) validate() error {
 			if _, err := arch.Lookup(o.Chip); err != nil {
 				return fieldErr(sat+".chip", "%v", err)
 			}
-			if o.QueuePackets < 0 || o.QueuePackets > MaxQueuePackets {
-				return fieldErr(sat+".queue_packets", "got %d (allowed: 1..%d)", o.QueuePackets, MaxQueuePackets)
+			if o.QueuePackets < 0 || o.QueuePackets > MaxQueuePackets || (o.QueuePackets == 0 && s.given(sat+".queue_packets")) {
+				return fieldErr(sat+".queue_packets", "got %d (allowed: 1..%d, or omitted for the chip's)", o.QueuePackets, MaxQueuePackets)
 			}
 			if err := s.checkIdealQueue(sat+".queue_packets", o.Chip, o.QueuePackets); err != nil {
 				return err

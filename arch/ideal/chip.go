@@ -12,6 +12,11 @@ import (
 )
 
 // Params are configs/ideal.yaml's values.
+// MaxQueuePackets bounds the data queue (ideal.queue_packets, a
+// scenario's queue_packets): 100 000 jumbo frames are about 0.9 GB of
+// buffer, far beyond any switch.
+const MaxQueuePackets = 100000
+
 type Params struct {
 	Name              string  `mapstructure:"name"`
 	QueuePackets      int     `mapstructure:"queue_packets"`
@@ -70,7 +75,7 @@ func (c *Chip) Load(o arch.Overrides) (arch.Target, error) {
 		return nil, err
 	}
 	if err := l.CheckRanges("ideal", []configs.Range{
-		{Key: "queue_packets", Val: float64(p.QueuePackets), Lo: 1, Hi: 100000},
+		{Key: "queue_packets", Val: float64(p.QueuePackets), Lo: 1, Hi: MaxQueuePackets},
 		{Key: "header_queue_factor", Val: float64(p.HeaderQueueFactor), Lo: 0, Hi: 1024},
 		{Key: "latency_ns", Val: p.LatencyNs, Lo: 0, Hi: 1e9},
 	}); err != nil {
