@@ -591,6 +591,12 @@ func (s *Scenario) validate() error {
 	}
 	for i, p := range s.Plots {
 		at := fmt.Sprintf("plots[%d]", i)
+		if err := p.checkKeys(at); err != nil {
+			return err
+		}
+		if p.Kind == "sweep" && s.Sweep == nil {
+			return fieldErr(at+".kind", "sweep draws a run key over the sweep's values, and the scenario has no sweep section")
+		}
 		if p.Value != "" && (s.Sweep == nil || !slices.Contains(s.Sweep.Values, p.Value)) {
 			return fieldErr(at+".value", "%q is not a sweep value", p.Value)
 		}
@@ -628,6 +634,38 @@ func (s *Scenario) validate() error {
 			}
 		default:
 			return s.need(at+".kind", "header_cdf, sweep, modes, arrivals, queue, aqm, delay_cdf", strconv.Quote(p.Kind))
+		}
+	}
+	return nil
+}
+
+// plotKeys are the keys each plot kind reads besides kind, title and
+// file.
+var plotKeys = map[string][]string{
+	"sweep": {"y"}, "aqm": {"y"}, "modes": {"value", "window_us"}, "delay_cdf": {"variant"},
+}
+
+// checkKeys refuses a key the plot's kind does not read (it would be
+// silently ignored). An unknown kind is left to the caller's message.
+func (p Plot) checkKeys(at string) error {
+	reads, known := plotKeys[p.Kind]
+	switch p.Kind {
+	case "header_cdf", "arrivals", "queue":
+		known = true
+	}
+	if !known {
+		return nil
+	}
+	for _, k := range []struct {
+		name  string
+		given bool
+	}{{"y", p.Y != ""}, {"value", p.Value != ""}, {"window_us", p.WindowUs != 0}, {"variant", p.Variant != ""}} {
+		if k.given && !slices.Contains(reads, k.name) {
+			its := "none"
+			if len(reads) > 0 {
+				its = strings.Join(reads, ", ")
+			}
+			return fieldErr(at+"."+k.name, "not read by kind %s (its keys besides kind, title and file: %s)", p.Kind, its)
 		}
 	}
 	return nil
