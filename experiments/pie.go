@@ -163,10 +163,10 @@ func (s *Scenario) validateAQM() error {
 	}
 	if w.Kind == "udp-risefall" {
 		switch {
-		case w.RateGbps <= 0 || w.RateGbps > 3200:
-			return fieldErr("workload.rate_gbps", "got %g (allowed: 0 < rate_gbps ≤ 3200)", w.RateGbps)
-		case w.LowRateGbps <= 0 || w.LowRateGbps >= w.RateGbps:
-			return fieldErr("workload.low_rate_gbps", "got %g (allowed: 0 < low_rate_gbps < rate_gbps)", w.LowRateGbps)
+		case !rateOK(w.RateGbps, false, 3200):
+			return fieldErr("workload.rate_gbps", "got %g (allowed: %g ≤ rate_gbps ≤ 3200)", w.RateGbps, MinGbps)
+		case !rateOK(w.LowRateGbps, false, w.RateGbps) || w.LowRateGbps == w.RateGbps:
+			return fieldErr("workload.low_rate_gbps", "got %g (allowed: %g ≤ low_rate_gbps < rate_gbps)", w.LowRateGbps, MinGbps)
 		case w.FrameBytes < 64 || w.FrameBytes > maxUDPFrameBytes:
 			return fieldErr("workload.frame_bytes", "got %d (allowed: 64..%d: an IP packet of at most 9000 bytes behind a 14-byte Ethernet header)", w.FrameBytes, maxUDPFrameBytes)
 		}

@@ -191,8 +191,8 @@ func (s *Scenario) validateProtego() error {
 		}
 	case w.FrameBytes < 64 || w.FrameBytes > maxUDPFrameBytes:
 		return s.need("workload.frame_bytes", fmt.Sprintf("64..%d", maxUDPFrameBytes), w.FrameBytes)
-	case !(w.RateGbps > 0 && w.RateGbps <= MaxLinkGbps):
-		return s.need("workload.rate_gbps", fmt.Sprintf("0 < rate_gbps ≤ %d", MaxLinkGbps), w.RateGbps)
+	case !rateOK(w.RateGbps, false, MaxLinkGbps):
+		return s.need("workload.rate_gbps", fmt.Sprintf("%g ≤ rate_gbps ≤ %d", MinGbps, MaxLinkGbps), w.RateGbps)
 	}
 	for i, v := range s.Variants {
 		if v.Protego == nil {
@@ -225,8 +225,8 @@ func (s *Scenario) validateProtego() error {
 		if vp.FlowBytes < 0 || vp.FlowBytes > 1<<30 {
 			return s.need(at+".flow_bytes", "0..2^30 (0: the workload's)", vp.FlowBytes)
 		}
-		if vp.Gbps < 0 || vp.Gbps > MaxLinkGbps {
-			return s.need(at+".gbps", fmt.Sprintf("0..%d (0: the topology's)", MaxLinkGbps), vp.Gbps)
+		if !rateOK(vp.Gbps, true, MaxLinkGbps) {
+			return s.need(at+".gbps", fmt.Sprintf("%g..%d, or 0 for the topology's", MinGbps, MaxLinkGbps), vp.Gbps)
 		}
 	}
 	return nil

@@ -308,6 +308,7 @@ const (
 	MaxDurationUs   = 1e6                   // 1 s of simulated time (assumed: minutes of wall time at 100 Gb/s x 64 hosts)
 	MaxHosts        = 64                    // one Tofino pipe group's front-panel ports in the modelled chips
 	MaxLinkGbps     = 1600                  // above any Ethernet rate standardised today (IEEE 802.3dj: 1.6 Tb/s)
+	MinGbps         = 0.001                 // 1 Mb/s, the chips' floor for a port (port_gbps in configs/); slower rates overflow the time arithmetic
 	MaxPropNs       = 1e6                   // 1 ms one way: 200 km of fibre, far beyond a data centre
 	MaxWindow       = 100000                // initial window in packets (assumed; htsim runs use ≤ 1000)
 	MaxFlowPackets  = 1 << 20               // a flow's packets; 0 means "longer than the run", which is this
@@ -338,8 +339,8 @@ func (s *Scenario) validate() error {
 		return s.need("duration_us", "0 < duration_us ≤ "+bound(s.maxDurationUs()), s.DurationUs)
 	case s.Hosts < 1 || s.Hosts > MaxHosts:
 		return s.need("hosts", fmt.Sprintf("1..%d", MaxHosts), s.Hosts)
-	case s.Link.Gbps <= 0 || s.Link.Gbps > MaxLinkGbps:
-		return s.need("link.gbps", fmt.Sprintf("0 < gbps ≤ %d", MaxLinkGbps), s.Link.Gbps)
+	case !rateOK(s.Link.Gbps, false, MaxLinkGbps):
+		return s.need("link.gbps", fmt.Sprintf("%g ≤ gbps ≤ %d", MinGbps, MaxLinkGbps), s.Link.Gbps)
 	case s.Link.PropNs < 0 || s.Link.PropNs > MaxPropNs:
 		return s.need("link.prop_ns", "0..1e6", s.Link.PropNs)
 	case s.Link.Framing != "" && s.Link.Framing != packet.Ethernet.String() && s.Link.Framing != packet.Bare.String():
@@ -391,8 +392,8 @@ func (s *Scenario) validate() error {
 		if err := mss(); err != nil {
 			return err
 		}
-		if w.RateGbps <= 0 || w.RateGbps > MaxLinkGbps {
-			return s.need("workload.rate_gbps", fmt.Sprintf("0 < rate_gbps ≤ %d", MaxLinkGbps), w.RateGbps)
+		if !rateOK(w.RateGbps, false, MaxLinkGbps) {
+			return s.need("workload.rate_gbps", fmt.Sprintf("%g ≤ rate_gbps ≤ %d", MinGbps, MaxLinkGbps), w.RateGbps)
 		}
 	case "udp-risefall", "tcp":
 		if err := s.validateAQM(); err != nil {
@@ -669,6 +670,12 @@ func (p Plot) checkKeys(at string) error {
 		}
 	}
 	return nil
+}
+
+// rateOK reports whether a rate in Gb/s is in [MinGbps, max] (or 0 where
+// zeroOK: the default rate); NaN is not.
+func rateOK(g float64, zeroOK bool, max float64) bool {
+	return (zeroOK && g == 0) || (g >= MinGbps && g <= max)
 }
 
 // sweepX is the swept value's name in a derived constant's expression:

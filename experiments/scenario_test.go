@@ -291,6 +291,7 @@ variants:
 		{"", "", ""},
 		{"seed: 1", "seed: 1\nbogus: 3", "s.yaml:5: bogus: unknown field (allowed: aqm, doc, duration_us,"},
 		{"duration_us: 50", "duration_us: -1", "s.yaml:5: duration_us: got -1 (allowed: 0 < duration_us ≤ 1e6)"},
+		{"gbps: 100,", "gbps: 1e-12,", "s.yaml:7: link.gbps: got 1e-12 (allowed: 0.001 ≤ gbps ≤ 1600)"},
 		{"hosts: 4", "hosts: 65", "s.yaml:6: hosts: got 65 (allowed: 1..64)"},
 		{"kind: ndp", "kind: rdma", "s.yaml:8: workload.kind: got \"rdma\" (allowed: ndp, cbr, udp-risefall, tcp, protego-stress, protego-fct, protego-bulk)"},
 		{"window: 10", "window: 0", "s.yaml:8: workload.window: got 0 (allowed: 1..100000 packets)"},

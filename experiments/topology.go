@@ -84,8 +84,8 @@ func (t *Topology) validate(hosts int) error {
 			return fmt.Errorf("topology.switches[%d] (%s): host_gbps gives %d rates for %d hosts", i, sw.Name, len(sw.HostGbps), sw.Hosts)
 		}
 		for k, g := range sw.HostGbps {
-			if g < 0 || g > 3200 {
-				return fmt.Errorf("topology.switches[%d] (%s): host_gbps[%d] must be in [0, 3200], got %g", i, sw.Name, k, g)
+			if !rateOK(g, true, 3200) {
+				return fmt.Errorf("topology.switches[%d] (%s): host_gbps[%d] must be 0 (link.gbps) or in [%g, 3200], got %g", i, sw.Name, k, MinGbps, g)
 			}
 		}
 		n += sw.Hosts
@@ -94,11 +94,19 @@ func (t *Topology) validate(hosts int) error {
 		return fmt.Errorf("topology: the switches hold %d hosts, the scenario has %d", n, hosts)
 	}
 	for i, l := range t.Links {
-		if len(l.Between) != 2 || idx[l.Between[0]] == 0 || idx[l.Between[1]] == 0 || l.Between[0] == l.Between[1] {
+		if len(l.Between) != 2 || l.Between[0] == l.Between[1] {
 			return fmt.Errorf("topology.links[%d]: between needs two different switch names (switches: %s)", i, t.names())
 		}
-		if l.Gbps < 0 || l.PropNs < 0 {
-			return fmt.Errorf("topology.links[%d]: gbps and prop_ns must be ≥ 0", i)
+		for _, name := range l.Between {
+			if idx[name] == 0 {
+				return fmt.Errorf("topology.links[%d]: between names %q, which is no switch (switches: %s)", i, name, t.names())
+			}
+		}
+		if !rateOK(l.Gbps, true, 3200) {
+			return fmt.Errorf("topology.links[%d]: gbps must be 0 (link.gbps) or in [%g, 3200], got %g", i, MinGbps, l.Gbps)
+		}
+		if !(l.PropNs >= 0 && l.PropNs <= MaxPropNs) {
+			return fmt.Errorf("topology.links[%d]: prop_ns must be in [0, %g], got %g", i, float64(MaxPropNs), l.PropNs)
 		}
 		if l.Loss != nil {
 			if err := l.Loss.Validate(); err != nil {
