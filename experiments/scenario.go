@@ -322,6 +322,10 @@ const (
 // is reported as missing, not as its zero value).
 func (s *Scenario) given(path string) bool { return s.ix == nil || s.ix.has(path) }
 
+// gives reports whether the scenario's file is known to set a field (false
+// for a scenario that was not read from a file, e.g. a shard's copy).
+func (s *Scenario) gives(path string) bool { return s.ix != nil && s.ix.has(path) }
+
 // need is the error for a field outside its range: "missing" when the
 // file does not give it.
 func (s *Scenario) need(path, allowed string, got any) error {
@@ -491,7 +495,7 @@ func (s *Scenario) validate() error {
 		if err := s.checkFraming(at, v); err != nil {
 			return err
 		}
-		if v.QueuePackets < 0 || v.QueuePackets > MaxQueuePackets || (v.QueuePackets == 0 && s.given(at+".queue_packets")) {
+		if v.QueuePackets < 0 || v.QueuePackets > MaxQueuePackets || (v.QueuePackets == 0 && s.gives(at+".queue_packets")) {
 			return s.need(at+".queue_packets", fmt.Sprintf("1..%d, or omitted for the chip's", MaxQueuePackets), v.QueuePackets)
 		}
 		if err := s.checkIdealQueue(at+".queue_packets", v.chipOf(), v.QueuePackets); err != nil {
@@ -515,7 +519,7 @@ func (s *Scenario) validate() error {
 			if _, err := arch.Lookup(o.Chip); err != nil {
 				return fieldErr(sat+".chip", "%v", err)
 			}
-			if o.QueuePackets < 0 || o.QueuePackets > MaxQueuePackets || (o.QueuePackets == 0 && s.given(sat+".queue_packets")) {
+			if o.QueuePackets < 0 || o.QueuePackets > MaxQueuePackets || (o.QueuePackets == 0 && s.gives(sat+".queue_packets")) {
 				return fieldErr(sat+".queue_packets", "got %d (allowed: 1..%d, or omitted for the chip's)", o.QueuePackets, MaxQueuePackets)
 			}
 			if err := s.checkIdealQueue(sat+".queue_packets", o.Chip, o.QueuePackets); err != nil {

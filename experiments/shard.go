@@ -66,6 +66,11 @@ type shardResult struct {
 	indices     []int // each run's index in the whole scenario's order
 }
 
+// MaxShards bounds n in --shard i/n (and a shard file's count): more
+// shards than that many machines is no batch engine's use, and merge
+// keeps a flag per shard.
+const MaxShards = 1 << 16
+
 // ShardFileName is the shard file's name in a shard's output directory.
 func ShardFileName(i, n int) string { return fmt.Sprintf("shard-%d-of-%d.json", i, n) }
 
@@ -114,8 +119,8 @@ func ReadShard(path string) (*Shard, error) {
 		return nil, fmt.Errorf("%s: format %q, want %q (written by another archsim version?)", path, sh.Format, ShardFormat)
 	case sh.Scenario == nil:
 		return nil, fmt.Errorf("%s: scenario: missing", path)
-	case sh.Count < 1 || sh.Index < 0 || sh.Index >= sh.Count:
-		return nil, fmt.Errorf("%s: shard %d/%d: expected i/n with 0 <= i < n", path, sh.Index, sh.Count)
+	case sh.Count < 1 || sh.Count > MaxShards || sh.Index < 0 || sh.Index >= sh.Count:
+		return nil, fmt.Errorf("%s: shard %d/%d: expected i/n with 0 <= i < n <= %d", path, sh.Index, sh.Count, MaxShards)
 	case sh.Total < 0 || sh.Total > 1<<24:
 		return nil, fmt.Errorf("%s: total_runs %d out of range", path, sh.Total)
 	}
@@ -138,6 +143,16 @@ func ReadShard(path string) (*Shard, error) {
 			return nil, fmt.Errorf("%s: runs[%d]: %d flows' goodput but %d sources and %d destinations", path, k, len(sr.Run.GoodputGbps), len(sr.FlowSrc), len(sr.FlowDst))
 		}
 		run := sr.Run
+		switch {
+		case run.Scenario != sh.Scenario.Name:
+			return nil, fmt.Errorf("%s: runs[%d]: scenario %q in a shard of scenario %q", path, k, run.Scenario, sh.Scenario.Name)
+		case !slices.ContainsFunc(sh.Scenario.Variants, func(v Variant) bool { return v.Name == run.Variant }):
+			return nil, fmt.Errorf("%s: runs[%d]: variant %q is not one of the shard's scenario's", path, k, run.Variant)
+		case run.Seed != sh.Seed:
+			return nil, fmt.Errorf("%s: runs[%d]: seed %d in a shard run with seed %d", path, k, run.Seed, sh.Seed)
+		case run.Value != "" && (sh.Scenario.Sweep == nil || !slices.Contains(sh.Scenario.Sweep.Values, run.Value)):
+			return nil, fmt.Errorf("%s: runs[%d]: sweep value %q is not one of the shard's scenario's", path, k, run.Value)
+		}
 		run.HeadersUs, run.Modes, run.Arrivals, run.Queue = sr.HeadersUs, sr.Modes, sr.Arrivals, sr.Queue
 		if run.PIERun != nil {
 			run.Trace, run.DelayCDF = sr.AQMTrace, sr.DelayCDF

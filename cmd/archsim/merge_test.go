@@ -164,10 +164,29 @@ func TestMergeBadInput(t *testing.T) {
 	}
 	evil := filepath.Join(dir, "evil.json")
 	os.WriteFile(evil, []byte(strings.Replace(string(data), `"Name":"merge-ndp"`, `"Name":"../evil"`, 1)), 0o644)
+	// Runs that contradict their shard: another variant, scenario or
+	// seed than the shard's.
+	forge := func(name, old, new string) string {
+		if !strings.Contains(string(data), old) {
+			t.Fatalf("shard file holds no %s: %.300s", old, data)
+		}
+		p := filepath.Join(dir, name)
+		os.WriteFile(p, []byte(strings.Replace(string(data), old, new, 1)), 0o644)
+		return p
+	}
+	otherVariant := forge("variant.json", `"variant":"Ideal"`, `"variant":"Zzz"`)
+	otherScenario := forge("scenario.json", `"scenario":"merge-ndp"`, `"scenario":"other"`)
+	otherSeed := forge("seed.json", `"seed":3,`, `"seed":77,`)
+	huge := forge("huge.json", `"shards":2,`, `"shards":99999999999,`)
 	for _, c := range []struct {
 		args []string
 		want string
 	}{
+		{[]string{"merge", otherVariant}, `runs[0]: variant "Zzz" is not one of the shard's scenario's`},
+		{[]string{"merge", otherScenario}, `runs[0]: scenario "other" in a shard of scenario "merge-ndp"`},
+		{[]string{"merge", otherSeed}, "runs[0]: seed 3 in a shard run with seed 77"},
+		{[]string{"merge", huge}, "expected i/n with 0 <= i < n <= 65536"},
+		{[]string{"run", "--scenario", sc, "--shard", "0/99999999999"}, "--shard \"0/99999999999\": expected i/n with 0 <= i < n <= 65536"},
 		{[]string{"merge", a}, "shard 1/2 missing"},
 		{[]string{"merge", a, a}, "given twice"},
 		{[]string{"merge", a, b}, "seed"},

@@ -68,7 +68,7 @@ func newRunCmd(out io.Writer) *cobra.Command {
 			if shard != "" {
 				i, n, ok := parseShard(shard)
 				if !ok {
-					return &exitError{code: 2, msg: fmt.Sprintf("--shard %q: expected i/n with 0 <= i < n", shard)}
+					return &exitError{code: 2, msg: fmt.Sprintf("--shard %q: expected i/n with 0 <= i < n <= %d", shard, experiments.MaxShards)}
 				}
 				opt.Shard, opt.Shards = i, n
 			}
@@ -155,7 +155,7 @@ func parseShard(s string) (int, int, bool) {
 	}
 	i, err1 := strconv.Atoi(a)
 	n, err2 := strconv.Atoi(b)
-	if err1 != nil || err2 != nil || n < 1 || i < 0 || i >= n {
+	if err1 != nil || err2 != nil || n < 1 || n > experiments.MaxShards || i < 0 || i >= n {
 		return 0, 0, false
 	}
 	return i, n, true
