@@ -5,7 +5,6 @@ import (
 	"archsim/engine"
 	"fmt"
 	"os"
-	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -226,14 +225,26 @@ type runSpec struct {
 	pcapMax int64
 }
 
-// runOne builds the network and simulates it.
-func (s *Scenario) runOne(spec runSpec) (*Run, error) {
-	if k := s.Workload.Kind; k == "udp-risefall" || k == "tcp" {
+// runOne simulates one run of the scenario. A run that fails leaves none
+// of the files it writes as it goes (--records, --pcap) behind.
+func (s *Scenario) runOne(spec runSpec) (r *Run, err error) {
+	defer func() {
+		if err != nil {
+			s.discardRunFiles(spec)
+		}
+	}()
+	switch s.Workload.Kind {
+	case "udp-risefall", "tcp":
 		return s.runAQM(spec)
-	}
-	if k := s.Workload.Kind; k == "protego-stress" || k == "protego-fct" || k == "protego-bulk" {
+	case "protego-stress", "protego-fct", "protego-bulk":
 		return s.runProtego(spec)
 	}
+	return s.runNetwork(spec)
+}
+
+// runNetwork builds the network of an ndp or cbr workload and simulates
+// it.
+func (s *Scenario) runNetwork(spec runSpec) (*Run, error) {
 	start := time.Now()
 	deadline := int64(s.DurationUs * 1e6)
 	flows, err := s.flows(spec.senders)
@@ -416,17 +427,7 @@ func (s *Scenario) recordsFile(spec runSpec) (*os.File, error) {
 	if err := os.MkdirAll(spec.records, 0o755); err != nil {
 		return nil, fmt.Errorf("records: %v", err)
 	}
-	name := spec.variant.Name
-	if spec.value != "" {
-		name += "-" + s.Sweep.Var + "=" + spec.value
-	}
-	name = strings.Map(func(c rune) rune {
-		if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.ContainsRune("._=-", c) {
-			return c
-		}
-		return '_'
-	}, name)
-	f, err := os.Create(filepath.Join(spec.records, "packets-"+name+".csv"))
+	f, err := os.Create(s.recordsPath(spec))
 	if err != nil {
 		return nil, fmt.Errorf("records: %v", err)
 	}

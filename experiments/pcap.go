@@ -2,6 +2,7 @@ package experiments
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -18,19 +19,46 @@ func isTrimmedHeader(p *packet.Packet) bool {
 	return ok && h.Flags&hosts.FlagTrimmed != 0
 }
 
-// pcapDir is a run's capture directory: <dir>/<variant>[-<var>=<value>].
-func (s *Scenario) pcapDir(spec runSpec) string {
+// runFileName names a run's files and directories:
+// <variant>[-<var>=<value>], with characters a file name should not hold
+// as '_'.
+func (s *Scenario) runFileName(spec runSpec) string {
 	name := spec.variant.Name
 	if spec.value != "" {
 		name += "-" + s.Sweep.Var + "=" + spec.value
 	}
-	name = strings.Map(func(c rune) rune {
+	return strings.Map(func(c rune) rune {
 		if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.ContainsRune("._=-", c) {
 			return c
 		}
 		return '_'
 	}, name)
-	return filepath.Join(spec.pcap, name)
+}
+
+// pcapDir is a run's capture directory: <dir>/<variant>[-<var>=<value>].
+func (s *Scenario) pcapDir(spec runSpec) string { return filepath.Join(spec.pcap, s.runFileName(spec)) }
+
+// recordsPath is a run's records file:
+// <dir>/packets-<variant>[-<var>=<value>].csv.
+func (s *Scenario) recordsPath(spec runSpec) string {
+	return filepath.Join(spec.records, "packets-"+s.runFileName(spec)+".csv")
+}
+
+// discardRunFiles removes what a failed run wrote as it went (its
+// records file, its capture files and their directory if then empty), so
+// it leaves nothing half-written.
+func (s *Scenario) discardRunFiles(spec runSpec) {
+	if spec.records != "" {
+		os.Remove(s.recordsPath(spec))
+	}
+	if spec.pcap != "" {
+		dir := s.pcapDir(spec)
+		files, _ := filepath.Glob(filepath.Join(dir, "*.pcapng"))
+		for _, f := range files {
+			os.Remove(f)
+		}
+		os.Remove(dir) // only succeeds on an empty directory
+	}
 }
 
 // startPcap taps every port of every switch of a run into its capture

@@ -42,7 +42,7 @@ variants:
 		{[]string{"run", "--no-files", "--scenario", sc("set.yaml", "program: ndp}", "program: ndp, set: [tofino.mau.stages=2.5]}")}, "set.yaml:11: variants[0].set: --set tofino.mau.stages=2.5: must be an integer, got 2.5"},
 		{[]string{"run", "--no-files", "--scenario", sc("param.yaml", "program: ndp}", "program: ndp, params: {NOPE: 3}}")}, "param.yaml:11: variants[0].program: "},
 		{[]string{"run", "--no-files", "--scenario", sc("type.yaml", "hosts: 4", "hosts: four")}, `type.yaml:6: hosts: expected an integer, got the text "four"`},
-		{[]string{"run", "--no-files", "--scenario", sc("range.yaml", "gbps: 100", "gbps: 100000")}, "range.yaml:7: link.gbps: got 100000 (allowed: 0 < gbps ≤ 1600)"},
+		{[]string{"run", "--no-files", "--scenario", sc("range.yaml", "gbps: 100", "gbps: 100000")}, "range.yaml:7: link.gbps: got 100000 (allowed: 0.001 ≤ gbps ≤ 1600)"},
 		{[]string{"--program", write("p.yaml", "program: x\nheaders:\n  h: {a: 8}\nparser:\n  states:\n    start:\n      extract: h\ningress: |\n  meta.nope = 1\n")}, "p.yaml:9: ingress: undefined field meta.nope"},
 		{[]string{"--program", "ndp", "--config", write("dec.yaml", "tofino:\n  mau:\n    stages: 2.9\n")}, "dec.yaml:3: tofino.mau.stages: must be an integer, got 2.9"},
 		{[]string{"--program", "ndp", "--config", write("key.yaml", "tofino:\n  mau:\n\n    stagez: 3\n")}, "key.yaml:4: tofino.mau.stagez: unknown config key"},

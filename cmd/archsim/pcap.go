@@ -66,11 +66,12 @@ func (p *pcapFlags) maxBytes() int64 { return p.maxMB << 20 }
 
 // tapMain captures the main job's latency run: every front-panel port of
 // the switch into DIR/<switch>-port<N>.pcapng. finish closes the files and
-// prints a warning if the size limit left frames out.
-func (p *pcapFlags) tapMain(sim *harness.Sim, stderr io.Writer) (finish func() error, err error) {
+// prints a warning if the size limit left frames out; discard removes them
+// after a failed run.
+func (p *pcapFlags) tapMain(sim *harness.Sim, stderr io.Writer) (finish func() error, discard func(), err error) {
 	c, err := pcap.New(p.dir, pcap.Options{MaxBytes: p.maxBytes()})
 	if err != nil {
-		return nil, &exitError{code: 2, msg: "--pcap: " + oneLine(err.Error())}
+		return nil, nil, &exitError{code: 2, msg: "--pcap: " + oneLine(err.Error())}
 	}
 	prev := sim.Setup
 	sim.Setup = func(sw arch.Switch) error {
@@ -95,5 +96,5 @@ func (p *pcapFlags) tapMain(sim *harness.Sim, stderr io.Writer) (finish func() e
 			fmt.Fprintln(stderr, "archsim: "+w)
 		}
 		return nil
-	}, nil
+	}, c.Discard, nil
 }

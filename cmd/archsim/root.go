@@ -232,7 +232,7 @@ func runMain(cmd *cobra.Command, o *options, out io.Writer) error {
 	if o.noSim {
 		sim = nil
 	}
-	finishPcap := func() error { return nil }
+	finishPcap, discardPcap := func() error { return nil }, func() {}
 	if o.pcap.dir != "" {
 		if err := o.pcap.check(); err != nil {
 			return err
@@ -240,13 +240,15 @@ func runMain(cmd *cobra.Command, o *options, out io.Writer) error {
 		if sim == nil {
 			return &exitError{code: 2, msg: "--pcap captures the latency simulation; drop --no-sim"}
 		}
-		if finishPcap, err = o.pcap.tapMain(sim, cmd.ErrOrStderr()); err != nil {
+		if finishPcap, discardPcap, err = o.pcap.tapMain(sim, cmd.ErrOrStderr()); err != nil {
 			return err
 		}
 	}
 	res, err := job.RunProgram(target, prog, o.seed, sim)
 	if err == nil {
 		err = finishPcap()
+	} else {
+		discardPcap()
 	}
 	if err != nil {
 		var ee *exitError

@@ -1,10 +1,10 @@
 package main
 
 import (
-	"archsim/internal/tables"
 	"bytes"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"archsim/experiments"
+	"archsim/internal/tables"
 	"archsim/sonic/orch"
 )
 
@@ -26,9 +27,13 @@ func newRunCmd(out io.Writer) *cobra.Command {
 		Short: "Run a network scenario (configs/scenarios/NAME.yaml): summary table, CSV and PNG plots",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) (err error) {
+			recordsMade := false
 			defer func() {
 				if err != nil {
 					pf.discard()
+					if recordsMade {
+						os.Remove(records) // only succeeds on an empty directory
+					}
 				}
 			}()
 			if scenario == "" {
@@ -88,6 +93,8 @@ func newRunCmd(out io.Writer) *cobra.Command {
 				}
 			}
 			if records != "" {
+				_, statErr := os.Stat(records)
+				recordsMade = os.IsNotExist(statErr)
 				if err := checkOutDir("--records", records); err != nil {
 					return err
 				}

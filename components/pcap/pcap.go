@@ -24,6 +24,7 @@ package pcap
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -68,6 +69,7 @@ type Options struct {
 // serial engine).
 type Capture struct {
 	dir     string
+	made    bool // New created dir
 	opt     Options
 	files   map[string]*portFile
 	used    int64
@@ -102,10 +104,11 @@ func New(dir string, opt Options) (*Capture, error) {
 	if opt.MaxBytes == 0 {
 		opt.MaxBytes = DefaultMaxBytes
 	}
+	_, statErr := os.Stat(dir)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("cannot create %s: %v", dir, err)
 	}
-	return &Capture{dir: dir, opt: opt, files: map[string]*portFile{}}, nil
+	return &Capture{dir: dir, made: os.IsNotExist(statErr), opt: opt, files: map[string]*portFile{}}, nil
 }
 
 // Tap is the wire tap of one switch: a frame leaving a port is written to
@@ -151,7 +154,9 @@ func (c *Capture) write(base, swName string, port int, pkt *packet.Packet, start
 	}
 	size := int64(recordOverhead + (len(head)+3)&^3)
 	if pf == nil {
-		size += 512 // the file's section and interface blocks, about
+		// A new file: its section and interface blocks, and the
+		// statistics blocks Close writes, count against the limit too.
+		size += fileHeaderBytes(swName, port) + numIfs*statsBlockBytes
 	}
 	if c.limited || c.used+size > c.opt.MaxBytes {
 		c.limited = true
@@ -186,16 +191,44 @@ func (c *Capture) open(key, swName string, port int) (*portFile, error) {
 	if err != nil {
 		return nil, fmt.Errorf("pcap: %v", err)
 	}
-	name := fmt.Sprintf("%s.port%d", swName, port)
-	w, err := newNgWriter(f, "archsim (simulated time)")
-	for k := 0; k < numIfs && err == nil; k++ {
-		err = w.addInterface(ngInterface{Name: name + ifSuffix[k], Description: ifDoc[k]})
-	}
+	w, err := startFile(f, swName, port)
 	if err != nil {
 		f.Close()
 		return nil, fmt.Errorf("%s: %v", path, err)
 	}
 	return &portFile{path: path, f: f, w: w}, nil
+}
+
+// startFile writes a port file's section and interface blocks to f.
+func startFile(f io.Writer, swName string, port int) (*ngWriter, error) {
+	name := fmt.Sprintf("%s.port%d", swName, port)
+	w, err := newNgWriter(f, "archsim (simulated time)")
+	for k := 0; k < numIfs && err == nil; k++ {
+		err = w.addInterface(ngInterface{Name: name + ifSuffix[k], Description: ifDoc[k]})
+	}
+	return w, err
+}
+
+// fileHeaderBytes is what startFile writes for the port.
+func fileHeaderBytes(swName string, port int) int64 {
+	w, _ := startFile(io.Discard, swName, port)
+	return w.bytes
+}
+
+// Discard ends the capture after a failed run: it closes and removes
+// every file it wrote, and its directory if that is then empty, so a run
+// that did not finish leaves no half-written captures.
+func (c *Capture) Discard() {
+	for _, pf := range c.files {
+		if pf.f != nil {
+			pf.f.Close()
+			os.Remove(pf.path)
+		}
+	}
+	c.files = nil
+	if c.made {
+		os.Remove(c.dir) // only succeeds on an empty directory
+	}
 }
 
 // Close finishes every file (with each interface's frame counts as

@@ -141,8 +141,41 @@ func TestCaptureLimit(t *testing.T) {
 	if n != s.Frames {
 		t.Errorf("read %d frames, the capture says %d", n, s.Frames)
 	}
-	if size > 4096+1024 { // + the statistics blocks written at close
-		t.Errorf("files hold %d bytes, limit 4096", size)
+	if size > 4096 || size != s.Bytes {
+		t.Errorf("files hold %d bytes, the capture says %d, limit 4096 (file headers and statistics blocks included)", size, s.Bytes)
+	}
+}
+
+// TestCaptureDiscard: a failed run's capture leaves no file behind, and
+// the directory only if it was there before.
+func TestCaptureDiscard(t *testing.T) {
+	for _, existed := range []bool{false, true} {
+		dir := filepath.Join(t.TempDir(), "caps")
+		if existed {
+			os.Mkdir(dir, 0o755)
+		}
+		c, err := New(dir, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		tap := c.Tap("S")
+		for i := 0; i < 10; i++ {
+			tap(i%3, &packet.Packet{Head: frame(64, byte(i)), Len: 1500}, int64(i)*1000)
+		}
+		c.Discard()
+		_, err = os.Stat(dir)
+		if existed && err != nil {
+			t.Errorf("the directory that was there before is gone: %v", err)
+		}
+		if !existed && !os.IsNotExist(err) {
+			left, _ := os.ReadDir(dir)
+			t.Errorf("discarded capture left %s with %d files", dir, len(left))
+		}
+		if existed {
+			if left, _ := os.ReadDir(dir); len(left) != 0 {
+				t.Errorf("discarded capture left %d files", len(left))
+			}
+		}
 	}
 }
 

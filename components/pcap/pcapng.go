@@ -39,9 +39,15 @@ const (
 
 // ngWriter writes one pcapng section.
 type ngWriter struct {
-	w   *bufio.Writer
-	buf []byte // the block being built
+	w     *bufio.Writer
+	buf   []byte // the block being built
+	bytes int64  // written (buffered included)
 }
+
+// statsBlockBytes is the size of an Interface Statistics Block as
+// writeStats writes it: block header 8, interface 4, timestamp 8, two
+// 8-byte options of 4 + 8 each, end of options 4, trailing length 4.
+const statsBlockBytes = 8 + 4 + 8 + 2*(4+8) + 4 + 4
 
 // ngInterface describes an interface (every one is Ethernet with
 // nanosecond timestamps).
@@ -85,7 +91,7 @@ func (n *ngWriter) writePacket(intf int, ns int64, data []byte, wireLen int) err
 	n.u32(uint32(ns))
 	n.u32(uint32(len(data)))
 	n.u32(uint32(wireLen))
-	n.bytes(data)
+	n.data(data)
 	return n.end()
 }
 
@@ -122,6 +128,7 @@ func (n *ngWriter) end() error {
 	binary.LittleEndian.PutUint32(n.buf[4:], total)
 	n.u32(total)
 	_, err := n.w.Write(n.buf)
+	n.bytes += int64(len(n.buf))
 	return err
 }
 
@@ -129,8 +136,8 @@ func (n *ngWriter) u16(v uint16) { n.buf = binary.LittleEndian.AppendUint16(n.bu
 func (n *ngWriter) u32(v uint32) { n.buf = binary.LittleEndian.AppendUint32(n.buf, v) }
 func (n *ngWriter) u64(v uint64) { n.buf = binary.LittleEndian.AppendUint64(n.buf, v) }
 
-// bytes appends b padded to 32 bits.
-func (n *ngWriter) bytes(b []byte) {
+// data appends b padded to 32 bits.
+func (n *ngWriter) data(b []byte) {
 	n.buf = append(n.buf, b...)
 	for len(n.buf)%4 != 0 {
 		n.buf = append(n.buf, 0)
@@ -141,5 +148,5 @@ func (n *ngWriter) bytes(b []byte) {
 func (n *ngWriter) option(code uint16, v []byte) {
 	n.u16(code)
 	n.u16(uint16(len(v)))
-	n.bytes(v)
+	n.data(v)
 }
