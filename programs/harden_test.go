@@ -47,6 +47,10 @@ func TestLoaderRefusesNonsense(t *testing.T) {
 		{nil, [2]string{"mirror_sessions:\n  - {id: 5, port: 1}\n", ""}, "h.yaml:16: mirror(5): no mirror session 5 (declared: none;"},
 		{map[string]string{"LIMIT": "-1"}, [2]string{"  meta.x = LIMIT\n", ""}, "h.yaml:16: ingress: eth.etype is unsigned (bit<16>) and compared (<) with the negative constant -1"},
 		{map[string]string{"LIMIT": "-1"}, [2]string{}, "h.yaml:16: ingress: meta.x is unsigned (bit<16>): the negative constant -1 would be stored as 65535"},
+		{nil, [2]string{"port: 1}", "port: -9}"}, "h.yaml:14: mirror_sessions[0] port: must be a port 0..511 (the 9 bits of std.egress_port), got -9"},
+		{nil, [2]string{"mirror_sessions:", "multicast_groups: {7: [-5, 2]}\nmirror_sessions:"}, "h.yaml:13: multicast_groups 7[0]: must be a port 0..511 (the 9 bits of std.egress_port), got -5"},
+		{nil, [2]string{"mirror_sessions:", "multicast_groups: {7: [2, 99999999999]}\nmirror_sessions:"}, "got 99999999999"},
+		{nil, [2]string{"mirror_sessions:", "multicast_groups: {7: [2, 3, 2]}\nmirror_sessions:"}, "multicast_groups 7[2]: port 2 is listed twice in multicast group 7"},
 	} {
 		src := hardenProgram
 		if c.edit[0] != "" {

@@ -5,6 +5,7 @@ import (
 	"go/token"
 	"os"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -888,6 +889,9 @@ func (l *loader) loadMirror(item node) error {
 	if err != nil {
 		return err
 	}
+	if err := checkPort(pn, port); err != nil {
+		return err
+	}
 	s.Port = int(port)
 	if t, ok := f["truncate"]; ok {
 		v, err := l.consts.intValue(t)
@@ -913,6 +917,16 @@ func (l *loader) loadMirror(item node) error {
 	return nil
 }
 
+// checkPort refuses a replication port std.egress_port cannot hold (a
+// mirror session's or a multicast group's): which ports a chip has is
+// checked where the program runs.
+func checkPort(n node, port int64) error {
+	if bits := StdFields[StdEgressPort].Bits; port < 0 || port >= 1<<bits {
+		return n.errf("must be a port 0..%d (the %d bits of std.egress_port), got %d", 1<<bits-1, bits, port)
+	}
+	return nil
+}
+
 func (l *loader) loadMulticast(n node) error {
 	ps, err := n.pairs()
 	if err != nil {
@@ -932,6 +946,12 @@ func (l *loader) loadMulticast(n node) error {
 			v, err := l.consts.intValue(it)
 			if err != nil {
 				return err
+			}
+			if err := checkPort(it, v); err != nil {
+				return err
+			}
+			if slices.Contains(g.Ports, int(v)) {
+				return it.errf("port %d is listed twice in multicast group %d", v, g.ID)
 			}
 			g.Ports = append(g.Ports, int(v))
 		}
