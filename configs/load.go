@@ -15,6 +15,8 @@ import (
 	"github.com/spf13/viper"
 	yamlcodec "go.yaml.in/yaml/v3"
 	"gopkg.in/yaml.v3"
+
+	"archsim/internal/yamlfile"
 )
 
 // Source tells the loader where the chip description comes from and what
@@ -83,6 +85,12 @@ func Load(src Source) (*Loaded, error) {
 			return nil, fmt.Errorf("%s: cannot read config: %v", src.UserFile, err)
 		}
 		keys, lines, err := yamlKeys(data)
+		if err == nil {
+			err = yamlfile.OneDocument(data, src.UserFile)
+			if err != nil {
+				return nil, err
+			}
+		}
 		if err != nil {
 			msg, syntax := strings.CutPrefix(oneLine(err.Error()), "yaml: ")
 			what := ""

@@ -24,6 +24,7 @@ import (
 	"archsim/components/hosts"
 	"archsim/components/packet"
 	"archsim/configs"
+	"archsim/internal/yamlfile"
 	"archsim/programs"
 )
 
@@ -279,6 +280,9 @@ func Load(nameOrPath string) (*Scenario, error) {
 	}
 	ix, err := newYAMLIndex(file, data)
 	if err != nil {
+		return nil, err
+	}
+	if err := yamlfile.OneDocument(data, file); err != nil {
 		return nil, err
 	}
 	s := &Scenario{file: file, ix: ix, checked: &programMemo{}}

@@ -12,6 +12,8 @@ import (
 	"sync"
 
 	"gopkg.in/yaml.v3"
+
+	"archsim/internal/yamlfile"
 )
 
 var nameRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
@@ -65,9 +67,12 @@ func LoadFile(path string, overrides map[string]string) (*Program, error) {
 // Load checks a program description. overrides replace named constants
 // (e.g. "PORTS": "256") before anything else is evaluated.
 func Load(data []byte, file string, overrides map[string]string) (*Program, error) {
-	top, err := parseYAML(data)
+	top, second, err := parseYAML(data)
 	if err != nil {
 		return nil, fmt.Errorf("%s: not valid YAML: %s", file, strings.TrimPrefix(err.Error(), "yaml: "))
+	}
+	if second > 0 {
+		return nil, yamlfile.SecondDocumentError(file, second)
 	}
 	if top == nil {
 		return nil, fmt.Errorf("%s: empty program file", file)
@@ -92,22 +97,30 @@ func Load(data []byte, file string, overrides map[string]string) (*Program, erro
 // share it.
 var parsed sync.Map // string -> *yaml.Node (the document's top node; nil: empty)
 
+// parsedYAML is a program text's top node and the line of a second
+// document (0: none).
+type parsedYAML struct {
+	top    *yaml.Node
+	second int
+}
+
 // parseYAML is the top node of a program text's YAML document (nil for an
-// empty document).
-func parseYAML(data []byte) (*yaml.Node, error) {
-	if top, ok := parsed.Load(string(data)); ok {
-		return top.(*yaml.Node), nil
+// empty document) and the line where a second document begins (0: none).
+func parseYAML(data []byte) (top *yaml.Node, second int, err error) {
+	if p, ok := parsed.Load(string(data)); ok {
+		d := p.(parsedYAML)
+		return d.top, d.second, nil
 	}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
-		return nil, err
+		return nil, 0, err
 	}
-	var top *yaml.Node
 	if len(doc.Content) > 0 {
 		top = doc.Content[0]
 	}
-	parsed.Store(string(data), top)
-	return top, nil
+	second = yamlfile.SecondDocument(data)
+	parsed.Store(string(data), parsedYAML{top, second})
+	return top, second, nil
 }
 
 type loader struct {
