@@ -539,8 +539,28 @@ func (s *Scenario) validate() error {
 			return fieldErr("sweep.values", "%d values (allowed: 1..%d)", len(s.Sweep.Values), MaxSweepValues)
 		}
 		for i, v := range s.Sweep.Values {
-			if j := slices.Index(s.Sweep.Values, v); j < i {
+			if j := slices.IndexFunc(s.Sweep.Values, func(w string) bool { return sameSweepValue(s.Sweep.Var, v, w) }); j < i {
 				return fieldErr(fmt.Sprintf("sweep.values[%d]", i), "%q is also sweep.values[%d] (each value runs once)", v, j)
+			}
+		}
+		if s.Sweep.Var != "senders" {
+			// The sweep sets its constant (and the derived ones) in every
+			// switch's program at each point: a variant's own value
+			// would never be used.
+			swept := append([]string{s.Sweep.Var}, sortedKeys(s.Sweep.Derived)...)
+			for i, v := range s.Variants {
+				at := fmt.Sprintf("variants[%d]", i)
+				sets := map[string]map[string]string{at + ".params": v.Params}
+				for _, name := range sortedKeys(v.Switches) {
+					sets[at+".switches."+name+".params"] = v.Switches[name].Params
+				}
+				for _, path := range sortedKeys(sets) {
+					for _, k := range swept {
+						if _, ok := sets[path][k]; ok {
+							return fieldErr(path+"."+k, "the sweep sets %s at each of its values, so this one would never be used", k)
+						}
+					}
+				}
 			}
 		}
 		switch {
@@ -684,6 +704,33 @@ func (p Plot) checkKeys(at string) error {
 // zeroOK: the default rate); NaN is not.
 func rateOK(g float64, zeroOK bool, max float64) bool {
 	return (zeroOK && g == 0) || (g >= MinGbps && g <= max)
+}
+
+// sameSweepValue reports whether two values of a sweep over name are
+// one: the same text without surrounding blanks, or the same number as
+// the run reads it (senders in decimal, 3 and 03; a program constant as
+// a Go literal, 1000, 0x3e8 and 1e3).
+func sameSweepValue(name, a, b string) bool {
+	a, b = strings.TrimSpace(a), strings.TrimSpace(b)
+	if a == b {
+		return true
+	}
+	if name == "senders" {
+		x, ex := strconv.Atoi(a)
+		y, ey := strconv.Atoi(b)
+		return ex == nil && ey == nil && x == y
+	}
+	x, ex := literalNumber(a)
+	y, ey := literalNumber(b)
+	return ex == nil && ey == nil && x == y
+}
+
+// literalNumber is a Go integer or float literal's value.
+func literalNumber(s string) (float64, error) {
+	if n, err := strconv.ParseInt(s, 0, 64); err == nil {
+		return float64(n), nil
+	}
+	return strconv.ParseFloat(s, 64)
 }
 
 // sweepX is the swept value's name in a derived constant's expression:
