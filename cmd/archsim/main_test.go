@@ -167,6 +167,7 @@ func TestBadInput(t *testing.T) {
 		{[]string{"--program", "protego-sender", "--param", "PORTZ=4"}, "no such constant"},
 		{[]string{"--program", "ndp", "--no-sim", "--packets", "50"}, "--packets is the latency simulation's, and --no-sim skips it"},
 		{[]string{"--program", "ndp", "--no-sim", "--tie-break", "akita"}, "--tie-break is the latency simulation's, and --no-sim skips it"},
+		{[]string{"--program", "ndp", "--no-sim", "--seed", "5"}, "--seed is the latency simulation's, and --no-sim skips it"},
 		{[]string{"--program", "ndp", "--param", "T0_NS=-5"}, `ndp.yaml:18: constants T0_NS: the value given for it (--param or a scenario's params), "-5", is below its minimum 0`},
 		{[]string{}, "missing --program"},
 		{[]string{"validate", "--only", "nope"}, "matches no claim"},

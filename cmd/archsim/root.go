@@ -196,7 +196,7 @@ func runMain(cmd *cobra.Command, o *options, out io.Writer) error {
 	}
 	if o.noSim {
 		// The latency simulation's flags would be ignored without a word.
-		for _, f := range []string{"packets", "load", "pcap-max-mb"} {
+		for _, f := range []string{"packets", "load", "pcap-max-mb", "seed"} {
 			if cmd.Flags().Changed(f) {
 				return &exitError{code: 2, msg: fmt.Sprintf("--%s is the latency simulation's, and --no-sim skips it", f)}
 			}
