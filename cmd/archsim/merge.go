@@ -19,6 +19,9 @@ func newMergeCmd(out io.Writer) *cobra.Command {
 		Short: "Combine the outputs of run --shard i/n (directories or shard-i-of-n.json files) into the whole run's summary, CSVs and plots",
 		Args:  cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if noFiles && cmd.Flags().Changed("out") {
+				return &exitError{code: 2, msg: "--out names where the files go, and --no-files writes none"}
+			}
 			var shards []*experiments.Shard
 			for _, a := range args {
 				paths, err := experiments.FindShards(a)

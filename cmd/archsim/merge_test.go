@@ -187,6 +187,8 @@ func TestMergeBadInput(t *testing.T) {
 		{[]string{"merge", otherSeed}, "runs[0]: seed 3 in a shard run with seed 77"},
 		{[]string{"merge", huge}, "expected i/n with 0 <= i < n <= 65536"},
 		{[]string{"run", "--scenario", sc, "--shard", "0/99999999999"}, "--shard \"0/99999999999\": expected i/n with 0 <= i < n <= 65536"},
+		{[]string{"run", "--scenario", sc, "--no-files", "--out", dir + "/x"}, "--out names where the files go, and --no-files writes none"},
+		{[]string{"merge", a, "--no-files", "--out", dir + "/x"}, "--out names where the files go, and --no-files writes none"},
 		{[]string{"merge", a}, "shard 1/2 missing"},
 		{[]string{"merge", a, a}, "given twice"},
 		{[]string{"merge", a, b}, "seed"},

@@ -83,6 +83,9 @@ func newRunCmd(out io.Writer) *cobra.Command {
 			if err := checkScenario(cmd, sc, opt); err != nil {
 				return err
 			}
+			if noFiles && shard == "" && cmd.Flags().Changed("out") {
+				return &exitError{code: 2, msg: "--out names where the files go, and --no-files writes none (with --shard it takes the shard file)"}
+			}
 			if !noFiles || shard != "" {
 				dir := outDir
 				if dir == "" {
