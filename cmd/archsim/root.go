@@ -104,6 +104,16 @@ measures per-packet pipeline latency by simulating packets on the Akita engine.
 		if cmd == root && o.noSim && cmd.Flags().Changed("tie-break") {
 			return &exitError{code: 2, msg: "--tie-break is the latency simulation's, and --no-sim skips it"}
 		}
+		switch cmd.Name() {
+		case "list", "show", "merge":
+			// Nothing is simulated: the simulations' flags would be
+			// ignored (merge checks the shards' own order).
+			for _, f := range []string{"tie-break", "max-events", "max-memory"} {
+				if cmd.Flags().Changed(f) {
+					return &exitError{code: 2, msg: fmt.Sprintf("--%s is for commands that simulate, and %s simulates nothing", f, cmd.Name())}
+				}
+			}
+		}
 		if order != engine.FIFOOrder {
 			fmt.Fprintf(cmd.ErrOrStderr(), "archsim: same-time events in %s order (--tie-break %s), not the default fifo order: results differ from the default runs'\n", order, tieBreak)
 		}
