@@ -189,8 +189,8 @@ func checkAggregate(cmd *cobra.Command, o *aggregateOptions, wc workers.Config, 
 	if o.typicalMs < 0 || o.typicalMs > 1e6 {
 		return &exitError{code: 2, msg: fmt.Sprintf("--typical-ms %g: must be 0..1e6", o.typicalMs)}
 	}
-	if o.firstLevel > 32 {
-		return &exitError{code: 2, msg: fmt.Sprintf("--first-level %d: must be 0..32", o.firstLevel)}
+	if o.firstLevel > 32 || (o.firstLevel < 0 && cmd.Flags().Changed("first-level")) {
+		return &exitError{code: 2, msg: fmt.Sprintf("--first-level %d: must be 0..32 (0: one PFE)", o.firstLevel)}
 	}
 	packets := float64(wc.Workers) * float64(wc.Blocks()) * float64(wc.Iterations)
 	pfes := 1.0

@@ -485,6 +485,7 @@ func TestAggregate(t *testing.T) {
 		{"aggregate", "--straggle-prob", "2"},
 		{"aggregate", "--workers", "5"},
 		{"aggregate", "--window", "-3"},
+		{"aggregate", "--first-level", "-7"},
 		{"aggregate", "--set", "aggregation.host.nic_gbps=fast"},
 		// Flags the run would ignore.
 		{"aggregate", "--switch", "tofino", "--first-level", "2"},
