@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -341,6 +342,18 @@ func finiteFlags(cmd *cobra.Command) error {
 		}
 		var vals []string
 		switch f.Value.Type() {
+		case "string":
+			if f.Value.String() == "" {
+				// An empty name is no name: it would mean the flag's
+				// default (all claims, the default directory) unasked.
+				bad = &exitError{code: 2, msg: fmt.Sprintf("--%s is given an empty value", f.Name)}
+				return
+			}
+		case "stringArray", "stringSlice":
+			if sv, ok := f.Value.(pflag.SliceValue); ok && slices.Contains(sv.GetSlice(), "") {
+				bad = &exitError{code: 2, msg: fmt.Sprintf("--%s is given an empty value", f.Name)}
+				return
+			}
 		case "float64", "float32":
 			vals = []string{f.Value.String()}
 		case "float64Slice", "float32Slice":
