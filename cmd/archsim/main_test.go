@@ -170,6 +170,7 @@ func TestBadInput(t *testing.T) {
 		{[]string{"--program", "ndp", "--no-sim", "--seed", "5"}, "--seed is the latency simulation's, and --no-sim skips it"},
 		{[]string{"list", "--tie-break", "akita"}, "--tie-break is for commands that simulate, and list simulates nothing"},
 		{[]string{"validate", "--only", ""}, "--only is given an empty value"},
+		{[]string{"list", "--cpuprofile", "/tmp/x.prof", "--memprofile", "/tmp/./x.prof"}, "--cpuprofile and --memprofile both name /tmp/x.prof: one profile would overwrite the other"},
 		{[]string{"run", "--scenario", "trim-fig6", "--out", ""}, "--out is given an empty value"},
 		{[]string{"--program", "ndp", "--param", ""}, "--param is given an empty value"},
 		{[]string{"show", "--program", "ndp", "--max-events", "5"}, "--max-events is for commands that simulate, and show simulates nothing"},

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"runtime"
 	"runtime/pprof"
 )
@@ -23,6 +24,9 @@ var tieBreak string
 // start begins the CPU profile and opens the heap profile's file, if
 // asked for (a path that cannot be written is refused before any work).
 func (p *profiler) start() error {
+	if p.memFile != "" && p.cpuFile != "" && filepath.Clean(p.memFile) == filepath.Clean(p.cpuFile) {
+		return &exitError{code: 2, msg: fmt.Sprintf("--cpuprofile and --memprofile both name %s: one profile would overwrite the other", p.cpuFile)}
+	}
 	if p.memFile != "" {
 		f, err := os.Create(p.memFile)
 		if err != nil {
