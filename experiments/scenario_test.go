@@ -324,6 +324,7 @@ variants:
 		{"variants:", "sweep: {var: T1_NS, values: [\"1000\"], derived: {T0_NS: \"x / 4\"}}\nvariants:\n  - {name: T, chip: tofino, program: ndp, params: {T0_NS: \"777\"}}", "variants[0].params.T0_NS: the sweep sets T0_NS"},
 		{"variants:", "trace_queue: 9\nvariants:", "trace_queue: host 9 out of range"},
 		{"duration_us: 50", "duration_us: fifty", "s.yaml:5: duration_us: expected a number, got the text \"fifty\""},
+		{"seed: 1", "seed: 18446744073709551615", "s.yaml:4: seed: expected an integer, got the integer \"18446744073709551615\" (out of the integer's range)"},
 		{"kind: incast, senders: 2", "kind: pairs, flows: [[0, 7]]", "pattern.flows[0]: want [src, dst] hosts in 0..3"},
 		{"kind: incast, senders: 2", "kind: mod16, senders: 4", ""},
 		{"kind: incast, senders: 2", "kind: shifted, senders: 4", "pattern shifted with 4 senders needs more than 4 hosts"},

@@ -118,8 +118,10 @@ func parentPath(p string) string {
 
 // spot finds the key (or value) written at a line.
 func (ix *yamlIndex) spot(line int, value string, key bool) (yamlSpot, bool) {
+	// The decoder cuts long values it quotes to 7 characters and "...".
+	cut, truncated := strings.CutSuffix(value, "...")
 	for _, s := range ix.spots {
-		if s.line == line && s.value == value && s.key == key {
+		if s.line == line && s.key == key && (s.value == value || (truncated && strings.HasPrefix(s.value, cut))) {
 			return s, true
 		}
 	}
@@ -201,6 +203,7 @@ func (ix *yamlIndex) decodeError(err error, root reflect.Type) error {
 		path := "" // the document itself (a file that is not a mapping)
 		if s, ok := ix.spot(line, m[3], false); ok && m[3] != "" {
 			path = s.path
+			m[3] = s.value // whole, where the decoder cut it
 		} else if p, ok := ix.collection(line); ok {
 			path = p
 		}
@@ -210,6 +213,9 @@ func (ix *yamlIndex) decodeError(err error, root reflect.Type) error {
 		}
 		if m[3] != "" && m[2] != "map" && m[2] != "seq" {
 			got += " " + strconv.Quote(m[3])
+			if (m[2] == "int" || m[2] == "float") && goTypeWord(m[4]) == "an integer" {
+				got += " (out of the integer's range)"
+			}
 		}
 		if path == "" {
 			return fmt.Errorf("%s:%d: expected %s of the fields %s, got %s", ix.file, line, goTypeWord(m[4]), strings.Join(yamlFields(root, ""), ", "), got)
