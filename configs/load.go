@@ -395,6 +395,11 @@ func yamlKeys(data []byte) ([]string, map[string]int, error) {
 		if prefix == "" {
 			return
 		}
+		if n.Kind == yaml.ScalarNode && n.Tag == "!!null" && dup == nil {
+			// viper would read it as the key's zero value (or lose a
+			// whole section): say so where it is written.
+			dup = fmt.Errorf("line %d: %s: no value (null); give one, or leave the key out for the default", line, prefix)
+		}
 		if _, seen := lines[prefix]; !seen {
 			out = append(out, prefix)
 		}

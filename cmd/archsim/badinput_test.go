@@ -38,6 +38,7 @@ variants:
 	}{
 		{[]string{"run", "--no-files", "--scenario", sc("field.yaml", "seed: 1", "seed: 1\ncolour: red")}, "field.yaml:5: colour: unknown field (allowed: aqm, doc, duration_us, hosts,"},
 		{[]string{"run", "--no-files", "--scenario", sc("twodocs.yaml", "variants:", "---\nvariants:")}, "twodocs.yaml:11: a second YAML document (after ---); a file holds one, and the rest would be ignored"},
+		{[]string{"--no-sim", "--program", "ndp", "--config", write("null-config.yaml", "tofino:\n  mau: {stages: null}\n")}, "null-config.yaml:2: tofino.mau.stages: no value (null); give one, or leave the key out for the default"},
 		{[]string{"--no-sim", "--program", "ndp", "--config", write("twodocs-config.yaml", "tofino: {mau: {stages: 3}}\n---\ntofino: {mau: {stages: 30}}\n")}, "twodocs-config.yaml:3: a second YAML document"},
 		{[]string{"--no-sim", "--program", write("twodocs-program.yaml", "program: a\n---\nprogram: b\n")}, "twodocs-program.yaml:3: a second YAML document"},
 		{[]string{"run", "--no-files", "--scenario", sc("missing.yaml", "duration_us: 50\n", "")}, "missing.yaml:1: duration_us: missing (allowed: 0 < duration_us ≤ 1e6)"},
