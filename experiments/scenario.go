@@ -266,7 +266,7 @@ func Load(nameOrPath string) (*Scenario, error) {
 	var data []byte
 	var err error
 	file := nameOrPath
-	if strings.HasSuffix(nameOrPath, ".yaml") || strings.ContainsRune(nameOrPath, '/') {
+	if strings.HasSuffix(nameOrPath, ".yaml") || strings.HasSuffix(nameOrPath, ".yml") || strings.ContainsRune(nameOrPath, '/') {
 		data, err = os.ReadFile(nameOrPath)
 		if err != nil {
 			return nil, fmt.Errorf("%s: cannot read scenario: %v", nameOrPath, err)

@@ -143,7 +143,7 @@ func newRunCmd(out io.Writer) *cobra.Command {
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&scenario, "scenario", "", "scenario name or .yaml file")
+	f.StringVar(&scenario, "scenario", "", "scenario name or file (.yaml, .yml, or a path with a /)")
 	f.BoolVar(&asJSON, "json", false, "print the summary as JSON")
 	f.StringVar(&outDir, "out", "", "directory for CSV and PNG files (default results/<scenario>)")
 	f.BoolVar(&noFiles, "no-files", false, "do not write CSV/PNG files")
