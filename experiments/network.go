@@ -1,8 +1,6 @@
 package experiments
 
 import (
-	"archsim/components/link"
-	"archsim/engine"
 	"fmt"
 	"os"
 	"sort"
@@ -14,7 +12,10 @@ import (
 
 	"archsim/arch"
 	"archsim/components/hosts"
+	"archsim/components/link"
 	"archsim/components/packet"
+	"archsim/engine"
+	"archsim/internal/mkdir"
 	"archsim/job"
 	"archsim/programs"
 	"archsim/sonic"
@@ -70,6 +71,7 @@ type Run struct {
 	FlowSrc        []int         `json:"-"`
 	FlowDst        []int         `json:"-"`
 	pcapNote       string        // packet capture warning (--pcap)
+	outputs        *runOutputs   // the files the run wrote as it went (--pcap, --records)
 }
 
 // SonicRun is a SONiC switch's trimming counters at the end of a run.
@@ -223,15 +225,22 @@ type runSpec struct {
 	// pcapMax their size limit in bytes (0: pcap.DefaultMaxBytes).
 	pcap    string
 	pcapMax int64
+	// out collects the files the run writes as it goes (set by runOne).
+	out *runOutputs
 }
 
 // runOne simulates one run of the scenario. A run that fails leaves none
-// of the files it writes as it goes (--records, --pcap) behind.
+// of the files it writes as it goes (--records, --pcap) behind; a run that
+// finishes keeps them with it (Run.outputs) for a command that fails
+// later.
 func (s *Scenario) runOne(spec runSpec) (r *Run, err error) {
+	spec.out = &runOutputs{}
 	defer func() {
 		if err != nil {
-			s.discardRunFiles(spec)
+			discardOutputs([]*runOutputs{spec.out})
+			return
 		}
+		r.outputs = spec.out
 	}()
 	switch s.Workload.Kind {
 	case "udp-risefall", "tcp":
@@ -424,13 +433,16 @@ func (s *Scenario) streamRecords(spec runSpec, rec *hosts.Recorder, eng sim.Engi
 
 // recordsFile creates the file a run's per-packet events go to.
 func (s *Scenario) recordsFile(spec runSpec) (*os.File, error) {
-	if err := os.MkdirAll(spec.records, 0o755); err != nil {
+	made, err := mkdir.All(spec.records)
+	if err != nil {
 		return nil, fmt.Errorf("records: %v", err)
 	}
+	spec.out.made = append(spec.out.made, made...)
 	f, err := os.Create(s.recordsPath(spec))
 	if err != nil {
 		return nil, fmt.Errorf("records: %v", err)
 	}
+	spec.out.records = f.Name()
 	return f, nil
 }
 

@@ -10,6 +10,7 @@ import (
 	"archsim/components/hosts"
 	"archsim/components/packet"
 	"archsim/components/pcap"
+	"archsim/internal/mkdir"
 )
 
 // isTrimmedHeader reports whether a frame is a trimmed NDP header (the
@@ -27,6 +28,11 @@ func (s *Scenario) runFileName(spec runSpec) string {
 	if spec.value != "" {
 		name += "-" + s.Sweep.Var + "=" + spec.value
 	}
+	return fileSafe(name)
+}
+
+// fileSafe replaces the characters a file name should not hold with '_'.
+func fileSafe(name string) string {
 	return strings.Map(func(c rune) rune {
 		if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.ContainsRune("._=-", c) {
 			return c
@@ -44,21 +50,45 @@ func (s *Scenario) recordsPath(spec runSpec) string {
 	return filepath.Join(spec.records, "packets-"+s.runFileName(spec)+".csv")
 }
 
-// discardRunFiles removes what a failed run wrote as it went (its
-// records file, its capture files and their directory if then empty), so
-// it leaves nothing half-written.
-func (s *Scenario) discardRunFiles(spec runSpec) {
-	if spec.records != "" {
-		os.Remove(s.recordsPath(spec))
-	}
-	if spec.pcap != "" {
-		dir := s.pcapDir(spec)
-		files, _ := filepath.Glob(filepath.Join(dir, "*.pcapng"))
-		for _, f := range files {
-			os.Remove(f)
+// runOutputs are the files a run writes as it goes (--pcap, --records).
+type runOutputs struct {
+	capture *pcap.Capture
+	records string   // the records file ("": none)
+	made    []string // directories made for it, deepest first
+}
+
+// discardOutputs takes back what runs wrote as they went, and only that:
+// first every file (so that a directory one run made and another wrote
+// into is empty), then the directories they made.
+func discardOutputs(outs []*runOutputs) {
+	for _, o := range outs {
+		if o != nil && o.records != "" {
+			os.Remove(o.records)
 		}
-		os.Remove(dir) // only succeeds on an empty directory
 	}
+	for _, o := range outs {
+		if o != nil && o.capture != nil {
+			o.capture.Discard()
+		}
+	}
+	for _, o := range outs {
+		if o != nil {
+			mkdir.Undo(o.made)
+		}
+	}
+}
+
+// DiscardOutputs takes back the captures and records the result's runs
+// wrote (a command that fails after its runs finished, e.g. writing its
+// CSVs, leaves nothing half-done).
+func (r *Result) DiscardOutputs() {
+	var outs []*runOutputs
+	for _, run := range r.Runs {
+		if run != nil {
+			outs = append(outs, run.outputs)
+		}
+	}
+	discardOutputs(outs)
 }
 
 // startPcap taps every port of every switch of a run into its capture
@@ -71,6 +101,7 @@ func (s *Scenario) startPcap(spec runSpec, net *network) (*pcap.Capture, error) 
 	if err != nil {
 		return nil, err
 	}
+	spec.out.capture = c
 	for _, sw := range net.switches {
 		t, ok := sw.(arch.Tappable)
 		if !ok {

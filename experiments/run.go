@@ -274,9 +274,7 @@ func (s *Scenario) Execute(opt Options) (*Result, error) {
 	if err != nil {
 		// The command fails: the runs that finished take their
 		// records and captures with them (a failed run removed its own).
-		for _, j := range jobs {
-			j.s.discardRunFiles(j.spec)
-		}
+		(&Result{Runs: runs}).DiscardOutputs()
 		return nil, err
 	}
 	return &Result{Scenario: s, Name: s.Name, Source: s.Source, Runs: runs, shard: sh}, nil

@@ -472,12 +472,17 @@ func (s *Scenario) validate() error {
 		}
 	}
 	names := map[string]bool{}
+	files := map[string]string{} // a run's files are named after its variant (fileSafe)
 	for i, v := range s.Variants {
 		at := fmt.Sprintf("variants[%d]", i)
 		if v.Name == "" || names[v.Name] {
 			return fieldErr(at+".name", "missing or duplicate name %q", v.Name)
 		}
 		names[v.Name] = true
+		if other, ok := files[fileSafe(v.Name)]; ok {
+			return fieldErr(at+".name", "%q and %q name the same files (%s); rename one", other, v.Name, fileSafe(v.Name))
+		}
+		files[fileSafe(v.Name)] = v.Name
 		switch {
 		case v.Chip != "" && (v.Switch != "" || v.Arch != ""):
 			return fieldErr(at+".chip", "give chip, or the older switch/arch, not both")
@@ -709,7 +714,7 @@ func rateOK(g float64, zeroOK bool, max float64) bool {
 // sameSweepValue reports whether two values of a sweep over name are
 // one: the same text without surrounding blanks, or the same number as
 // the run reads it (senders in decimal, 3 and 03; a program constant as
-// a Go literal, 1000, 0x3e8 and 1e3).
+// a Go literal, 1000, 0x3e8 and 1e3; integers compared exactly).
 func sameSweepValue(name, a, b string) bool {
 	a, b = strings.TrimSpace(a), strings.TrimSpace(b)
 	if a == b {
@@ -720,17 +725,14 @@ func sameSweepValue(name, a, b string) bool {
 		y, ey := strconv.Atoi(b)
 		return ex == nil && ey == nil && x == y
 	}
-	x, ex := literalNumber(a)
-	y, ey := literalNumber(b)
-	return ex == nil && ey == nil && x == y
-}
-
-// literalNumber is a Go integer or float literal's value.
-func literalNumber(s string) (float64, error) {
-	if n, err := strconv.ParseInt(s, 0, 64); err == nil {
-		return float64(n), nil
+	if x, err := strconv.ParseInt(a, 0, 64); err == nil {
+		if y, err := strconv.ParseInt(b, 0, 64); err == nil {
+			return x == y // exact, beyond float64's 2^53
+		}
 	}
-	return strconv.ParseFloat(s, 64)
+	x, ex := strconv.ParseFloat(a, 64)
+	y, ey := strconv.ParseFloat(b, 64)
+	return ex == nil && ey == nil && x == y
 }
 
 // sweepX is the swept value's name in a derived constant's expression:

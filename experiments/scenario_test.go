@@ -315,6 +315,7 @@ variants:
 		{"switch: ideal, queue_packets: 10", "chip: ideal", ""},
 		{"switch: ideal, queue_packets: 10", "switch: cisco", "s.yaml:11: variants[0].switch: got \"cisco\" (allowed: tofino, ideal"},
 		{"{name: Ideal, switch: ideal, queue_packets: 10}", "{name: T, switch: tofino}", "variants[0].program: missing (a tofino variant needs a program)"},
+		{"  - {name: Ideal, switch: ideal, queue_packets: 10}", "  - {name: a b, switch: ideal, queue_packets: 10}\n  - {name: a_b, switch: ideal, queue_packets: 10}", "variants[1].name: \"a b\" and \"a_b\" name the same files (a_b); rename one"},
 		{"variants:", "sweep: {var: senders, values: [\"9\"]}\nvariants:", "senders value \"9\" must be 1..4"},
 		{"variants:", "sweep: {var: senders, values: [\"3\", \"03\"]}\nvariants:", "sweep.values[1]: \"03\" is also sweep.values[0] (each value runs once)"},
 		{"variants:", "sweep: {var: T0_NS, values: [\"1000\", \" 1000\"]}\nvariants:", "sweep.values[1]: \" 1000\" is also sweep.values[0]"},
@@ -644,7 +645,8 @@ func TestJobInputsCoverTheRun(t *testing.T) {
 	}
 	walk(reflect.TypeOf(Scenario{}), true)
 	walk(reflect.TypeOf(Variant{}), false)
-	if got, want := fields(runSpec{}), []string{"variant", "senders", "value", "params", "sweepParams", "seed", "sonicOverride", "records", "pcap", "pcapMax"}; !slices.Equal(got, want) {
+	// out is not an input: runOne sets it to collect the run's files.
+	if got, want := fields(runSpec{}), []string{"variant", "senders", "value", "params", "sweepParams", "seed", "sonicOverride", "records", "pcap", "pcapMax", "out"}; !slices.Equal(got, want) {
 		t.Errorf("runSpec's fields: %v, want %v (Job.Inputs)", got, want)
 	}
 }

@@ -5,7 +5,6 @@ import (
 	"go/token"
 	"os"
 	"regexp"
-	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -962,9 +961,6 @@ func (l *loader) loadMulticast(n node) error {
 			}
 			if err := checkPort(it, v); err != nil {
 				return err
-			}
-			if slices.Contains(g.Ports, int(v)) {
-				return it.errf("port %d is listed twice in multicast group %d", v, g.ID)
 			}
 			g.Ports = append(g.Ports, int(v))
 		}

@@ -11,12 +11,12 @@ import (
 	"archsim/programs"
 )
 
-// Params are configs/ideal.yaml's values.
 // MaxQueuePackets bounds the data queue (ideal.queue_packets, a
 // scenario's queue_packets): 100 000 jumbo frames are about 0.9 GB of
 // buffer, far beyond any switch.
 const MaxQueuePackets = 100000
 
+// Params are configs/ideal.yaml's values.
 type Params struct {
 	Name              string  `mapstructure:"name"`
 	QueuePackets      int     `mapstructure:"queue_packets"`

@@ -57,18 +57,40 @@ variants:
   - {name: Ideal, chip: ideal, queue_packets: 10}
   - {name: Trio, chip: trio, program: `+prog+`}
 `), 0o644)
-	records, caps2 := filepath.Join(dir, "records"), filepath.Join(dir, "caps2")
+	records, caps2 := filepath.Join(dir, "out", "records"), filepath.Join(dir, "caps2", "deep")
 	for _, jobs := range []string{"1", "2"} {
 		_, msg, code = run(t, "run", "--scenario", sc, "--records", records, "--pcap", caps2, "--jobs", jobs, "--no-files", "--quiet")
 		if code == 0 || !strings.Contains(msg, "variant Trio") || strings.Contains(msg, "\n") {
 			t.Errorf("run --jobs %s: exit %d %q, want the Trio variant's failure", jobs, code, msg)
 		}
-		for _, d := range []string{records, caps2} {
+		for _, d := range []string{filepath.Join(dir, "out"), filepath.Join(dir, "caps2")} {
 			if _, err := os.Stat(d); !os.IsNotExist(err) {
 				var left []string
 				filepath.Walk(d, func(p string, _ os.FileInfo, _ error) error { left = append(left, p); return nil })
 				t.Errorf("run --jobs %s left %v", jobs, left)
 			}
+		}
+	}
+
+	// What was there before stays: a capture directory of the same run
+	// name, the user's captures in it, another file of the records
+	// directory.
+	mine := []string{filepath.Join(caps2, "Ideal", "analysis.pcapng"), filepath.Join(caps2, "Trio", "old.pcapng"), filepath.Join(records, "notes.txt")}
+	for _, p := range mine {
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		os.WriteFile(p, []byte("mine"), 0o644)
+	}
+	if _, msg, code = run(t, "run", "--scenario", sc, "--records", records, "--pcap", caps2, "--jobs", "1", "--no-files", "--quiet"); code == 0 {
+		t.Fatalf("run: exit 0 %q, want the Trio variant's failure", msg)
+	}
+	for _, p := range mine {
+		if b, err := os.ReadFile(p); err != nil || string(b) != "mine" {
+			t.Errorf("%s, there before the run, is gone or changed (%v)", p, err)
+		}
+	}
+	for _, p := range []string{filepath.Join(caps2, "Ideal", "Ideal-port0.pcapng"), filepath.Join(records, "packets-Ideal.csv")} {
+		if _, err := os.Stat(p); !os.IsNotExist(err) {
+			t.Errorf("%s, written by the failed command, is still there", p)
 		}
 	}
 }

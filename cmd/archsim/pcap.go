@@ -3,13 +3,13 @@ package main
 import (
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/spf13/pflag"
 
 	"archsim/arch"
 	"archsim/components/pcap"
 	"archsim/harness"
+	"archsim/internal/mkdir"
 )
 
 // maxPcapMB bounds --pcap-max-mb (1 TiB): a typo cannot ask for more.
@@ -19,17 +19,13 @@ const maxPcapMB = 1 << 20
 type pcapFlags struct {
 	dir   string
 	maxMB int64
-	made  bool // check created dir (removed again if the command fails with it empty)
+	made  []string // the directories check created (removed again if the command fails with them empty)
 	flags *pflag.FlagSet
 }
 
 // discard removes the directory check made, if the command failed before
 // writing a capture into it.
-func (p *pcapFlags) discard() {
-	if p.made {
-		os.Remove(p.dir) // only succeeds on an empty directory
-	}
-}
+func (p *pcapFlags) discard() { mkdir.Undo(p.made) }
 
 func (p *pcapFlags) add(f *pflag.FlagSet, what string) {
 	p.flags = f
@@ -52,12 +48,11 @@ func (p *pcapFlags) check() error {
 		return &exitError{code: 2, msg: fmt.Sprintf("--pcap-max-mb %d: must be in [1, %d]", p.maxMB, maxPcapMB)}
 	}
 	if p.dir != "" {
-		if _, err := os.Stat(p.dir); os.IsNotExist(err) {
-			p.made = true
-		}
-		if err := os.MkdirAll(p.dir, 0o755); err != nil {
+		made, err := mkdir.All(p.dir)
+		if err != nil {
 			return &exitError{code: 2, msg: "--pcap: " + oneLine(err.Error())}
 		}
+		p.made = made
 	}
 	return nil
 }

@@ -71,7 +71,8 @@ func TestBuiltinProgramsTable(t *testing.T) {
 			if i < len(cells) {
 				got = strings.TrimSpace(cells[i])
 			}
-			if !strings.HasPrefix(got, w) {
+			// A rejected row's cell goes on to say more; numbers are exact.
+			if got != w && !(strings.HasPrefix(w, "rejected") && strings.HasPrefix(got, w)) {
 				t.Errorf("%s: README column %d says %q, the model %q", name, i+3, got, w)
 			}
 		}

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -27,13 +26,13 @@ func newRunCmd(out io.Writer) *cobra.Command {
 		Short: "Run a network scenario (configs/scenarios/NAME.yaml): summary table, CSV and PNG plots",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) (err error) {
-			recordsMade := false
+			var res *experiments.Result
 			defer func() {
 				if err != nil {
-					pf.discard()
-					if recordsMade {
-						os.Remove(records) // only succeeds on an empty directory
+					if res != nil { // the runs finished, the command did not
+						res.DiscardOutputs()
 					}
+					pf.discard()
 				}
 			}()
 			if scenario == "" {
@@ -96,8 +95,6 @@ func newRunCmd(out io.Writer) *cobra.Command {
 				}
 			}
 			if records != "" {
-				_, statErr := os.Stat(records)
-				recordsMade = os.IsNotExist(statErr)
 				if err := checkOutDir("--records", records); err != nil {
 					return err
 				}
@@ -111,7 +108,7 @@ func newRunCmd(out io.Writer) *cobra.Command {
 			pg := startProgress(cmd, quiet)
 			opt.Progress = pg.Writer()
 			pg.Status("%s: running", sc.Name)
-			res, err := sc.Execute(opt)
+			res, err = sc.Execute(opt)
 			pg.Stop()
 			if err != nil {
 				return &exitError{code: 1, msg: oneLine(err.Error())}

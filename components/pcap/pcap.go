@@ -31,6 +31,7 @@ import (
 	"strings"
 
 	"archsim/components/packet"
+	"archsim/internal/mkdir"
 )
 
 // DefaultMaxBytes is a capture's size limit when Options.MaxBytes is 0:
@@ -69,7 +70,8 @@ type Options struct {
 // serial engine).
 type Capture struct {
 	dir     string
-	made    bool // New created dir
+	made    []string // the directories New created, deepest first
+	created []string // the files the capture created
 	opt     Options
 	files   map[string]*portFile
 	used    int64
@@ -104,11 +106,11 @@ func New(dir string, opt Options) (*Capture, error) {
 	if opt.MaxBytes == 0 {
 		opt.MaxBytes = DefaultMaxBytes
 	}
-	_, statErr := os.Stat(dir)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	made, err := mkdir.All(dir)
+	if err != nil {
 		return nil, fmt.Errorf("cannot create %s: %v", dir, err)
 	}
-	return &Capture{dir: dir, made: os.IsNotExist(statErr), opt: opt, files: map[string]*portFile{}}, nil
+	return &Capture{dir: dir, made: made, opt: opt, files: map[string]*portFile{}}, nil
 }
 
 // Tap is the wire tap of one switch: a frame leaving a port is written to
@@ -194,8 +196,10 @@ func (c *Capture) open(key, swName string, port int) (*portFile, error) {
 	w, err := startFile(f, swName, port)
 	if err != nil {
 		f.Close()
+		os.Remove(path)
 		return nil, fmt.Errorf("%s: %v", path, err)
 	}
+	c.created = append(c.created, path)
 	return &portFile{path: path, f: f, w: w}, nil
 }
 
@@ -215,20 +219,23 @@ func fileHeaderBytes(swName string, port int) int64 {
 	return w.bytes
 }
 
-// Discard ends the capture after a failed run: it closes and removes
-// every file it wrote, and its directory if that is then empty, so a run
-// that did not finish leaves no half-written captures.
+// Discard takes back a capture of a run that failed (or of a command
+// that failed after it): it closes the files still open, removes every
+// file it created and the directories New made (each if then empty), and
+// nothing else. It may follow Close.
 func (c *Capture) Discard() {
 	for _, pf := range c.files {
 		if pf.f != nil {
 			pf.f.Close()
-			os.Remove(pf.path)
 		}
 	}
 	c.files = nil
-	if c.made {
-		os.Remove(c.dir) // only succeeds on an empty directory
+	for _, p := range c.created {
+		os.Remove(p)
 	}
+	c.created = nil
+	mkdir.Undo(c.made)
+	c.made = nil
 }
 
 // Close finishes every file (with each interface's frame counts as
