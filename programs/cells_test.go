@@ -1,6 +1,7 @@
 package programs
 
 import (
+	"math"
 	"math/rand"
 	"testing"
 )
@@ -123,5 +124,18 @@ func TestCounts(t *testing.T) {
 	}
 	if n := len(c.pages[2]); n != 3 {
 		t.Errorf("last page holds %d cells, want 3", n)
+	}
+}
+
+// TestCellIndexOfEveryValue: an index selects |v| mod size for every
+// 64-bit value, the most negative one (2^63) included.
+func TestCellIndexOfEveryValue(t *testing.T) {
+	for _, c := range []struct {
+		v, size int64
+		want    int
+	}{{5, 3, 2}, {-5, 3, 2}, {0, 7, 0}, {math.MaxInt64, 100, 7}, {math.MinInt64, 100, 8}, {math.MinInt64, 10, 8}, {math.MinInt64, 1 << 10, 0}} {
+		if got := cellIndex(c.v, c.size); got != c.want {
+			t.Errorf("cellIndex(%d, %d) = %d, want %d", c.v, c.size, got, c.want)
+		}
 	}
 }

@@ -232,12 +232,14 @@ func (n norm) of(v int64) int64 {
 }
 
 // cellIndex is the cell of an array of size cells that index value v
-// selects: |v| mod size.
+// selects: |v| mod size (|v| taken unsigned, so the most negative value
+// is 2^63, not itself).
 func cellIndex(v int64, size int64) int {
+	u := uint64(v)
 	if v < 0 {
-		v = -v
+		u = -u
 	}
-	return int(v % size)
+	return int(u % uint64(size))
 }
 
 // ---- statements ----

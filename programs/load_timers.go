@@ -27,6 +27,10 @@ func (l *loader) declareTimers(n node) error {
 	return nil
 }
 
+// MaxTimerPeriodNs bounds a timer's period: 1000 s is far past any run
+// (the engine's clock counts picoseconds in 64 bits, about 106 days).
+const MaxTimerPeriodNs = 1_000_000_000_000
+
 // loadTimers is the second pass, after the functions: it checks the
 // names, reads period_ns and threads (constant expressions) and parses
 // each body (control code).
@@ -52,8 +56,8 @@ func (l *loader) loadTimers(node) error {
 		if t.PeriodNs, err = l.consts.intValue(pn); err != nil {
 			return err
 		}
-		if t.PeriodNs <= 0 {
-			return pn.errf("period_ns must be > 0, got %d", t.PeriodNs)
+		if t.PeriodNs <= 0 || t.PeriodNs > MaxTimerPeriodNs {
+			return pn.errf("must be 1..%d ns (1000 s), got %d", int64(MaxTimerPeriodNs), t.PeriodNs)
 		}
 		if tn, ok := f["threads"]; ok {
 			v, err := l.consts.intValue(tn)

@@ -197,8 +197,9 @@ func TestTimerErrors(t *testing.T) {
 	}{
 		{"missing do", rep(tick, "  tick: {period_ns: 250}"), "timers tick: missing do (the timer's control code)", "  tick: {"},
 		{"missing period", rep(tick, "  tick: {do: drop()}"), "timers tick: missing period_ns", "  tick: {"},
-		{"zero period", rep("period_ns: 250", "period_ns: 0"), "timers tick period_ns: period_ns must be > 0, got 0", "  tick: {"},
-		{"negative period", rep("    period_ns: PERIOD * 4", "    period_ns: -PERIOD"), "period_ns must be > 0, got -1000", "    period_ns: -PERIOD"},
+		{"zero period", rep("period_ns: 250", "period_ns: 0"), "timers tick period_ns: must be 1..1000000000000 ns (1000 s), got 0", "  tick: {"},
+		{"period past the clock", rep("period_ns: 250", "period_ns: 10000000000000000"), "timers tick period_ns: must be 1..1000000000000 ns (1000 s), got 10000000000000000", "  tick: {"},
+		{"negative period", rep("    period_ns: PERIOD * 4", "    period_ns: -PERIOD"), "period_ns: must be 1..1000000000000 ns (1000 s), got -1000", "    period_ns: -PERIOD"},
 		{"fractional period", rep("period_ns: 250", "period_ns: 2.5"), "expected an integer", ""},
 		{"bad period", rep("period_ns: 250", "period_ns: soon"), "timers tick period_ns", ""},
 		{"zero threads", rep("    threads: N * 2", "    threads: N - 2"), "threads must be 1..65536 (std.timer_index is 16 bits), got 0", "    threads: N - 2"},
