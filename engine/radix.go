@@ -213,6 +213,9 @@ func (e *FIFO) Run() error {
 			next = e.s.pop()
 		}
 		e.now = keyTime(next.key)
+		if e.limit > 0 && e.events >= e.limit {
+			return e.limitError()
+		}
 		e.events++
 		pe := e.at(next.slot)
 		if hooked {

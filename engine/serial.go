@@ -71,6 +71,7 @@ type Serial struct {
 	running   bool
 	events    int64
 	scheduled int64
+	limit     int64 // Run stops with an error after this many events (0: none)
 	// carriers holds every packet event the engine handed out, by slot;
 	// free lists the slots of the handled ones.
 	carriers []*packet.Event
@@ -188,6 +189,9 @@ func (e *Serial) Run() error {
 			next, e.secondary = e.sift.pop(e.secondary)
 		}
 		e.now = next.t
+		if e.limit > 0 && e.events >= e.limit {
+			return e.limitError()
+		}
 		e.events++
 		pe := e.at(next.slot)
 		if hooked {
@@ -461,6 +465,21 @@ func ParseOrder(s string) (Order, int64, error) {
 	return AkitaOrder, 0, fmt.Errorf("tie-break %q: want akita, fifo, random or random:SEED (an integer)", s)
 }
 
+// eventLimit is the events an engine New makes may handle in one run
+// (SetEventLimit; 0: no limit).
+var eventLimit int64
+
+// SetEventLimit bounds the events every engine New makes from now on may
+// handle (0: no limit): a run that reaches it stops with an error instead
+// of running on (a program that makes packets without end). A command
+// sets it once, before any run starts.
+func SetEventLimit(n int64) { eventLimit = n }
+
+// limitError is Run's error when the engine reached its event limit.
+func (e *Serial) limitError() error {
+	return fmt.Errorf("the run reached %d events (--max-events) at %.6g µs simulated without ending: a program that makes or recirculates packets without end, or a run larger than the limit", e.events, float64(e.now)*1e6)
+}
+
 // defaultOrder and orderSeed are what New uses (SetDefaultOrder).
 var (
 	defaultOrder = FIFOOrder
@@ -492,11 +511,13 @@ func DefaultOrderName() string {
 func New() Engine {
 	switch defaultOrder {
 	case FIFOOrder:
-		return &FIFO{}
+		return &FIFO{Serial: Serial{limit: eventLimit}}
 	case RandomOrder:
-		return &Keyed{rng: rand.New(rand.NewSource(orderSeed))}
+		return &Keyed{Serial: Serial{limit: eventLimit}, rng: rand.New(rand.NewSource(orderSeed))}
 	}
-	return NewSerial()
+	e := NewSerial()
+	e.limit = eventLimit
+	return e
 }
 
 // Keyed is Serial with same-time events ordered by a key each event gets
@@ -597,6 +618,9 @@ func (e *Keyed) Run() error {
 			next, e.fsecondary = popKeyed(e.fsecondary)
 		}
 		e.now = next.t
+		if e.limit > 0 && e.events >= e.limit {
+			return e.limitError()
+		}
 		e.events++
 		pe := e.at(next.slot)
 		if hooked {

@@ -4,6 +4,7 @@ import (
 	"container/heap"
 	"fmt"
 	"math/rand"
+	"strings"
 	"testing"
 
 	"github.com/sarchlab/akita/v3/sim"
@@ -528,6 +529,37 @@ func TestDefaultOrderName(t *testing.T) {
 		}
 		if o, seed, err := ParseOrder(DefaultOrderName()); err != nil || o != c.o || seed != c.seed {
 			t.Errorf("ParseOrder(%q) = %v, %d, %v", DefaultOrderName(), o, seed, err)
+		}
+	}
+}
+
+// forever reschedules itself 1 ns later, without end.
+type forever struct{ eng sim.Engine }
+
+func (f *forever) Handle(e sim.Event) error {
+	packet.Schedule(f.eng, f, packet.SecToPs(e.Time())+1000, packet.KindArrive, nil, 0)
+	return nil
+}
+
+// TestEventLimitStopsEndlessRuns: every engine New makes stops a run at
+// SetEventLimit's bound with an error naming it; with no limit, a run
+// that ends is untouched.
+func TestEventLimitStopsEndlessRuns(t *testing.T) {
+	defer SetEventLimit(0)
+	defer SetDefaultOrder(DefaultOrder())
+	for _, o := range []Order{FIFOOrder, AkitaOrder, RandomOrder} {
+		SetDefaultOrder(o, 1)
+		SetEventLimit(1000)
+		eng := New()
+		f := &forever{eng: eng}
+		packet.Schedule(eng, f, 0, packet.KindArrive, nil, 0)
+		err := eng.Run()
+		if err == nil || !strings.Contains(err.Error(), "the run reached 1000 events (--max-events)") {
+			t.Errorf("%v: endless run: %v, want the limit named", o, err)
+		}
+		SetEventLimit(0)
+		if got := replay(New(), 3); len(got) == 0 {
+			t.Errorf("%v: no events ran without a limit", o)
 		}
 	}
 }

@@ -61,6 +61,10 @@ func EstimateEvents(prog *programs.Program, timers bool, packets int, lastArriva
 // packet: packets still in the switch then are counted as in flight.
 const drainPs = 1_000_000_000 // 1 ms
 
+// probePsPerPacket bounds how long the rate probe waits per packet
+// offered (see RateProbe).
+const probePsPerPacket = 10_000_000 // 10 µs
+
 // Measure runs the latency harness: the program's traffic templates
 // offered to a switch built from c on a serial Akita engine (and, if
 // asked, the rate probe).
@@ -167,8 +171,16 @@ func RateProbe(t arch.Target, c *arch.Compiled, seed int64, n int) (*arch.Run, e
 		a.Pkt.BornPs = 0
 		packet.Schedule(engine, sw.IngressHandler(a.Port), 0, packet.KindArrive, a.Pkt, a.Port)
 	}
+	// A program that recirculates or makes packets without end would keep
+	// the probe running: it ends at a bound no chip needs (10 µs a packet,
+	// 50 times the slowest built-in's), and says so.
+	deadline := drainPs + int64(n)*probePsPerPacket
+	sw.SetDeadline(deadline)
 	if err := engine.Run(); err != nil {
 		return nil, err
+	}
+	if end := packet.SecToPs(engine.CurrentTime()); end > deadline {
+		return nil, fmt.Errorf("the rate probe did not end: packets were still in the chip %.6g ms after %d arrived at once (a program that recirculates or makes packets without end?)", float64(deadline)/1e9, n)
 	}
 	if err := arch.FaultOf(sw); err != nil {
 		return nil, err

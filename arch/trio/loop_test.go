@@ -21,3 +21,20 @@ func TestLoopCutFailsTheRun(t *testing.T) {
 		t.Errorf("65536 iterations: %v", err)
 	}
 }
+
+// TestEndlessRecirculationEnds: a program that recirculates every packet
+// never lets the rate probe drain; the probe stops at its bound and says
+// why instead of running without end.
+func TestEndlessRecirculationEnds(t *testing.T) {
+	c := chipT(t)
+	p := prog(t, "", "recirculate()")
+	_, err := saturate(c, lowerT(t, c, p), 20, 1, 1500, 100)
+	if err == nil || !strings.Contains(err.Error(), "the rate probe did not end") {
+		t.Fatalf("endless recirculation: error %v, want the probe's bound named", err)
+	}
+	// A program that ends its packets is not cut.
+	p = prog(t, "", "meta.m1 = 1")
+	if _, err := saturate(c, lowerT(t, c, p), 20, 1, 1500, 100); err != nil {
+		t.Errorf("an ordinary program: %v", err)
+	}
+}

@@ -94,9 +94,14 @@ measures per-packet pipeline latency by simulating packets on the Akita engine.
 		if err := finiteFlags(cmd); err != nil {
 			return err
 		}
-		if limits := limitsOf(cmd); limits.events < 1 || limits.events > 1e15 {
+		limits := limitsOf(cmd)
+		if limits.events < 1 || limits.events > 1e15 {
 			return &exitError{code: 2, msg: fmt.Sprintf("--max-events %g: must be 1..1e15", limits.events)}
 		}
+		// Runs are estimated against --max-events before they start; a
+		// run that still passes it (a program that makes packets without
+		// end) stops there with an error.
+		engine.SetEventLimit(int64(limits.events))
 		order, seed, err := engine.ParseOrder(tieBreak)
 		if err != nil {
 			return &exitError{code: 2, msg: "--" + oneLine(err.Error())}
