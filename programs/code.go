@@ -392,10 +392,21 @@ func (c *codeCtx) actionCall(a *Action, call *ast.CallExpr) ([]Stmt, error) {
 		return nil, c.errf(call.Pos(), "action %s takes %d arguments, got %d", a.Name, len(a.Params), len(call.Args))
 	}
 	var args []Expr
-	for _, ae := range call.Args {
+	for i, ae := range call.Args {
 		e, err := c.expr(ae)
 		if err != nil {
 			return nil, err
+		}
+		// An argument binds its parameter as an assignment would: a
+		// constant must fit, a field must have the parameter's width.
+		pt, st := a.Params[i].Type, e.Type()
+		if ce, ok := e.(*ConstExpr); ok && st.Bits == 0 {
+			if !fits(ce.Val, pt) || (ce.Val < 0 && !pt.Signed && pt.Bits < 64) {
+				return nil, c.errf(ae.Pos(), "argument %d of %s: constant %d does not fit %s (%s)", i+1, a.Name, ce.Val, a.Params[i].Name, pt)
+			}
+		} else if st.Bits != 0 && st.Bits != pt.Bits {
+			return nil, c.errf(ae.Pos(), "argument %d of %s: a %s value for %s (%s): widths differ; cast with bit%d(...) or int%d(...)",
+				i+1, a.Name, st, a.Params[i].Name, pt, pt.Bits, pt.Bits)
 		}
 		args = append(args, e)
 	}

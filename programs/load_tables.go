@@ -290,8 +290,8 @@ func (l *loader) parseActionCall(n node, s string, t *Table) (ActionCall, error)
 		if err != nil || v.isFloat {
 			return ActionCall{}, n.errf("argument %d of %s must be an integer constant", i+1, name)
 		}
-		if !fits(v.i, a.Params[i].Type) {
-			return ActionCall{}, n.errf("argument %d of %s: %d does not fit %s", i+1, name, v.i, a.Params[i].Type)
+		if pt := a.Params[i].Type; !fits(v.i, pt) || (v.i < 0 && !pt.Signed && pt.Bits < 64) {
+			return ActionCall{}, n.errf("argument %d of %s: %d does not fit %s (%s)", i+1, name, v.i, a.Params[i].Name, pt)
 		}
 		call.Args = append(call.Args, a.Params[i].Type.Norm(v.i))
 	}
