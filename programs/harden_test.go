@@ -54,6 +54,7 @@ func TestLoaderRefusesNonsense(t *testing.T) {
 		{nil, [2]string{"  std.egress_port = 1\n", "  fwd(1000)\n"}, "h.yaml:21: ingress: argument 1 of fwd: constant 1000 does not fit port (bit<9>)"},
 		{nil, [2]string{"  std.egress_port = 1\n", "  fwd(-1)\n"}, "argument 1 of fwd: constant -1 does not fit port (bit<9>)"},
 		{nil, [2]string{"  std.egress_port = 1\n", "  fwd(eth.etype)\n"}, "argument 1 of fwd: a bit<16> value for port (bit<9>): widths differ; cast with bit9(...) or int9(...)"},
+		{nil, [2]string{"  - {id: 5, port: 1}\n", "  - {id: 5, port: 1}\n  - {for: {i: \"3..2\"}, id: i, port: 1}\n"}, "h.yaml:15: mirror_sessions[1] for i: loop range 3..2 is empty (hi below lo): the item would make nothing"},
 		{nil, [2]string{"port: 1}", "port: -9}"}, "h.yaml:14: mirror_sessions[0] port: must be a port 0..511 (the 9 bits of std.egress_port), got -9"},
 		{nil, [2]string{"mirror_sessions:", "multicast_groups: {7: [-5, 2]}\nmirror_sessions:"}, "h.yaml:13: multicast_groups 7[0]: must be a port 0..511 (the 9 bits of std.egress_port), got -5"},
 		{nil, [2]string{"mirror_sessions:", "multicast_groups: {7: [2, 99999999999]}\nmirror_sessions:"}, "got 99999999999"},

@@ -351,8 +351,11 @@ func (l *loader) expandFor(n node, fn func(node) error) error {
 		if err1 != nil || err2 != nil || a.isFloat || b.isFloat {
 			return v.val.errf("loop bounds must be integer constants")
 		}
-		if b.i-a.i > 1<<20 {
-			return v.val.errf("loop of %d iterations is too long", b.i-a.i+1)
+		if b.i < a.i {
+			return v.val.errf("loop range %d..%d is empty (hi below lo): the item would make nothing", a.i, b.i)
+		}
+		if b.i-a.i > 1<<20 || b.i-a.i < 0 {
+			return v.val.errf("loop of %d iterations is too long", uint64(b.i-a.i)+1)
 		}
 		saved, had := l.consts.names[v.key]
 		for x := a.i; x <= b.i; x++ {
