@@ -792,6 +792,14 @@ func (c *codeCtx) binary(op Op, a, b Expr, at token.Pos) (Expr, error) {
 			return &ConstExpr{Val: evalBinary(op, ca.Val, cb.Val, Type{}), Pos: p}, nil
 		}
 	}
+	if cb, ok := b.(*ConstExpr); ok && tb.Bits == 0 {
+		switch {
+		case (op == OpDiv || op == OpMod) && cb.Val == 0:
+			return nil, c.errf(at, "division by zero (the divisor is the constant 0)")
+		case (op == OpShl || op == OpShr) && (cb.Val < 0 || cb.Val > 63):
+			return nil, c.errf(at, "shift count %d: must be 0..63", cb.Val)
+		}
+	}
 	switch op {
 	case OpLAnd, OpLOr:
 		return &BinaryExpr{Op: op, X: a, Y: b, T: Type{Bits: 1}, Pos: p}, nil
