@@ -140,12 +140,12 @@ func builtinRows() []*BuiltinSpec {
 		},
 		// Header validity bits.
 		{
-			Name: "setValid", On: OnHeader, Args: Arity{Max: -1},
+			Name: "setValid", On: OnHeader, Args: Arity{Msg: "{call} takes no arguments, got {got}"},
 			Where:   Where{NoRegisterAction: headersInRegisterAction},
 			Expands: "hdr.$valid = 1", stmt: setValidity(1),
 		},
 		{
-			Name: "setInvalid", On: OnHeader, Args: Arity{Max: -1},
+			Name: "setInvalid", On: OnHeader, Args: Arity{Msg: "{call} takes no arguments, got {got}"},
 			Where:   Where{NoRegisterAction: headersInRegisterAction},
 			Expands: "hdr.$valid = 0", stmt: setValidity(0),
 		},
