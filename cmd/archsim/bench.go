@@ -3,11 +3,13 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"runtime"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -20,6 +22,7 @@ import (
 	"archsim/harness"
 	"archsim/internal/tables"
 	"archsim/job"
+	"archsim/programs"
 )
 
 // benchRow is one timed workload. Wall times, allocations and memory vary
@@ -94,7 +97,7 @@ func benchWorkloads() []benchWorkload {
 func newBenchCmd(out io.Writer) *cobra.Command {
 	var asJSON, inProcess, quiet bool
 	var packets int
-	var only string
+	var only []string
 	cmd := &cobra.Command{
 		Use:   "bench",
 		Short: "Time the simulator on its standard workloads (wall time, events and allocations per hop, switch hops/s, peak memory)",
@@ -114,26 +117,41 @@ the workload scripts/htsim-vs-archsim.sh runs on htsim too.`,
 				return err
 			}
 			ws := benchWorkloads()
-			if only != "" {
+			if len(only) > 0 {
 				var keep []benchWorkload
 				var ids []string
 				for _, w := range ws {
 					ids = append(ids, w.id)
-					if w.id == only {
+					if slices.Contains(only, w.id) {
 						keep = append(keep, w)
 					}
 				}
-				if len(keep) == 0 {
-					return &exitError{code: 2, msg: fmt.Sprintf("--only %q: no such workload (workloads: %v)", only, ids)}
+				for i, id := range only {
+					if !slices.Contains(ids, id) {
+						return &exitError{code: 2, msg: fmt.Sprintf("--only %q: no such workload (workloads: %v)", id, ids)}
+					}
+					if slices.Index(only, id) < i {
+						return &exitError{code: 2, msg: fmt.Sprintf("--only %q: given twice", id)}
+					}
 				}
-				// A size the one workload does not read would be ignored.
-				if cmd.Flags().Changed("packets") && !usesPackets(only) {
-					return &exitError{code: 2, msg: fmt.Sprintf("--packets sizes the pipeline/* workloads, not %s", only)}
+				// A size no chosen workload reads would be ignored.
+				if cmd.Flags().Changed("packets") && !slices.ContainsFunc(only, usesPackets) {
+					return &exitError{code: 2, msg: fmt.Sprintf("--packets sizes the pipeline/* workloads, not %s", strings.Join(only, ", "))}
 				}
-				if cmd.Flags().Changed("frames") && !usesFrames(only) {
-					return &exitError{code: 2, msg: fmt.Sprintf("--frames sizes the protego-10M/* workloads, not %s", only)}
+				if cmd.Flags().Changed("frames") && !slices.ContainsFunc(only, usesFrames) {
+					return &exitError{code: 2, msg: fmt.Sprintf("--frames sizes the protego-10M/* workloads, not %s", strings.Join(only, ", "))}
 				}
 				ws = keep
+			}
+			// The pipeline rows offer --packets to ndp's ports: too few is
+			// bad input, found before any workload runs.
+			for _, w := range ws {
+				if usesPackets(w.id) {
+					if err := checkPipelinePackets(packets); err != nil {
+						return &exitError{code: 2, msg: oneLine(err.Error())}
+					}
+					break
+				}
 			}
 			var rows []benchRow
 			pg := startProgress(cmd, quiet)
@@ -173,7 +191,7 @@ the workload scripts/htsim-vs-archsim.sh runs on htsim too.`,
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the rows as JSON")
 	cmd.Flags().IntVar(&packets, "packets", 20000, "packets for the pipeline-latency workloads")
 	cmd.Flags().IntVar(&benchFrames, "frames", 10_000_000, "frames for the Protego stress workloads (protego-10M/*)")
-	cmd.Flags().StringVar(&only, "only", "", "run one workload (e.g. htsim-incast-2m/Ideal, trim-fig6/Tofino, pipeline/trio, trio-ml)")
+	cmd.Flags().StringSliceVar(&only, "only", nil, "run only these workloads (repeatable or comma-separated; e.g. htsim-incast-2m/Ideal, trim-fig6/Tofino, pipeline/trio, trio-ml)")
 	cmd.Flags().BoolVar(&quiet, "quiet", false, "no progress on stderr (there is none when stderr is not a terminal)")
 	cmd.Flags().BoolVar(&inProcess, "in-process", false, "run every workload in this process (peak memory is then the process's peak so far)")
 	return cmd
@@ -197,7 +215,13 @@ func benchChild(w benchWorkload, packets int) (benchRow, error) {
 	c := exec.Command(self, args...)
 	c.Stdout, c.Stderr = &stdout, &stderr
 	if err := c.Run(); err != nil {
-		return benchRow{}, fmt.Errorf("%v: %s", err, bytes.TrimSpace(stderr.Bytes()))
+		// The child said what went wrong in archsim's own words.
+		msg := strings.TrimPrefix(string(bytes.TrimSpace(stderr.Bytes())), "archsim: ")
+		msg = strings.TrimPrefix(msg, w.id+": ")
+		if msg == "" {
+			msg = err.Error()
+		}
+		return benchRow{}, errors.New(msg)
 	}
 	var rows []benchRow
 	if err := json.Unmarshal(stdout.Bytes(), &rows); err != nil || len(rows) != 1 {
@@ -293,6 +317,18 @@ func benchProtego(variant string, frames float64) (benchRow, error) {
 
 // benchPipeline runs the main job's latency simulation of ndp on a chip;
 // every offered packet is one switch hop.
+// checkPipelinePackets checks that --packets covers ndp's traffic: at
+// least one packet per ingress port (what the pipeline rows measure).
+func checkPipelinePackets(packets int) error {
+	prog, err := programs.Resolve("ndp", nil)
+	if err != nil {
+		return err
+	}
+	anyRate := func(int) (float64, error) { return 100, nil }
+	_, err = harness.Generate(prog, anyRate, packets, 0.5, 1)
+	return err
+}
+
 func benchPipeline(chip string, packets int) (benchRow, error) {
 	t, err := job.Load(chip, arch.Overrides{})
 	if err != nil {

@@ -182,6 +182,9 @@ func TestBadInput(t *testing.T) {
 		{[]string{"compare", "--program", "ndp", "--arch", "tofino,tofino"}, "--arch: tofino is given twice"},
 		{[]string{"bench", "--only", "trio-ml", "--packets", "100"}, "--packets sizes the pipeline/* workloads, not trio-ml"},
 		{[]string{"bench", "--only", "trim-fig6/Tofino", "--frames", "5000"}, "--frames sizes the protego-10M/* workloads"},
+		{[]string{"bench", "--only", "pipeline/tofino", "--packets", "2"}, "--packets 2: need at least one packet per ingress port (5 ports)"},
+		{[]string{"bench", "--packets", "3"}, "--packets 3: need at least one packet per ingress port (5 ports)"},
+		{[]string{"bench", "--only", "trio-ml,trio-ml"}, `--only "trio-ml": given twice`},
 		{[]string{"validate", "--seed-offset", "-1"}, "--seed-offset -1"},
 	}
 	for _, c := range cases {
