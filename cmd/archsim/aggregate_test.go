@@ -98,3 +98,16 @@ func TestTrioMLSourcesGroup(t *testing.T) {
 		t.Errorf("eight sources on a Trio 6 slice (8 ports): exit %d %q: %.300s", code, msg, out)
 	}
 }
+
+// TestCompareNoneRuns: a program no chip of the comparison runs is printed
+// and exits 1, as the main command does for a rejected program; one chip
+// that runs it is a comparison that worked.
+func TestCompareNoneRuns(t *testing.T) {
+	out, msg, code := run(t, "compare", "--program", "trio-ml", "--arch", "tofino,tofino2", "--packets", "200")
+	if code != 1 || msg != "trio-ml runs on none of tofino, tofino2" || !strings.Contains(out, "timer-threads") {
+		t.Errorf("exit %d %q, output %.200q; want exit 1 with the table printed", code, msg, out)
+	}
+	if _, msg, code := run(t, "compare", "--program", "pie-rfc", "--packets", "200"); code != 0 {
+		t.Errorf("pie-rfc on Tofino and Trio: exit %d %q, want 0 (Trio runs it)", code, msg)
+	}
+}

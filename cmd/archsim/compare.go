@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"reflect"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -63,6 +64,17 @@ func newCompareCmd(out io.Writer) *cobra.Command {
 				if slices.Contains(archs[:i], a) {
 					return &exitError{code: 2, msg: fmt.Sprintf("--arch: %s is given twice", a)}
 				}
+				// Two names of one chip (trio and trio5): the same
+				// description, so the same column twice.
+				c, err := arch.Lookup(a)
+				if err != nil {
+					continue // loadTarget says so below
+				}
+				for _, b := range archs[:i] {
+					if d, err := arch.Lookup(b); err == nil && reflect.TypeOf(c) == reflect.TypeOf(d) && slices.Equal(c.Files(), d.Files()) {
+						return &exitError{code: 2, msg: fmt.Sprintf("--arch: %s and %s are the same chip (%s)", b, a, strings.Join(c.Files(), ", "))}
+					}
+				}
 			}
 			params, err := parseParams(o.params)
 			if err != nil {
@@ -95,8 +107,17 @@ func newCompareCmd(out io.Writer) *cobra.Command {
 				}
 				rows = append(rows, res.Summary())
 			}
+			// As the main command: a program no chip runs is a failed
+			// comparison (exit 1), printed all the same.
+			var noneRuns error
+			if !slices.ContainsFunc(rows, func(r arch.Summary) bool { return r.Fits }) {
+				noneRuns = &exitError{code: 1, msg: fmt.Sprintf("%s runs on none of %s", name, strings.Join(archs, ", "))}
+			}
 			if o.json {
-				return writeJSON(out, map[string]any{"program": name, "results": rows})
+				if err := writeJSON(out, map[string]any{"program": name, "results": rows}); err != nil {
+					return err
+				}
+				return noneRuns
 			}
 			var buf bytes.Buffer
 			var titles []string
@@ -146,8 +167,10 @@ func newCompareCmd(out io.Writer) *cobra.Command {
 					fmt.Fprintln(&buf, wrap(n, 100, "  ", "      "))
 				}
 			}
-			_, err = out.Write(buf.Bytes())
-			return err
+			if _, err = out.Write(buf.Bytes()); err != nil {
+				return err
+			}
+			return noneRuns
 		},
 	}
 	f := cmd.Flags()

@@ -185,6 +185,7 @@ func TestBadInput(t *testing.T) {
 		{[]string{"bench", "--only", "pipeline/tofino", "--packets", "2"}, "--packets 2: need at least one packet per ingress port (5 ports)"},
 		{[]string{"bench", "--packets", "3"}, "--packets 3: need at least one packet per ingress port (5 ports)"},
 		{[]string{"bench", "--only", "trio-ml,trio-ml"}, `--only "trio-ml": given twice`},
+		{[]string{"compare", "--program", "ndp", "--arch", "trio,trio5"}, "--arch: trio and trio5 are the same chip (trio5.yaml)"},
 		{[]string{"validate", "--seed-offset", "-1"}, "--seed-offset -1"},
 	}
 	for _, c := range cases {
