@@ -275,7 +275,10 @@ func (c *codeCtx) lvalue(e ast.Expr) (LValue, error) {
 		}
 		return LValue{Field: f}, nil
 	}
-	return LValue{}, c.errf(e.Pos(), "cannot assign to this expression (slices of fields are read-only)")
+	if _, ok := e.(*ast.SliceExpr); ok {
+		return LValue{}, c.errf(e.Pos(), "cannot assign to a slice of a field (slices are read-only; assign the whole field)")
+	}
+	return LValue{}, c.errf(e.Pos(), "cannot assign to this expression: only fields (hdr.f, meta.f, std.f) are assignable")
 }
 
 func (c *codeCtx) cell(x *ast.Ident) (*CellExpr, error) {
@@ -745,6 +748,9 @@ func (c *codeCtx) slice(xe, hiE, loE ast.Expr, at token.Pos) (Expr, error) {
 	w := x.Type().Bits
 	if w == 0 {
 		return nil, c.errf(at, "cannot slice an untyped constant")
+	}
+	if hi.i < lo.i && lo.i >= 0 && lo.i < int64(w) {
+		return nil, c.errf(at, "slice [%d:%d] is reversed: write [hi:lo], high bit first ([%d:%d])", hi.i, lo.i, lo.i, hi.i)
 	}
 	if lo.i < 0 || hi.i < lo.i || hi.i >= int64(w) {
 		return nil, c.errf(at, "slice [%d:%d] is outside the %d bits of the value", hi.i, lo.i, w)

@@ -61,6 +61,8 @@ func TestLoaderRefusesNonsense(t *testing.T) {
 		{nil, [2]string{"  meta.s = -1\n", "  meta.x >>= -1\n"}, "h.yaml:20: ingress: shift count -1: must be 0..63"},
 		{nil, [2]string{"  meta.s = -1\n", "  eth.setValid(meta.x, 7)\n"}, "h.yaml:20: ingress: eth.setValid() takes no arguments, got 2"},
 		{nil, [2]string{"  meta.s = -1\n", "  eth.setInvalid(1)\n"}, "h.yaml:20: ingress: eth.setInvalid() takes no arguments, got 1"},
+		{nil, [2]string{"  meta.s = -1\n", "  meta.x = bit16(eth.etype[0:7])\n"}, "h.yaml:20: ingress: slice [0:7] is reversed: write [hi:lo], high bit first ([7:0])"},
+		{nil, [2]string{"  meta.s = -1\n", "  eth.isValid() = 1\n"}, "h.yaml:20: ingress: cannot assign to this expression: only fields (hdr.f, meta.f, std.f) are assignable"},
 		{nil, [2]string{"port: 1}", "port: -9}"}, "h.yaml:14: mirror_sessions[0] port: must be a port 0..511 (the 9 bits of std.egress_port), got -9"},
 		{nil, [2]string{"mirror_sessions:", "multicast_groups: {7: [-5, 2]}\nmirror_sessions:"}, "h.yaml:13: multicast_groups 7[0]: must be a port 0..511 (the 9 bits of std.egress_port), got -5"},
 		{nil, [2]string{"mirror_sessions:", "multicast_groups: {7: [2, 99999999999]}\nmirror_sessions:"}, "got 99999999999"},
