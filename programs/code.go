@@ -946,6 +946,9 @@ func (c *codeCtx) methodCall(obj string, fn *ast.SelectorExpr, x *ast.CallExpr) 
 	if k, ok := c.l.names[obj]; ok {
 		return nil, c.errf(x.Pos(), "%s %s has no method %s", k, obj, method)
 	}
+	if c.kind == ctxRegisterAction {
+		return nil, c.errf(x.Pos(), "undefined name %s (a register action reaches its register's cells, out, constants and fields: no tables, counters, meters or other registers)", obj)
+	}
 	return nil, c.errf(x.Pos(), "undefined name %s", obj)
 }
 

@@ -463,6 +463,13 @@ func (l *loader) keyValue(n node, k *Key) (v, m int64, prefix int, err error) {
 	}
 	switch k.Kind {
 	case MatchExact:
+		for _, form := range []struct{ sep, kind string }{{"&&&", "a ternary"}, {"..", "a range"}, {"/", "an lpm"}} {
+			if strings.Contains(s, form.sep) {
+				if _, e := l.consts.evalConstString(s); e != nil {
+					return 0, 0, 0, n.errf("%q is %s value, and key %s is matched exact (one value)", s, form.kind, k.Field.Name)
+				}
+			}
+		}
 		v, err = num(s)
 		return t.Norm(v), full, k.Bits, err
 	case MatchTernary:

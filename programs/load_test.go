@@ -363,10 +363,12 @@ func TestConstantRanges(t *testing.T) {
 	}
 }
 
-// TestDuplicateEntries: two entries with one key in an exact or
-// longest-prefix table are an error naming both lines; in a ternary table
-// the second is a shadowed entry, allowed.
-func TestDuplicateEntries(t *testing.T) {
+// TestEntryErrors: two entries with one key in an exact or
+// longest-prefix table are an error naming both lines (in a ternary table
+// the second is a shadowed entry, allowed); an exact key written as an
+// lpm or range value says so; a register action that names a table says
+// what a register action reaches.
+func TestEntryErrors(t *testing.T) {
 	base, err := os.ReadFile("testdata/small.yaml")
 	if err != nil {
 		t.Fatal(err)
@@ -377,6 +379,11 @@ func TestDuplicateEntries(t *testing.T) {
 		{"      - {key: \"10.1.2.0/24\", action: fwd(8)}\n", "      - {key: \"10.1.2.0/24\", action: fwd(8)}\n      - {key: \"10.1.2.0/24\", action: fwd(9)}\n",
 			"small.yaml:58: tables acl entries[2]: key 0xa010200/24 repeats entries[1]'s (line 57)"},
 		{"      - {key: \"10.1.2.0/24\", action: fwd(8)}\n", "      - {key: \"10.1.2.0/24\", action: fwd(8)}\n      - {key: \"10.1.3.0/24\", action: fwd(9)}\n", ""},
+		{"      - {key: 10.0.0.1, action: fwd(PORT)}\n", "      - {key: \"10.0.0.0/24\", action: fwd(PORT)}\n",
+			`small.yaml:51: tables t entries[0] key: "10.0.0.0/24" is an lpm value, and key ip.dst is matched exact (one value)`},
+		{"      - {key: 10.0.0.1, action: fwd(PORT)}\n", "      - {key: \"1 .. 2\", action: fwd(PORT)}\n", `"1 .. 2" is a range value`},
+		{"        value = value + 1\n", "        value = value + 1\n        t.apply()\n",
+			"undefined name t (a register action reaches its register's cells, out, constants and fields: no tables, counters, meters or other registers)"},
 	} {
 		src := strings.Replace(string(base), c.old, c.new, 1)
 		if src == string(base) {
