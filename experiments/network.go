@@ -240,7 +240,9 @@ func (s *Scenario) runOne(spec runSpec) (r *Run, err error) {
 			discardOutputs([]*runOutputs{spec.out})
 			return
 		}
-		r.outputs = spec.out
+		if r != nil {
+			r.outputs = spec.out
+		}
 	}()
 	switch s.Workload.Kind {
 	case "udp-risefall", "tcp":

@@ -176,8 +176,8 @@ func (s *Scenario) validateProtego() error {
 		return s.need("protego.target_loss", "0 < target_loss < 1", p.TargetLoss)
 	case loss > 0 && p.TargetLoss > loss:
 		return s.need("protego.target_loss", fmt.Sprintf("at most the link's loss rate %g (a higher target needs no retransmission)", loss), p.TargetLoss)
-	case p.Copies < 0 || p.Copies > 16:
-		return s.need("protego.copies", "0..16 (0: Eq. 1)", p.Copies)
+	case p.Copies < 0 || p.Copies > maxCopies:
+		return s.need("protego.copies", fmt.Sprintf("0..%d (0: Eq. 1)", maxCopies), p.Copies)
 	case p.DrainUs < 0 || p.DrainUs > 10000:
 		return s.need("protego.drain_us", "0..10000", p.DrainUs)
 	}
@@ -216,8 +216,8 @@ func (s *Scenario) validateProtego() error {
 				return s.need("protego.target_loss", fmt.Sprintf("at most variant %s's loss rate %g", v.Name, vp.Loss.Rate), p.TargetLoss)
 			}
 		}
-		if vp.Copies < 0 || vp.Copies > 16 {
-			return s.need(at+".copies", "0..16 (0: the scenario's)", vp.Copies)
+		if vp.Copies < 0 || vp.Copies > maxCopies {
+			return s.need(at+".copies", fmt.Sprintf("0..%d (0: the scenario's)", maxCopies), vp.Copies)
 		}
 		if vp.Transport != "" && vp.Transport != "dctcp" && vp.Transport != "cubic" && vp.Transport != "rdma" {
 			return s.need(at+".transport", "dctcp, cubic or rdma (empty: the workload's)", vp.Transport)
@@ -229,8 +229,27 @@ func (s *Scenario) validateProtego() error {
 			return s.need(at+".gbps", fmt.Sprintf("%g..%d, or 0 for the topology's", MinGbps, MaxLinkGbps), vp.Gbps)
 		}
 	}
+	// Eq. 1 sizes the copies where none are given: as the loss rate
+	// nears 1 it asks for more than a multicast group holds.
+	for i, v := range s.Variants {
+		copies, rate, at := p.Copies, loss, "protego.target_loss"
+		if vp := v.Protego; vp != nil {
+			if vp.Copies > 0 {
+				copies = vp.Copies
+			}
+			if vp.Loss != nil {
+				rate, at = link.NewCorruption(*vp.Loss, 1).Rate(), fmt.Sprintf("variants[%d].protego.loss", i)
+			}
+		}
+		if n := eq1Copies(p.TargetLoss, rate); copies == 0 && n > maxCopies {
+			return fieldErr(at, "Eq. 1 asks for %d copies at loss rate %g and target_loss %g (allowed: at most %d; give copies, or a lower loss rate or a higher target)", n, rate, p.TargetLoss, maxCopies)
+		}
+	}
 	return nil
 }
+
+// maxCopies bounds a protected frame's copies (protego.copies, Eq. 1's).
+const maxCopies = 16
 
 // protegoFits checks, before any run, that a switch at an end of the
 // protected link runs the right Protego program for the port the link

@@ -2,10 +2,13 @@ package experiments
 
 import (
 	"math"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"archsim/components/link"
+	"archsim/configs"
 )
 
 // protegoRuns runs scenario name for us microseconds, keeping the named
@@ -127,6 +130,28 @@ func TestEq1(t *testing.T) {
 		if got := eq1Copies(c.target, c.loss); got != c.want {
 			t.Errorf("eq1(%g, %g) = %d, want %d", c.target, c.loss, got, c.want)
 		}
+	}
+}
+
+// TestEq1Bounded: a loss rate near 1 makes Eq. 1 ask for more copies than
+// a multicast group holds; the scenario is refused at the line that set
+// the loss (it panicked making the group).
+func TestEq1Bounded(t *testing.T) {
+	data, err := configs.Read("scenarios/protego-eq1.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := strings.Replace(string(data), "loss: {rate: 1.0e-3}}", "loss: {rate: 0.9999999999999999}}", 1)
+	if src == string(data) {
+		t.Fatal("protego-eq1.yaml changed: no 1e-3 loss to edit")
+	}
+	p := filepath.Join(t.TempDir(), "eq1.yaml")
+	if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err = Load(p)
+	if err == nil || !strings.Contains(err.Error(), "Eq. 1 asks for") || !strings.Contains(err.Error(), "(allowed: at most 16;") {
+		t.Fatalf("error %v, want Eq. 1's copies refused", err)
 	}
 }
 
