@@ -141,12 +141,15 @@ func (cl Claim) run(c *Context) Result {
 	return Result{Measured: rd.text, Pass: cl.check.pass(rd.v), Value: rd.value, Target: cl.check.target}
 }
 
+// A claim that was not run neither passes nor fails: Pass is false and
+// Skipped says why (a count of passing claims must not include it).
+
 func skipLong() Result {
-	return Result{Measured: "not run (set ARCHSIM_LONG=1 to run this sweep under go test)", Pass: true, Skipped: true}
+	return Result{Measured: "not run (set ARCHSIM_LONG=1 to run this sweep under go test)", Skipped: true}
 }
 
 func skipFull() Result {
-	return Result{Measured: "not run (tens of minutes: archsim validate --full, or ARCHSIM_FULL=1 under go test)", Pass: true, Skipped: true}
+	return Result{Measured: "not run (about 15 minutes more: archsim validate --full, or ARCHSIM_FULL=1 under go test)", Skipped: true}
 }
 
 func failed(err error) Result {
