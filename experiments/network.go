@@ -80,24 +80,32 @@ type SonicRun struct {
 	TrimSent int64 `json:"trim_sent"`    // switch trim_sent
 	TrimDrop int64 `json:"trim_drop"`    // switch trim_drop
 	TxDrops  int64 `json:"tx_drops"`     // Σ queue dropped packets (trimmed originals included)
+	// TrimQueue is the queue trimmed packets go to ("UC4"), or
+	// "dynamic" (each packet's own queue).
+	TrimQueue string `json:"trim_queue"`
 	// NonTrimQueueDrops and TrimQueueTx are sonic-mgmt's snappi check
 	// (T23): drops on every queue but the trim queue against packets the
-	// trim queue transmitted.
-	NonTrimQueueDrops int64 `json:"non_trim_queue_drops"`
-	TrimQueueTx       int64 `json:"trim_queue_tx"`
+	// trim queue transmitted. With a dynamic trim queue there is no such
+	// queue and both are null.
+	NonTrimQueueDrops *int64 `json:"non_trim_queue_drops"`
+	TrimQueueTx       *int64 `json:"trim_queue_tx"`
 }
 
 func sonicSummary(c orch.Counters, trimQueue int) *SonicRun {
-	sr := &SonicRun{TrimSent: c.Switch.TrimSent, TrimDrop: c.Switch.TrimDrop}
+	sr := &SonicRun{TrimSent: c.Switch.TrimSent, TrimDrop: c.Switch.TrimDrop, TrimQueue: "dynamic"}
 	tq := fmt.Sprintf("UC%d", trimQueue)
+	var drops, tx int64
 	for _, q := range c.Queues {
 		sr.Trim += q.Trim
 		sr.TxDrops += q.DropPackets
 		if q.Queue == tq {
-			sr.TrimQueueTx += q.TxPackets
+			tx += q.TxPackets
 		} else {
-			sr.NonTrimQueueDrops += q.DropPackets
+			drops += q.DropPackets
 		}
+	}
+	if trimQueue >= 0 {
+		sr.TrimQueue, sr.NonTrimQueueDrops, sr.TrimQueueTx = tq, &drops, &tx
 	}
 	return sr
 }

@@ -170,7 +170,8 @@ func runMetrics(run *Run) map[string]float64 {
 func metricNames() map[string]bool {
 	names := map[string]bool{}
 	zero := 0.0
-	for k := range runMetrics(&Run{Sonic: &SonicRun{}, PIERun: &PIERun{RiseS: &zero, FallS: &zero, CPPeriodUs: &zero}}) {
+	var count int64
+	for k := range runMetrics(&Run{Sonic: &SonicRun{NonTrimQueueDrops: &count, TrimQueueTx: &count}, PIERun: &PIERun{RiseS: &zero, FallS: &zero, CPPeriodUs: &zero}}) {
 		names[k] = true
 	}
 	return names

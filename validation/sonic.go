@@ -26,16 +26,17 @@ func sonicClaims() []Claim {
 				worst, parts := 0.0, []string{}
 				for _, v := range []string{"4", "8"} {
 					s := r.Find("SONiC-TM", v).Sonic
-					if s == nil || s.NonTrimQueueDrops == 0 {
-						return unmeasured(v+":1: no drops", 0)
+					if s == nil || s.NonTrimQueueDrops == nil || *s.NonTrimQueueDrops == 0 {
+						return unmeasured(v+":1: no drops on a static trim queue's neighbours", 0)
 					}
-					d := math.Abs(float64(s.NonTrimQueueDrops-s.TrimQueueTx)) / float64(s.NonTrimQueueDrops)
+					drops, tx := *s.NonTrimQueueDrops, *s.TrimQueueTx
+					d := math.Abs(float64(drops-tx)) / float64(drops)
 					worst = math.Max(worst, d)
-					parts = append(parts, fmt.Sprintf("%s:1 %d drops, %d trim-queue TX", v, s.NonTrimQueueDrops, s.TrimQueueTx))
+					parts = append(parts, fmt.Sprintf("%s:1 %d drops, %d trim-queue TX", v, drops, tx))
 				}
 				// Beyond 8:1 the test promises nothing; show what the model does.
-				if s := r.Find("SONiC-TM", "12").Sonic; s != nil {
-					parts = append(parts, fmt.Sprintf("(12:1 %d drops, %d trim-queue TX)", s.NonTrimQueueDrops, s.TrimQueueTx))
+				if s := r.Find("SONiC-TM", "12").Sonic; s != nil && s.TrimQueueTx != nil {
+					parts = append(parts, fmt.Sprintf("(12:1 %d drops, %d trim-queue TX)", *s.NonTrimQueueDrops, *s.TrimQueueTx))
 				}
 				return read(fmt.Sprintf("%s; worst of 4:1, 8:1 %.2f %%", strings.Join(parts, "; "), 100*worst), worst)
 			},

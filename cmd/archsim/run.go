@@ -195,7 +195,13 @@ func renderScenario(w io.Writer, res *experiments.Result, files []string) {
 	}
 	if sonicRows {
 		fmt.Fprintln(w, "\nSONiC trimming counters (queue drops include the trimmed originals):")
-		ts := tables.New(w, "Variant", "Sweep", "Trim", "Trim sent", "Trim drop", "TX drops", "Non-trim-queue drops", "Trim-queue TX")
+		ts := tables.New(w, "Variant", "Sweep", "Trim", "Trim sent", "Trim drop", "TX drops", "Trim queue", "Non-trim-queue drops", "Trim-queue TX")
+		count := func(n *int64) string { // absent with a dynamic trim queue
+			if n == nil {
+				return "-"
+			}
+			return fmt.Sprint(*n)
+		}
 		for _, r := range res.Runs {
 			if s := r.Sonic; s != nil {
 				sw := "-"
@@ -203,7 +209,7 @@ func renderScenario(w io.Writer, res *experiments.Result, files []string) {
 					sw = r.Sweep + "=" + r.Value
 				}
 				ts.Row(r.Variant, sw, fmt.Sprint(s.Trim), fmt.Sprint(s.TrimSent), fmt.Sprint(s.TrimDrop), fmt.Sprint(s.TxDrops),
-					fmt.Sprint(s.NonTrimQueueDrops), fmt.Sprint(s.TrimQueueTx))
+					s.TrimQueue, count(s.NonTrimQueueDrops), count(s.TrimQueueTx))
 			}
 		}
 		ts.Render()
