@@ -358,20 +358,40 @@ func Run(only string) ([]Result, error) {
 	return RunWith(ctx, only)
 }
 
-// RunWith runs the selected claims in a context.
+// RunWith runs the selected claims in a context: every claim, or those
+// only names (an id or a prefix of ids, e.g. pie.table3).
 func RunWith(ctx *Context, only string) ([]Result, error) {
-	var selected []Claim
-	for _, cl := range Claims() {
-		if only == "" || cl.ID == only || strings.HasPrefix(cl.ID, only+".") {
-			selected = append(selected, cl)
+	var onlys []string
+	if only != "" {
+		onlys = []string{only}
+	}
+	return RunSome(ctx, onlys)
+}
+
+// RunSome runs the claims any of onlys names (ids or prefixes; none:
+// every claim), in the suite's order, each once.
+func RunSome(ctx *Context, onlys []string) ([]Result, error) {
+	picks := func(only string, cl Claim) bool {
+		only = strings.TrimSuffix(only, ".")
+		return cl.ID == only || strings.HasPrefix(cl.ID, only+".")
+	}
+	for _, only := range onlys {
+		if !slices.ContainsFunc(Claims(), func(cl Claim) bool { return picks(only, cl) }) {
+			var groups []string
+			for _, cl := range Claims() {
+				parts := strings.SplitN(cl.ID, ".", 3)
+				if g := strings.Join(parts[:min(2, len(parts))], "."); !slices.Contains(groups, g) {
+					groups = append(groups, g)
+				}
+			}
+			return nil, fmt.Errorf("--only %q matches no claim (groups: %s; archsim validate --json lists every id)", only, strings.Join(groups, ", "))
 		}
 	}
-	if len(selected) == 0 {
-		var ids []string
-		for _, cl := range Claims() {
-			ids = append(ids, cl.ID)
+	var selected []Claim
+	for _, cl := range Claims() {
+		if len(onlys) == 0 || slices.ContainsFunc(onlys, func(o string) bool { return picks(o, cl) }) {
+			selected = append(selected, cl)
 		}
-		return nil, fmt.Errorf("--only %q matches no claim (claims: %s)", only, strings.Join(ids, ", "))
 	}
 	out := make([]Result, len(selected))
 	measure := func(i int) {

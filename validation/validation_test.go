@@ -63,6 +63,17 @@ func TestOnly(t *testing.T) {
 	if _, err := Run("no.such.claim"); err == nil {
 		t.Fatal("an unknown --only id must be an error")
 	}
+	// Several ids or prefixes, a prefix with a trailing dot, each claim once.
+	r, err = RunSome(NewContext(), []string{"pie.table3.dp.", "pie.params", "pie.table3.dp.sram"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r) != 8 {
+		t.Fatalf("pie.table3.dp., pie.params, pie.table3.dp.sram select %d claims, want 8", len(r))
+	}
+	if _, err := RunSome(NewContext(), []string{"pie.params", "nope"}); err == nil || !strings.Contains(err.Error(), `--only "nope" matches no claim (groups: pie.placement`) {
+		t.Fatalf("an unknown one among several: %v", err)
+	}
 }
 
 func TestPIERFCRejectionNamesRuleRegisterAndStages(t *testing.T) {
