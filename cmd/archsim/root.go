@@ -355,7 +355,7 @@ func finiteFlags(cmd *cobra.Command) error {
 				return
 			}
 		case "stringArray", "stringSlice":
-			if sv, ok := f.Value.(pflag.SliceValue); ok && slices.Contains(sv.GetSlice(), "") {
+			if sv, ok := f.Value.(pflag.SliceValue); ok && (len(sv.GetSlice()) == 0 || slices.Contains(sv.GetSlice(), "")) {
 				bad = &exitError{code: 2, msg: fmt.Sprintf("--%s is given an empty value", f.Name)}
 				return
 			}
