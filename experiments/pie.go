@@ -3,6 +3,7 @@ package experiments
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"time"
 
@@ -156,6 +157,8 @@ func (s *Scenario) validateAQM() error {
 		return fieldErr("aqm.switch", "no switch %q in the topology (allowed: %s)", a.Switch, s.topology().names())
 	case a.Host < 0 || a.Host >= s.Hosts:
 		return fieldErr("aqm.host", "got %d (allowed: 0..%d)", a.Host, s.Hosts-1)
+	case !slices.Contains(newPlan(s.topology()).hostsOf[s.topology().index(a.Switch)], a.Host):
+		return fieldErr("aqm.host", "host %d is not behind switch %s (its hosts: %v): the bottleneck is the port of aqm.switch that leads to aqm.host", a.Host, a.Switch, newPlan(s.topology()).hostsOf[s.topology().index(a.Switch)])
 	case a.SampleUs <= 0 || a.SampleUs > 1e4:
 		return fieldErr("aqm.sample_us", "got %g (allowed: 0 < sample_us ≤ 10000)", a.SampleUs)
 	case a.PlotUs < 0 || a.PlotUs > 1e6:

@@ -7,6 +7,7 @@ import (
 
 	"archsim/arch"
 	"archsim/job"
+	"archsim/sonic/orch"
 	"archsim/programs"
 )
 
@@ -113,6 +114,17 @@ func (s *Scenario) Preflight(opt Options) error {
 			if k := s.Workload.Kind; k == "protego-stress" || k == "protego-fct" || k == "protego-bulk" {
 				if err := s.protegoFits(ts.Name, target, prog); err != nil {
 					return s.ix.locate(fieldErr(path+".program", "%v", err))
+				}
+			}
+			if cfgName := spec.sonicConfig(); cfgName != "" && setup.Program == orch.Program && spec.sonicOverride == "" {
+				// The variant's own CONFIG_DB (--sonic-config is checked
+				// where it is given).
+				chip, ok := orch.ChipOf(target)
+				if !ok {
+					return s.ix.locate(fieldErr(path+".sonic_config", "a SONiC configuration programs a Tofino switch, not %s", target.Name()))
+				}
+				if _, err := orch.LoadConfig(cfgName, chip); err != nil {
+					return s.ix.locate(fieldErr(path+".sonic_config", "%v", err))
 				}
 			}
 			if a := spec.variant.AQM; a != nil && s.AQM != nil && ts.Name == s.AQM.Switch {

@@ -93,6 +93,9 @@ func TestPreflightRefuses(t *testing.T) {
 		{strings.Replace(preflightBase, "program: ndp}", "program: ndp, queue_packets: 10}", 1), "s.yaml:11: variants[0].queue_packets: chip tofino has no queue_packets"},
 		{strings.Replace(preflightBase, "{name: T, chip: tofino, program: ndp}", "{name: I, chip: ideal, queue_packets: 10, program: ndp}", 1), "s.yaml:11: variants[0].program: chip ideal runs no data-plane program (got ndp)"},
 		{strings.Replace(preflightBase, "{name: T, chip: tofino, program: ndp}", "{name: I, chip: ideal, queue_packets: 10, params: {T0_NS: \"1\"}}", 1), "s.yaml:11: variants[0].params: chip ideal runs no data-plane program"},
+		// A variant's CONFIG_DB is read before any run (it failed the run, exit 1).
+		{strings.Replace(preflightBase, "{name: T, chip: tofino, program: ndp}", "{name: S, chip: tofino, program: sonic-l3, sonic_config: snappi-t23}", 1), ""},
+		{strings.Replace(preflightBase, "{name: T, chip: tofino, program: ndp}", "{name: S, chip: tofino, program: sonic-l3, sonic_config: nosuchcfg}", 1), `s.yaml:11: variants[0].sonic_config: unknown SONiC config "nosuchcfg"`},
 	} {
 		err := loadText(t, c.body).Preflight(Options{})
 		switch {
