@@ -15,6 +15,9 @@ import (
 	"archsim/internal/yamlfile"
 )
 
+// MaxRegisterCells bounds a register's size (cells).
+const MaxRegisterCells = 1 << 24
+
 var nameRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
 // reservedNames cannot name headers, registers, meters, counters, tables or
@@ -572,8 +575,8 @@ func (l *loader) loadRegisters(n node) error {
 		if err != nil {
 			return err
 		}
-		if sz < 1 || sz > 1<<24 {
-			return size.errf("size must be 1..16777216 cells, got %d", sz)
+		if sz < 1 || sz > MaxRegisterCells {
+			return size.errf("size must be 1..%d cells, got %d", MaxRegisterCells, sz)
 		}
 		r.Size = int(sz)
 		if v, ok := f["init"]; ok {

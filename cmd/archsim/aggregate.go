@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"slices"
 	"sync"
 
 	"github.com/spf13/cobra"
@@ -195,7 +196,7 @@ func unusedAggregateFlags(cmd *cobra.Command, o *aggregateOptions) error {
 	case !o.compare && changed("probs"):
 		why = "--probs lists --compare's probabilities; a single run takes --straggle-prob"
 	case !o.compare && changed("typical-ms") && o.prob == 0:
-		why = "--typical-ms scales the stragglers' sleeps; give --straggle-prob"
+		why = "--typical-ms scales the stragglers' sleeps, and there are none: give --straggle-prob above 0"
 	case !o.compare && changed("first-level") && o.sw == "tofino":
 		why = "--first-level arranges Trio PFEs; --switch tofino aggregates on one Tofino"
 	case !o.compare && changed("pool") && o.sw == "trio":
@@ -226,9 +227,12 @@ func aggregateCompare(out io.Writer, cmd *cobra.Command, o *aggregateOptions, p 
 	if o.pool > 0 {
 		p.SwitchML.Pool = o.pool
 	}
-	for _, pr := range o.probs {
+	for i, pr := range o.probs {
 		if pr < 0 || pr > 1 {
 			return &exitError{code: 2, msg: fmt.Sprintf("--probs %g: each must be in [0, 1]", pr)}
+		}
+		if slices.Index(o.probs, pr) < i {
+			return &exitError{code: 2, msg: fmt.Sprintf("--probs %g: given twice (each point runs once)", pr)}
 		}
 	}
 	if len(o.probs) == 0 || len(o.probs) > 100 {

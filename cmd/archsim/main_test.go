@@ -494,6 +494,9 @@ func TestAggregate(t *testing.T) {
 		{"aggregate", "--workers", "5"},
 		{"aggregate", "--window", "-3"},
 		{"aggregate", "--first-level", "-7"},
+		{"aggregate", "--compare", "--probs", "0,0.1,0"},
+		{"aggregate", "--window", "65536", "--iterations", "1", "--gradients", "4096"},
+		{"aggregate", "--workers", "1", "--iterations", "1", "--gradients", "4096"},
 		{"aggregate", "--set", "aggregation.host.nic_gbps=fast"},
 		// Flags the run would ignore.
 		{"aggregate", "--switch", "tofino", "--first-level", "2"},

@@ -229,6 +229,9 @@ func run(s Setup) (*Result, error) {
 		params[k] = v
 	}
 	if s.FirstLevel == 1 || s.FirstLevel < 0 || s.FirstLevel > wc.Workers {
+		if wc.Workers < 2 {
+			return nil, fmt.Errorf("first-level PFEs: %d, but %d worker cannot be split among PFEs: want 0 (one PFE; --first-level 0)", s.FirstLevel, wc.Workers)
+		}
 		return nil, fmt.Errorf("first-level PFEs: %d, want 0 (one PFE) or 2..%d (servers split among them)", s.FirstLevel, wc.Workers)
 	}
 	sys, ok := systems[s.Switch]
@@ -318,6 +321,12 @@ func trioML(s Setup, engine sim.Engine, params map[string]string, wcp *workers.C
 	}
 	if _, ok := params["BLOCKS"]; !ok {
 		params["BLOCKS"] = fmt.Sprint(pow2(wc.Window))
+		// trio-ml's aggregation buffer holds GRAD_MAX sums per block
+		// slot: say which settings make it larger than a register.
+		if cells := int64(pow2(wc.Window)) * int64(max(16, (wc.PerPacket+15)/16*16)); cells > programs.MaxRegisterCells {
+			return nil, fmt.Errorf("window %d (%d block slots) x %d gradients per packet: trio-ml's aggregation buffer would need %d cells, more than a register holds (%d); lower the window or the gradients per packet",
+				wc.Window, pow2(wc.Window), wc.PerPacket, cells, programs.MaxRegisterCells)
+		}
 	}
 	h, err := buildHierarchy(engine, s.Chip, params, wc.Workers, s.FirstLevel, s.FabricPs, s.Seed)
 	if err != nil {
