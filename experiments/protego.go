@@ -208,6 +208,16 @@ func (s *Scenario) validateProtego() error {
 		if vp.SwitchAtUs < 0 || vp.SwitchAtUs > s.DurationUs {
 			return s.need(at+".switch_at_us", "0..duration_us", vp.SwitchAtUs)
 		}
+		if vp.SwitchAtUs > 0 && vp.Mode == "off" {
+			return fieldErr(at+".switch_at_us", "switches the receiver between ordered and nb, and mode off has neither")
+		}
+		if k := s.Workload.Kind; k == "protego-stress" && (vp.FlowBytes != 0 || vp.Transport != "") {
+			key := "flow_bytes"
+			if vp.Transport != "" {
+				key = "transport"
+			}
+			return fieldErr(at+"."+key, "not used by kind %s (the protego-fct and protego-bulk flows read it)", k)
+		}
 		if vp.Loss != nil {
 			if err := vp.Loss.Validate(); err != nil {
 				return fieldErr(at+".loss", "%v", err)

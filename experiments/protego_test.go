@@ -155,6 +155,31 @@ func TestEq1Bounded(t *testing.T) {
 	}
 }
 
+// TestProtegoVariantKeysTheRunReads: a variant key the run would ignore
+// is refused: switch_at_us with mode off (nothing to switch to), and the
+// flow keys under the stress test.
+func TestProtegoVariantKeysTheRunReads(t *testing.T) {
+	data, err := configs.Read("scenarios/protego-eq1.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ add, want string }{
+		{"protego: {mode: off, switch_at_us: 100}", "protego.switch_at_us: switches the receiver between ordered and nb, and mode off has neither"},
+		{"protego: {mode: ordered, flow_bytes: 143}", "protego.flow_bytes: not used by kind protego-stress"},
+		{"protego: {mode: ordered, transport: dctcp}", "protego.transport: not used by kind protego-stress"},
+	} {
+		src := strings.Replace(string(data), "variants:\n", "variants:\n  - {name: added, "+c.add+"}\n", 1)
+		if src == string(data) {
+			t.Fatal("protego-eq1.yaml changed: no variants list")
+		}
+		p := filepath.Join(t.TempDir(), "s.yaml")
+		os.WriteFile(p, []byte(src), 0o644)
+		if _, err := Load(p); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: error %v, want %q", c.add, err, c.want)
+		}
+	}
+}
+
 // TestPoissonCI: the exact interval of 0 events is [0, 3.689] (the 95 %
 // upper limit), of 10 events [4.795, 18.39] (Garwood's table).
 func TestPoissonCI(t *testing.T) {
