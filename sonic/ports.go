@@ -4,7 +4,9 @@ package sonic
 // sonic-portchannel.yang).
 
 // ports checks PORT|EthernetN: admin_status up|down; the platform's other
-// fields (speed, lanes, mtu, fec, ...) are accepted and ignored.
+// fields (speed, lanes, mtu, fec, ...) are accepted and ignored, but a
+// field one or two letters from admin_status is taken for a misspelling
+// of it (it would leave the port up without a word).
 func (v *validator) ports() error {
 	const table = "PORT"
 	t := v.db[table]
@@ -12,11 +14,37 @@ func (v *validator) ports() error {
 		if err := v.checkPort(table, key, "", key); err != nil {
 			return err
 		}
+		for _, f := range sortedKeys(t[key]) {
+			if f != "admin_status" && editDistance(f, "admin_status") <= 2 {
+				return entryErr(table, key, f, t[key][f], "unknown field; did you mean admin_status?")
+			}
+		}
 		if err := v.adminStatus(table, key, t[key]); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// editDistance is the Levenshtein distance of a and b (bytes).
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur := make([]int, len(b)+1)
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev = cur
+	}
+	return prev[len(b)]
 }
 
 // adminStatus reads admin_status (up|down); down is recorded.

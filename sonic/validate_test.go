@@ -248,6 +248,7 @@ func TestPortChannels(t *testing.T) {
 		{`{"PORTCHANNEL": {"PortChannel1": {"members": ["Ethernet04"]}}}`, `PORTCHANNEL|PortChannel1: members: member Ethernet04 is not a port`},
 		{`{"PORTCHANNEL": {"PortChannel1": {"lacp": "x"}}}`, `PORTCHANNEL|PortChannel1: lacp: unknown field`},
 		{`{"PORT": {"Ethernet0": {"admin_status": "UP"}}}`, `PORT|Ethernet0: admin_status: must be up or down (got "UP")`},
+		{`{"PORT": {"Ethernet0": {"admin_stauts": "down"}}}`, `PORT|Ethernet0: admin_stauts: unknown field; did you mean admin_status? (got "down")`},
 		{`{"PORT": {"Ethernet256": {}}}`, `PORT|Ethernet256: not a port: ports are Ethernet0, Ethernet4, ..., Ethernet252 (got "Ethernet256")`},
 	} {
 		_, err := Validate(mustParse(t, c.doc), testCaps())
