@@ -7,8 +7,8 @@ import (
 
 	"archsim/arch"
 	"archsim/job"
-	"archsim/sonic/orch"
 	"archsim/programs"
+	"archsim/sonic/orch"
 )
 
 // Preflight loads, before any run, what the runs will load: every
