@@ -7,8 +7,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"archsim/configs"
 )
 
 // shortRiseFall is pie-risefall cut to a few milliseconds: drop_prob only
@@ -174,19 +172,8 @@ func TestBadPIEScenarios(t *testing.T) {
 // aqm.host, so a host behind another switch is refused at its line (the
 // run failed later, exit 1, blaming the program's register).
 func TestAQMHostBehindItsSwitch(t *testing.T) {
-	data, err := configs.Read("scenarios/pie-risefall.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	src := strings.Replace(string(data), "aqm: {switch: B, host: 2,", "aqm: {switch: B, host: 0,", 1)
-	if src == string(data) {
-		t.Fatal("pie-risefall.yaml changed: no aqm section to edit")
-	}
-	p := filepath.Join(t.TempDir(), "pr.yaml")
-	if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := Load(p); err == nil || !strings.Contains(err.Error(), "aqm.host: host 0 is not behind switch B (its hosts: [1 2])") {
+	_, err := loadEdited(t, "pie-risefall", "aqm: {switch: B, host: 2,", "aqm: {switch: B, host: 0,")
+	if err == nil || !strings.Contains(err.Error(), "aqm.host: host 0 is not behind switch B (its hosts: [1 2])") {
 		t.Fatalf("error %v, want host 0 refused as not behind B", err)
 	}
 }

@@ -2,13 +2,10 @@ package experiments
 
 import (
 	"math"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"archsim/components/link"
-	"archsim/configs"
 )
 
 // protegoRuns runs scenario name for us microseconds, keeping the named
@@ -137,19 +134,7 @@ func TestEq1(t *testing.T) {
 // a multicast group holds; the scenario is refused at the line that set
 // the loss (it panicked making the group).
 func TestEq1Bounded(t *testing.T) {
-	data, err := configs.Read("scenarios/protego-eq1.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	src := strings.Replace(string(data), "loss: {rate: 1.0e-3}}", "loss: {rate: 0.9999999999999999}}", 1)
-	if src == string(data) {
-		t.Fatal("protego-eq1.yaml changed: no 1e-3 loss to edit")
-	}
-	p := filepath.Join(t.TempDir(), "eq1.yaml")
-	if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	_, err = Load(p)
+	_, err := loadEdited(t, "protego-eq1", "loss: {rate: 1.0e-3}}", "loss: {rate: 0.9999999999999999}}")
 	if err == nil || !strings.Contains(err.Error(), "Eq. 1 asks for") || !strings.Contains(err.Error(), "(allowed: at most 16;") {
 		t.Fatalf("error %v, want Eq. 1's copies refused", err)
 	}
@@ -159,22 +144,13 @@ func TestEq1Bounded(t *testing.T) {
 // is refused: switch_at_us with mode off (nothing to switch to), and the
 // flow keys under the stress test.
 func TestProtegoVariantKeysTheRunReads(t *testing.T) {
-	data, err := configs.Read("scenarios/protego-eq1.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
 	for _, c := range []struct{ add, want string }{
 		{"protego: {mode: off, switch_at_us: 100}", "protego.switch_at_us: switches the receiver between ordered and nb, and mode off has neither"},
 		{"protego: {mode: ordered, flow_bytes: 143}", "protego.flow_bytes: not used by kind protego-stress"},
 		{"protego: {mode: ordered, transport: dctcp}", "protego.transport: not used by kind protego-stress"},
 	} {
-		src := strings.Replace(string(data), "variants:\n", "variants:\n  - {name: added, "+c.add+"}\n", 1)
-		if src == string(data) {
-			t.Fatal("protego-eq1.yaml changed: no variants list")
-		}
-		p := filepath.Join(t.TempDir(), "s.yaml")
-		os.WriteFile(p, []byte(src), 0o644)
-		if _, err := Load(p); err == nil || !strings.Contains(err.Error(), c.want) {
+		_, err := loadEdited(t, "protego-eq1", "variants:\n", "variants:\n  - {name: added, "+c.add+"}\n")
+		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: error %v, want %q", c.add, err, c.want)
 		}
 	}

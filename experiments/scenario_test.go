@@ -517,6 +517,25 @@ func TestMod16Apart(t *testing.T) {
 
 // loadText loads a scenario given as YAML text (written to a temporary
 // file, as a user's --scenario path would be).
+// loadEdited loads built-in scenario name with old replaced by new (once)
+// and returns what Load says.
+func loadEdited(t *testing.T, name, old, new string) (*Scenario, error) {
+	t.Helper()
+	data, err := configs.Read("scenarios/" + name + ".yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := strings.Replace(string(data), old, new, 1)
+	if src == string(data) {
+		t.Fatalf("%s.yaml changed: %q not found", name, old)
+	}
+	p := filepath.Join(t.TempDir(), name+".yaml")
+	if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return Load(p)
+}
+
 func loadText(t *testing.T, body string) *Scenario {
 	t.Helper()
 	p := filepath.Join(t.TempDir(), "s.yaml")
