@@ -828,6 +828,7 @@ func (s *Scenario) runProtego(spec runSpec) (*Run, error) {
 	}
 	if mode == "off" {
 		pr.EffectiveLossExpected = pr.LinkLoss
+		pr.Copies = 0 // an unprotected link sends no copies (the group waits unused)
 	} else {
 		pr.EffectiveLossExpected = link.ExpectedUnrecovered(pr.LinkLoss, pr.Copies)
 	}
