@@ -254,8 +254,11 @@ func renderProtego(w io.Writer, res *experiments.Result) {
 			fct = fmt.Sprintf("%.1f / %.1f", f.P50, f.P999)
 		}
 		gbps := fmt.Sprintf("%.2f", p.EffectiveGbps)
-		if p.GoodputGbps != nil {
+		switch {
+		case p.GoodputGbps != nil:
 			gbps = fmt.Sprintf("%.2f (TCP)", *p.GoodputGbps)
+		case p.FCTUs != nil:
+			gbps = "-" // flows one at a time: no receive rate (effective_gbps 0)
 		}
 		t.Row(r.Variant, sw, fmt.Sprintf("%.3g", p.LinkLoss), fmt.Sprint(p.Copies), fmt.Sprint(p.Offered), fmt.Sprint(p.Unrecovered),
 			fmt.Sprintf("%d / %d", p.Reordered, p.Duplicates), fmt.Sprintf("%.2g [%.2g, %.2g]", p.EffectiveLoss, p.EffectiveLossCI[0], p.EffectiveLossCI[1]), gbps,
