@@ -42,7 +42,20 @@ type Value struct {
 type Loaded struct {
 	V      *viper.Viper
 	origin map[string]string
+	user   map[string]bool // keys the user's file, knobs or --set gave
 	base   string
+}
+
+// UserSet reports whether the user's file, a knob or a --set gave key, or
+// a key under it (key "ideal.pie" covers ideal.pie.alpha).
+func (l *Loaded) UserSet(key string) bool {
+	key = strings.ToLower(key)
+	for k := range l.user {
+		if k == key || strings.HasPrefix(k, key+".") {
+			return true
+		}
+	}
+	return false
 }
 
 // Origin names where key's value came from.
@@ -58,7 +71,7 @@ func (l *Loaded) Origin(key string) string {
 func Load(src Source) (*Loaded, error) {
 	v := viper.New()
 	v.SetConfigType("yaml")
-	l := &Loaded{V: v, origin: map[string]string{}, base: src.Base[0]}
+	l := &Loaded{V: v, origin: map[string]string{}, user: map[string]bool{}, base: src.Base[0]}
 	for _, name := range src.Base {
 		b, err := parsedBase(name)
 		if err != nil {
@@ -109,6 +122,7 @@ func Load(src Source) (*Loaded, error) {
 				return nil, fmt.Errorf("%s: %s: unknown config key (see configs/%s for the keys)", at, k, src.Base[0])
 			}
 			l.origin[k] = at
+			l.user[k] = true
 		}
 		if err := v.MergeConfig(bytes.NewReader(data)); err != nil {
 			return nil, fmt.Errorf("%s: %v", src.UserFile, err)
@@ -121,6 +135,7 @@ func Load(src Source) (*Loaded, error) {
 		}
 		v.Set(k, parseValue(kv.Value))
 		l.origin[k] = kv.Origin
+		l.user[k] = true
 	}
 	for _, s := range src.Sets {
 		k, val, ok := strings.Cut(s, "=")
@@ -133,6 +148,7 @@ func Load(src Source) (*Loaded, error) {
 		}
 		v.Set(k, parseValue(val))
 		l.origin[k] = "--set " + k + "=" + strings.TrimSpace(val)
+		l.user[k] = true
 	}
 	return l, nil
 }
@@ -288,6 +304,16 @@ func intToFloat(from, to reflect.Type, data any) (any, error) {
 			return b, nil
 		}
 	}
+	if u, ok := data.(uint64); ok {
+		// YAML reads 2^63 .. 2^64-1 as unsigned: out of every setting's
+		// range, not a negative number after a wrap.
+		if u > math.MaxInt64 && (IsInt(to.Kind()) || to.Kind() == reflect.Float64) {
+			return nil, fmt.Errorf("%d is out of the integer range", u)
+		}
+		if to.Kind() == reflect.Float64 {
+			return float64(u), nil
+		}
+	}
 	if IsInt(to.Kind()) {
 		// An integer setting given a decimal (stages: 2.5) is an error,
 		// not a truncation; 3.0 is the integer 3.
@@ -418,19 +444,52 @@ type Range struct {
 	Key    string // below the section, e.g. "mau.stages"
 	Val    float64
 	Lo, Hi float64
+	// LoKey and HiKey name the keys (below the section) a bound comes
+	// from, when it is another setting's value ("" for a fixed bound).
+	LoKey, HiKey string
 }
 
 // In is a value's allowed range, for CheckRanges.
 func In(key string, val, lo, hi float64) Range { return Range{Key: key, Val: val, Lo: lo, Hi: hi} }
 
+// From names the settings the bounds come from ("" for a fixed one).
+func (r Range) From(loKey, hiKey string) Range {
+	r.LoKey, r.HiKey = loKey, hiKey
+	return r
+}
+
 // CheckRanges checks values decoded from a section (e.g. "tofino"): the
 // first out of its range is an error naming the key and where it was set.
+// A bound that is another setting's value is named; when the user set
+// that one and not the key checked, the error points at the user's.
 func (l *Loaded) CheckRanges(section string, rs []Range) error {
 	for _, r := range rs {
-		if !(r.Val >= r.Lo && r.Val <= r.Hi) { // NaN is out of every range
-			key := section + "." + r.Key
-			return fmt.Errorf("%s: %s = %v is out of range [%v, %v]", l.Origin(key), key, r.Val, r.Lo, r.Hi)
+		if r.Val >= r.Lo && r.Val <= r.Hi { // NaN is out of every range
+			continue
 		}
+		key := section + "." + r.Key
+		bound := r.HiKey
+		if r.Val < r.Lo {
+			bound = r.LoKey
+		}
+		if bound == "" {
+			return fmt.Errorf("%s: %s = %s is out of range [%s, %s]", l.Origin(key), key, num(r.Val), num(r.Lo), num(r.Hi))
+		}
+		bound = section + "." + bound
+		where := l.Origin(key)
+		if l.UserSet(bound) && !l.UserSet(key) {
+			where = l.Origin(bound)
+		}
+		return fmt.Errorf("%s: %s = %s is out of range [%s, %s] (a bound set by %s)", where, key, num(r.Val), num(r.Lo), num(r.Hi), bound)
 	}
 	return nil
+}
+
+// num prints a checked value or bound: whole numbers below 1e15 in
+// digits (1048576, not 1.048576e+06), the rest as %v does.
+func num(v float64) string {
+	if v == math.Trunc(v) && math.Abs(v) < 1e15 {
+		return strconv.FormatFloat(v, 'f', -1, 64)
+	}
+	return fmt.Sprint(v)
 }

@@ -64,13 +64,27 @@ func (s *Scenario) Preflight(opt Options) error {
 			if err != nil {
 				return s.ix.locate(fieldErr(path+".set", "%v", err))
 			}
+			queueAt := path + ".chip" // where the data queue's size came from
 			if setup.QueuePackets > 0 {
 				if !hasKnob(setup.Chip, arch.KnobQueuePackets) {
 					return s.ix.locate(fieldErr(path+".queue_packets", "chip %s has no queue_packets (the ideal switch's data queue; a program sizes its own queues in its tm: section)", setup.Chip))
 				}
+				if key := setsKnob(setup.Chip, arch.KnobQueuePackets, setup.Set); key != "" {
+					// --set outranks a knob: one of the two would be ignored.
+					return s.ix.locate(fieldErr(path+".queue_packets", "give queue_packets or set: [%s=...], not both", key))
+				}
 				o.Knobs = []arch.KnobValue{{Knob: arch.KnobQueuePackets, Value: fmt.Sprint(setup.QueuePackets), Origin: "queue_packets"}}
-				if _, err := job.Load(setup.Chip, o); err != nil {
+				if target, err = job.Load(setup.Chip, o); err != nil {
 					return s.ix.locate(fieldErr(path+".queue_packets", "%v", err))
+				}
+				queueAt = path + ".queue_packets"
+			} else if setsKnob(setup.Chip, arch.KnobQueuePackets, setup.Set) != "" {
+				queueAt = path + ".set"
+			}
+			if q, ok := target.(interface{ QueuePackets() int }); ok {
+				// The queue the chip will build, however it was sized.
+				if err := s.checkIdealQueue(queueAt, setup.Chip, q.QueuePackets()); err != nil {
+					return s.ix.locate(err)
 				}
 			}
 			if _, err := target.Compile(nil); err == nil && (setup.Program != "" || len(setup.Params) > 0) {
@@ -150,6 +164,25 @@ func hasKnob(chip, knob string) bool {
 		}
 	}
 	return false
+}
+
+// setsKnob is the chip's key for knob when one of sets (KEY=VALUE)
+// assigns it, else "".
+func setsKnob(chip, knob string, sets []string) string {
+	c, err := arch.Lookup(chip)
+	if err != nil {
+		return ""
+	}
+	k, ok := arch.FindKnob(c, knob)
+	if !ok {
+		return ""
+	}
+	for _, kv := range sets {
+		if key, _, _ := strings.Cut(kv, "="); strings.EqualFold(strings.TrimSpace(key), k.Key) {
+			return k.Key
+		}
+	}
+	return ""
 }
 
 // sortedParams prints constants in a fixed order.

@@ -672,3 +672,34 @@ func TestJobInputsCoverTheRun(t *testing.T) {
 		t.Errorf("runSpec's fields: %v, want %v (Job.Inputs)", got, want)
 	}
 }
+
+// The ideal switch's data queue is checked however it is sized: by a
+// variant's set: as by queue_packets (both at once would leave one
+// ignored: refused), and PIE settings are checked even under the default
+// composite discipline, which does not read them.
+func TestIdealQueueSetChecked(t *testing.T) {
+	const from = "{name: Ideal, switch: ideal, queue_packets: 10}"
+	for _, c := range []struct{ to, want string }{
+		{"{name: Ideal, chip: ideal, set: [ideal.queue_packets=1]}", "variants[0].set: got 1 (the ideal switch's data queue"},
+		{"{name: Ideal, chip: ideal, queue_packets: 10, set: [ideal.queue_packets=1]}", "variants[0].queue_packets: give queue_packets or set: [ideal.queue_packets=...], not both"},
+		{"{name: Ideal, chip: ideal, set: [ideal.pie.t_update_us=0]}", "ideal.pie.t_update_us = 0: pie: t_update must be > 0"},
+		{"{name: Ideal, chip: ideal, set: [ideal.pie.alpha=abc]}", `ideal.pie.alpha: want auto or a number, got "abc"`},
+		{"{name: Ideal, chip: ideal, set: [ideal.pie.t_update_us=1e300]}", "ideal.pie.t_update_us = 1e+300: out of range"},
+		{"{name: Ideal, chip: ideal, set: [ideal.queue.limit_us=-1]}", "ideal.queue.limit_us = -1 is out of range"},
+		{"{name: Ideal, chip: ideal, set: [ideal.queue_packets=2]}", ""},
+	} {
+		s, err := loadEdited(t, "trim-fig5a", from, c.to)
+		if err == nil {
+			err = s.Preflight(Options{})
+		}
+		if c.want == "" {
+			if err != nil {
+				t.Errorf("%s: %v", c.to, err)
+			}
+			continue
+		}
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: error %v, want %q", c.to, err, c.want)
+		}
+	}
+}

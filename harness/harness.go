@@ -180,7 +180,7 @@ func RateProbe(t arch.Target, c *arch.Compiled, seed int64, n int) (*arch.Run, e
 		return nil, err
 	}
 	if end := packet.SecToPs(engine.CurrentTime()); end > deadline {
-		return nil, fmt.Errorf("the rate probe did not end: packets were still in the chip %.6g ms after %d arrived at once (a program that recirculates or makes packets without end?)", float64(deadline)/1e9, n)
+		return nil, fmt.Errorf("the rate probe did not end: packets were still in the chip %.6g ms after %d arrived at once (a program that recirculates or makes packets without end, or a chip configured this slow: its clock, memory latencies)", float64(deadline)/1e9, n)
 	}
 	if err := arch.FaultOf(sw); err != nil {
 		return nil, err

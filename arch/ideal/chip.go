@@ -2,6 +2,7 @@ package ideal
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 
@@ -84,6 +85,17 @@ func (c *Chip) Load(o arch.Overrides) (arch.Target, error) {
 	t := &Target{p: p}
 	switch p.Queue.Discipline {
 	case DisciplineComposite:
+		// The PIE keys are not used, but a value given for them is
+		// checked as under discipline pie (a bad one is an error, not
+		// ignored until the discipline changes).
+		if l.UserSet("ideal.pie") || l.UserSet("ideal.queue.limit_us") {
+			if err := l.CheckRanges("ideal", []configs.Range{{Key: "queue.limit_us", Val: p.Queue.LimitUs, Lo: 1e-3, Hi: 1e7}}); err != nil {
+				return nil, err
+			}
+			if _, key, err := pieConfig(p); err != nil {
+				return nil, fmt.Errorf("%s: %v", l.Origin(key), err)
+			}
+		}
 	case DisciplinePIE:
 		if err := l.CheckRanges("ideal", []configs.Range{{Key: "queue.limit_us", Val: p.Queue.LimitUs, Lo: 1e-3, Hi: 1e7}}); err != nil {
 			return nil, err
@@ -134,6 +146,9 @@ func pieConfig(p *Params) (*PIEConfig, string, error) {
 		if err != nil {
 			return nil, o.key, fmt.Errorf("%s: %v", o.key, err)
 		}
+		if ok && (math.IsNaN(v) || math.Abs(v) > maxPIEOverride) {
+			return nil, o.key, fmt.Errorf("%s = %v: out of range [-%g, %g]", o.key, v, maxPIEOverride, maxPIEOverride)
+		}
 		if ok {
 			o.set(v)
 			check := params
@@ -157,6 +172,10 @@ func pieConfig(p *Params) (*PIEConfig, string, error) {
 	return c, "", nil
 }
 
+// maxPIEOverride bounds an ideal.pie override (us or Hz) so that its
+// picoseconds fit the clock: 1e9 us is about 17 minutes.
+const maxPIEOverride = 1e9
+
 // autoOrNumber reads an override: "auto" (not set) or a number.
 func autoOrNumber(v any) (float64, bool, error) {
 	switch x := v.(type) {
@@ -175,6 +194,8 @@ func autoOrNumber(v any) (float64, bool, error) {
 		return float64(x), true, nil
 	case int64:
 		return float64(x), true, nil
+	case uint64:
+		return float64(x), true, nil
 	case float64:
 		return x, true, nil
 	}
@@ -189,6 +210,10 @@ type Target struct {
 
 // Arch is "ideal".
 func (t *Target) Arch() string { return "ideal" }
+
+// QueuePackets is the data queue's size in payload-sized packets, after
+// every override (ideal.queue_packets, the queue_packets knob, --set).
+func (t *Target) QueuePackets() int { return t.p.QueuePackets }
 
 // Name is the display name.
 func (t *Target) Name() string { return t.p.Name }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/spf13/cobra"
@@ -60,6 +61,9 @@ training and straggler parameters come from configs/aggregation.yaml
 			p, err := aggregation.LoadParams(o.sets)
 			if err != nil {
 				return &exitError{code: 2, msg: oneLine(err.Error())}
+			}
+			if err := unusedAggregateSets(o); err != nil {
+				return err
 			}
 			if o.compare {
 				return aggregateCompare(out, cmd, o, p)
@@ -205,6 +209,20 @@ func unusedAggregateFlags(cmd *cobra.Command, o *aggregateOptions) error {
 		return nil
 	}
 	return &exitError{code: 2, msg: why}
+}
+
+// unusedAggregateSets refuses the --set keys only validate reads (after
+// the values themselves were checked).
+func unusedAggregateSets(o *aggregateOptions) error {
+	for _, kv := range o.sets {
+		k, _, _ := strings.Cut(kv, "=")
+		switch k = strings.ToLower(strings.TrimSpace(k)); k {
+		case "aggregation.straggler.probability", "aggregation.straggler.iterations":
+			// validate's trio.straggler.speedup claim reads them.
+			return &exitError{code: 2, msg: fmt.Sprintf("--set %s: the trio.straggler.speedup claim's (archsim validate); aggregate takes --straggle-prob or --probs, and --iterations", k)}
+		}
+	}
+	return nil
 }
 
 // aggregateCompare runs the straggler sweep of [TRIO] Fig. 13.

@@ -91,8 +91,8 @@ func limitsOf(cmd *cobra.Command) limitFlags {
 }
 
 // byteSize is a --max-memory value: bytes, or a number with a unit (KiB,
-// MiB, GiB, TiB, or KB, MB, GB, TB as powers of 1000; K, M, G, T as
-// powers of 1024).
+// MiB, GiB, TiB, PiB, or KB, MB, GB, TB, PB as powers of 1000; K, M, G,
+// T, P as powers of 1024).
 type byteSize int64
 
 func (b *byteSize) String() string { return formatBytes(float64(*b)) }
@@ -103,9 +103,9 @@ func (b *byteSize) Set(s string) error {
 	units := []struct {
 		suffix string
 		mult   float64
-	}{{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30}, {"TiB", 1 << 40},
-		{"KB", 1e3}, {"MB", 1e6}, {"GB", 1e9}, {"TB", 1e12},
-		{"K", 1 << 10}, {"M", 1 << 20}, {"G", 1 << 30}, {"T", 1 << 40}, {"B", 1}}
+	}{{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30}, {"TiB", 1 << 40}, {"PiB", 1 << 50},
+		{"KB", 1e3}, {"MB", 1e6}, {"GB", 1e9}, {"TB", 1e12}, {"PB", 1e15},
+		{"K", 1 << 10}, {"M", 1 << 20}, {"G", 1 << 30}, {"T", 1 << 40}, {"P", 1 << 50}, {"B", 1}}
 	mult := 1.0
 	for _, u := range units {
 		if strings.HasSuffix(t, u.suffix) {

@@ -82,3 +82,23 @@ variants:
 		}
 	}
 }
+
+// --max-memory takes the sizes its message offers, 1MiB to 1PiB, in
+// every unit it lists.
+func TestByteSizeRange(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		want int64
+		ok   bool
+	}{
+		{"1MiB", 1 << 20, true}, {"1PiB", 1 << 50, true}, {"1P", 1 << 50, true}, {"1024TiB", 1 << 50, true},
+		{"1PB", 1e15, true}, {"4GiB", 4 << 30, true}, {"1.5G", 3 << 29, true},
+		{"1023KiB", 0, false}, {"2PiB", 0, false}, {"abc", 0, false}, {"NaN", 0, false},
+	} {
+		var b byteSize
+		err := b.Set(c.in)
+		if (err == nil) != c.ok || (c.ok && int64(b) != c.want) {
+			t.Errorf("%s: %d, %v; want %d (ok %v)", c.in, int64(b), err, c.want, c.ok)
+		}
+	}
+}
