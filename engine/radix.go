@@ -213,8 +213,10 @@ func (e *FIFO) Run() error {
 			next = e.s.pop()
 		}
 		e.now = keyTime(next.key)
-		if e.limit > 0 && e.events >= e.limit {
-			return e.limitError()
+		if e.events >= e.checkAt {
+			if err := e.check(); err != nil {
+				return err
+			}
 		}
 		e.events++
 		pe := e.at(next.slot)

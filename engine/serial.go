@@ -21,11 +21,13 @@
 package engine
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"math/rand"
 	"strconv"
 	"strings"
+	"sync/atomic"
 
 	"github.com/sarchlab/akita/v3/sim"
 
@@ -72,6 +74,10 @@ type Serial struct {
 	events    int64
 	scheduled int64
 	limit     int64 // Run stops with an error after this many events (0: none)
+	// checkAt is the event count at which Run next checks the limit and
+	// Interrupt (every checkEvery events, and at the limit): one compare
+	// per event.
+	checkAt int64
 	// carriers holds every packet event the engine handed out, by slot;
 	// free lists the slots of the handled ones.
 	carriers []*packet.Event
@@ -189,8 +195,10 @@ func (e *Serial) Run() error {
 			next, e.secondary = e.sift.pop(e.secondary)
 		}
 		e.now = next.t
-		if e.limit > 0 && e.events >= e.limit {
-			return e.limitError()
+		if e.events >= e.checkAt {
+			if err := e.check(); err != nil {
+				return err
+			}
 		}
 		e.events++
 		pe := e.at(next.slot)
@@ -475,6 +483,40 @@ var eventLimit int64
 // sets it once, before any run starts.
 func SetEventLimit(n int64) { eventLimit = n }
 
+// checkEvery is how many events Run handles between two looks at
+// Interrupt (about a millisecond of a run's time).
+const checkEvery = 4096
+
+// interrupted is set by Interrupt (a signal handler's goroutine) and read
+// by every running engine.
+var interrupted atomic.Bool
+
+// ErrInterrupted is Run's error when Interrupt stopped it.
+var ErrInterrupted = errors.New("interrupted")
+
+// Interrupt stops every engine's Run within checkEvery events, with
+// ErrInterrupted (the command's failure path then removes what it wrote).
+func Interrupt() { interrupted.Store(true) }
+
+// Interrupted reports whether Interrupt was called.
+func Interrupted() bool { return interrupted.Load() }
+
+// check is Run's look, every checkEvery events, at the event limit and at
+// Interrupt; it sets when to look next.
+func (e *Serial) check() error {
+	if e.limit > 0 && e.events >= e.limit {
+		return e.limitError()
+	}
+	if interrupted.Load() {
+		return ErrInterrupted
+	}
+	e.checkAt = e.events + checkEvery
+	if e.limit > 0 && e.limit < e.checkAt {
+		e.checkAt = e.limit
+	}
+	return nil
+}
+
 // limitError is Run's error when the engine reached its event limit.
 func (e *Serial) limitError() error {
 	return fmt.Errorf("the run reached %d events (--max-events) at %.6g µs simulated without ending: a program that makes or recirculates packets without end, or a run larger than the limit", e.events, float64(e.now)*1e6)
@@ -618,8 +660,10 @@ func (e *Keyed) Run() error {
 			next, e.fsecondary = popKeyed(e.fsecondary)
 		}
 		e.now = next.t
-		if e.limit > 0 && e.events >= e.limit {
-			return e.limitError()
+		if e.events >= e.checkAt {
+			if err := e.check(); err != nil {
+				return err
+			}
 		}
 		e.events++
 		pe := e.at(next.slot)

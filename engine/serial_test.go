@@ -563,3 +563,28 @@ func TestEventLimitStopsEndlessRuns(t *testing.T) {
 		}
 	}
 }
+
+// TestInterruptStopsRuns: Interrupt (a signal handler's) stops every
+// engine's Run within checkEvery events with ErrInterrupted, in every
+// order, with or without an event limit.
+func TestInterruptStopsRuns(t *testing.T) {
+	defer interrupted.Store(false)
+	defer SetEventLimit(0)
+	defer SetDefaultOrder(DefaultOrder())
+	for _, limit := range []int64{0, 1 << 40} {
+		for _, o := range []Order{FIFOOrder, AkitaOrder, RandomOrder} {
+			SetDefaultOrder(o, 1)
+			SetEventLimit(limit)
+			interrupted.Store(false)
+			eng := New()
+			f := &forever{eng: eng}
+			packet.Schedule(eng, f, 0, packet.KindArrive, nil, 0)
+			done := make(chan error)
+			go func() { done <- eng.Run() }()
+			Interrupt()
+			if err := <-done; err != ErrInterrupted {
+				t.Errorf("%v, limit %d: endless run after Interrupt: %v, want ErrInterrupted", o, limit, err)
+			}
+		}
+	}
+}

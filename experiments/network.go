@@ -242,7 +242,9 @@ type runSpec struct {
 // finishes keeps them with it (Run.outputs) for a command that fails
 // later.
 func (s *Scenario) runOne(spec runSpec) (r *Run, err error) {
-	spec.out = &runOutputs{}
+	if spec.out == nil {
+		spec.out = &runOutputs{}
+	}
 	defer func() {
 		if err != nil {
 			discardOutputs([]*runOutputs{spec.out})

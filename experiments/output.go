@@ -20,19 +20,38 @@ import (
 	"gonum.org/v1/plot/vg/vgimg"
 
 	"archsim/components/stats"
+	"archsim/internal/mkdir"
 )
 
 // WriteFiles writes runs.csv, flows.csv, the data behind every plot as
 // CSV, and the scenario's plots as PNG into dir. It returns the files
 // written, in order.
-func (r *Result) WriteFiles(dir string) ([]string, error) {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+func (r *Result) WriteFiles(dir string) (files []string, err error) {
+	made, err := mkdir.All(dir)
+	if err != nil {
 		return nil, fmt.Errorf("cannot create %s: %v", dir, err)
 	}
-	var files []string
+	// Each file is written under a temporary name and the set is renamed
+	// into place only when every file is complete: a failure (a full
+	// disk, an unwritable name) leaves none of them, and no mix of new
+	// files with an earlier run's.
+	var temps, finals []string
+	defer func() {
+		if err != nil {
+			for _, t := range temps {
+				os.Remove(t)
+			}
+			mkdir.Undo(made)
+			files = nil
+		}
+	}()
+	temp := func(name string) string {
+		t := filepath.Join(dir, ".archsim-partial-"+name)
+		temps, finals = append(temps, t), append(finals, filepath.Join(dir, name))
+		return t
+	}
 	add := func(name string, rows [][]string) error {
-		path := filepath.Join(dir, name)
-		f, err := os.Create(path)
+		f, err := os.Create(temp(name))
 		if err != nil {
 			return err
 		}
@@ -41,7 +60,6 @@ func (r *Result) WriteFiles(dir string) ([]string, error) {
 			f.Close()
 			return err
 		}
-		files = append(files, path)
 		return f.Close()
 	}
 	if err := add("runs.csv", r.runRows()); err != nil {
@@ -66,10 +84,10 @@ func (r *Result) WriteFiles(dir string) ([]string, error) {
 		case "delay_cdf":
 			rows = r.delayCDFRows(p.Variant)
 		case "queue":
-			rows = [][]string{{"variant", "time_us", "packets"}}
+			rows = [][]string{{"variant", "sweep_value", "time_us", "packets"}}
 			for _, run := range r.Runs {
 				for _, q := range run.Queue {
-					rows = append(rows, []string{run.Variant, f2s(q.AtUs), strconv.Itoa(q.Packets)})
+					rows = append(rows, []string{run.Variant, run.Value, f2s(q.AtUs), strconv.Itoa(q.Packets)})
 				}
 			}
 		}
@@ -81,13 +99,17 @@ func (r *Result) WriteFiles(dir string) ([]string, error) {
 		if err := add(csvName, rows); err != nil {
 			return nil, err
 		}
-		path := filepath.Join(dir, base)
-		if err := r.plot(p, path); err != nil {
-			return nil, fmt.Errorf("%s: %v", path, err)
+		if err := r.plot(p, temp(base)); err != nil {
+			return nil, fmt.Errorf("%s: %v", filepath.Join(dir, base), err)
 		}
-		files = append(files, path)
 	}
-	return files, nil
+	for i, t := range temps {
+		if err := os.Rename(t, finals[i]); err != nil {
+			return nil, err
+		}
+		temps[i] = finals[i] // taken back too if a later rename fails
+	}
+	return finals, nil
 }
 
 func f2s(x float64) string { return strconv.FormatFloat(x, 'f', -1, 64) }

@@ -1,6 +1,8 @@
 package experiments
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -47,5 +49,55 @@ func TestArrivalsBinned(t *testing.T) {
 		if !strings.Contains(pl.Y.Label.Text, c.want) {
 			t.Errorf("%d arrivals: y label %q, want %q in it", c.n, pl.Y.Label.Text, c.want)
 		}
+	}
+}
+
+// WriteFiles writes its files as a set: when one cannot be written (here
+// a plot's name is taken by a directory) none of the others is left, and
+// the directory it made is removed; a run's queue CSV says which sweep
+// value each row belongs to.
+func TestWriteFilesAllOrNothing(t *testing.T) {
+	s := loadText(t, `scenario: tiny
+doc: two short runs with a queue plot
+source: test
+seed: 1
+duration_us: 20
+hosts: 4
+link: {gbps: 100, prop_ns: 500}
+workload: {kind: cbr, mss: 1564, rate_gbps: 100, flow_packets: 0}
+pattern: {kind: pairs, flows: [[1, 0]], starts_us: [0]}
+trace_queue: 0
+sweep: {var: DATA_QUEUE_CELLS, values: ["188", "376"]}
+variants:
+  - {name: Tofino, chip: tofino, program: ndp}
+plots:
+  - {kind: queue, title: q, file: q.png}
+`)
+	res, err := s.Execute(Options{Jobs: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(t.TempDir(), "out")
+	if err := os.MkdirAll(filepath.Join(dir, "q.png"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := res.WriteFiles(dir); err == nil {
+		t.Fatal("no error writing over a directory")
+	}
+	if left, _ := os.ReadDir(dir); len(left) != 1 {
+		t.Errorf("after a failed write %s holds %d entries, want only the q.png directory", dir, len(left))
+	}
+	os.Remove(filepath.Join(dir, "q.png"))
+	os.Remove(dir)
+	files, err := res.WriteFiles(dir)
+	if err != nil || len(files) != 4 {
+		t.Fatalf("%v, %v", files, err)
+	}
+	data, err := os.ReadFile(filepath.Join(dir, "q.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(string(data), "variant,sweep_value,time_us,packets\n") || !strings.Contains(string(data), "Tofino,376,") {
+		t.Errorf("q.csv does not name the sweep value: %.80s", data)
 	}
 }

@@ -184,6 +184,7 @@ func RunJobs(jobs []Job, opt Options) ([]*Run, error) {
 	workers := opt.ParallelJobs(len(jobs))
 	runs := make([]*Run, len(jobs))
 	errs := make([]error, len(jobs))
+	outs := make([]*runOutputs, len(jobs)) // what each run writes as it goes
 	var mu sync.Mutex
 	done := 0
 	start := time.Now()
@@ -197,7 +198,10 @@ func RunJobs(jobs []Job, opt Options) ([]*Run, error) {
 				// Labelled, so that a --cpuprofile splits by run
 				// (go tool pprof -tagfocus / -tags).
 				pprof.Do(context.Background(), pprof.Labels("scenario", jobs[i].s.Name, "variant", jobs[i].spec.variant.Name), func(context.Context) {
-					runs[i], errs[i] = jobs[i].s.runOne(jobs[i].spec)
+					spec := jobs[i].spec
+					outs[i] = &runOutputs{}
+					spec.out = outs[i]
+					runs[i], errs[i] = jobs[i].s.runOne(spec)
 				})
 				mu.Lock()
 				done++
@@ -219,6 +223,10 @@ func RunJobs(jobs []Job, opt Options) ([]*Run, error) {
 	wg.Wait()
 	for i, err := range errs {
 		if err != nil {
+			// Every run's files, then every directory a run made: a
+			// directory one failed run made and another wrote into is
+			// empty only once both took theirs back.
+			discardOutputs(outs)
 			// The runners name the variant in most of their errors: once is enough.
 			v := jobs[i].spec.variant.Name
 			msg := err.Error()

@@ -10,6 +10,7 @@ import (
 	"sort"
 
 	"archsim/engine"
+	"archsim/internal/mkdir"
 )
 
 // ShardFormat names the shard file's layout; merge refuses any other.
@@ -92,11 +93,22 @@ func (r *Result) WriteShard(dir string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("shard file: %v", err)
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	made, err := mkdir.All(dir)
+	if err != nil {
 		return "", fmt.Errorf("cannot create %s: %v", dir, err)
 	}
+	// Written whole under a temporary name, then renamed: a merge never
+	// reads half a shard.
 	path := filepath.Join(dir, ShardFileName(sh.Index, sh.Count))
-	if err := os.WriteFile(path, append(b, '\n'), 0o644); err != nil {
+	tmp := filepath.Join(dir, ".archsim-partial-"+ShardFileName(sh.Index, sh.Count))
+	if err := os.WriteFile(tmp, append(b, '\n'), 0o644); err != nil {
+		os.Remove(tmp)
+		mkdir.Undo(made)
+		return "", err
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		os.Remove(tmp)
+		mkdir.Undo(made)
 		return "", err
 	}
 	return path, nil

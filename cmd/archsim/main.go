@@ -8,6 +8,11 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/signal"
+	"sync/atomic"
+	"syscall"
+
+	"archsim/engine"
 )
 
 // exitError carries an exit status with a message already printed or to
@@ -21,9 +26,16 @@ func (e *exitError) Error() string { return e.msg }
 
 func main() {
 	tuneGC()
+	sig := interruptOnSignal()
 	cmd := newRootCmd(os.Stdout)
 	err := cmd.Execute()
 	prof.finish(err)
+	if err != nil && engine.Interrupted() {
+		// The simulations stopped at the signal and the command's failure
+		// path removed what it wrote: 128 + the signal, as a shell reports.
+		fmt.Fprintf(os.Stderr, "archsim: interrupted (%v): stopped; the files this command was writing were removed\n", sig.Load())
+		os.Exit(signalExit(sig.Load()))
+	}
 	if err != nil {
 		var ee *exitError
 		if errors.As(err, &ee) {
@@ -44,4 +56,34 @@ func oneLine(s string) string {
 		}
 	}
 	return s
+}
+
+// interruptOnSignal makes SIGINT and SIGTERM stop the running simulations
+// (engine.Interrupt: each stops within a few thousand events and fails, so
+// the command removes the captures, records and files it was writing);
+// a second signal exits at once. It returns where the first signal is
+// kept.
+func interruptOnSignal() *atomic.Value {
+	var got atomic.Value
+	got.Store(os.Signal(syscall.SIGINT))
+	ch := make(chan os.Signal, 2)
+	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		s := <-ch
+		got.Store(s)
+		engine.Interrupt()
+		s = <-ch
+		fmt.Fprintf(os.Stderr, "archsim: %v again: exiting at once\n", s)
+		os.Exit(signalExit(s))
+	}()
+	return &got
+}
+
+// signalExit is the exit status of a process a signal ended: 128 + its
+// number (130 for SIGINT, 143 for SIGTERM).
+func signalExit(s any) int {
+	if n, ok := s.(syscall.Signal); ok {
+		return 128 + int(n)
+	}
+	return 130
 }

@@ -3,6 +3,9 @@ package main
 import (
 	"fmt"
 	"io"
+	"io/fs"
+	"path/filepath"
+	"strings"
 
 	"github.com/spf13/pflag"
 
@@ -48,6 +51,11 @@ func (p *pcapFlags) check() error {
 		return &exitError{code: 2, msg: fmt.Sprintf("--pcap-max-mb %d: must be in [1, %d]", p.maxMB, maxPcapMB)}
 	}
 	if p.dir != "" {
+		if old := firstCapture(p.dir); old != "" {
+			// New captures next to an earlier command's would read as
+			// one run's (a port the new run did not use keeps its old file).
+			return &exitError{code: 2, msg: fmt.Sprintf("--pcap %s already holds captures (%s): give an empty or new directory", p.dir, old)}
+		}
 		made, err := mkdir.All(p.dir)
 		if err != nil {
 			return &exitError{code: 2, msg: "--pcap: " + oneLine(err.Error())}
@@ -58,6 +66,19 @@ func (p *pcapFlags) check() error {
 }
 
 func (p *pcapFlags) maxBytes() int64 { return p.maxMB << 20 }
+
+// firstCapture is a .pcapng file under dir ("" if none, or no dir).
+func firstCapture(dir string) string {
+	found := ""
+	filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && strings.HasSuffix(d.Name(), ".pcapng") {
+			found = path
+			return fs.SkipAll
+		}
+		return nil
+	})
+	return found
+}
 
 // tapMain captures the main job's latency run: every front-panel port of
 // the switch into DIR/<switch>-port<N>.pcapng. finish closes the files and

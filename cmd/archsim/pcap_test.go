@@ -27,7 +27,9 @@ func TestMainJobPcap(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"--program", "ndp", "--no-sim", "--pcap", dir}, "--no-sim"},
+		{[]string{"--program", "ndp", "--no-sim", "--pcap", dir + "-new"}, "--no-sim"},
+		{[]string{"--program", "ndp", "--packets", "200", "--pcap", dir}, "already holds captures"},
+		{[]string{"run", "--scenario", "trim-modes", "--no-files", "--pcap", filepath.Dir(dir)}, "already holds captures"},
 		{[]string{"--program", "ndp", "--pcap", dir, "--pcap-max-mb", "0"}, "--pcap-max-mb"},
 		{[]string{"run", "--scenario", "trim-modes", "--pcap", dir, "--pcap-max-mb", "-3"}, "--pcap-max-mb"},
 		{[]string{"run", "--scenario", "trim-modes", "--pcap", "/proc/archsim-no/caps"}, "--pcap"},

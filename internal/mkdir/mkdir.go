@@ -30,10 +30,11 @@ func All(dir string) ([]string, error) {
 }
 
 // Undo removes directories All made, deepest first, each only if it is
-// empty (anything written into them since stays, with its parents).
+// empty (anything written into them since stays, with its parents). One
+// already gone (another run that made it too took it back) is passed.
 func Undo(made []string) {
 	for _, d := range made {
-		if os.Remove(d) != nil {
+		if err := os.Remove(d); err != nil && !os.IsNotExist(err) {
 			return
 		}
 	}

@@ -35,3 +35,20 @@ func TestAllUndo(t *testing.T) {
 		t.Errorf("an existing directory reported made: %v", made)
 	}
 }
+
+// Two runs that made overlapping directories take them back in either
+// order: the one that finds its deepest directory gone still removes
+// the parents it made.
+func TestUndoPastAGoneDirectory(t *testing.T) {
+	root := t.TempDir()
+	deep := filepath.Join(root, "out", "records")
+	made, err := All(deep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.Remove(deep) // another run's Undo
+	Undo(made)
+	if _, err := os.Stat(filepath.Join(root, "out")); !os.IsNotExist(err) {
+		t.Errorf("%s left behind", filepath.Join(root, "out"))
+	}
+}
