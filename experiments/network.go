@@ -478,6 +478,7 @@ func (r *Run) account(rec *hosts.Recorder) {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
+	r.DropReasons = []DropCount{} // a list in the JSON even when empty
 	for _, k := range keys {
 		r.DropReasons = append(r.DropReasons, DropCount{k, reasons[k]})
 	}

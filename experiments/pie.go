@@ -462,6 +462,7 @@ func (s *Scenario) runAQM(spec runSpec) (*Run, error) {
 		hb.Recycle(pkt)
 	})
 	defer func() {
+		r.DropReasons = []DropCount{} // a list in the JSON even when empty
 		for _, d := range reasons.Sorted() {
 			k, n := d.Reason, d.Packets
 			r.DropReasons = append(r.DropReasons, DropCount{Reason: k, Packets: n})

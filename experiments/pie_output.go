@@ -67,7 +67,9 @@ func (r *Result) plotAQM(pl *plot.Plot, y string) error {
 func (r *Result) aqmRunRows() [][]string {
 	rows := [][]string{{"variant", "sweep_value", "senders", "rise_s", "fall_s", "updates", "final_drop_prob", "max_drop_prob",
 		"queue_delay_us_p50", "queue_delay_us_p90", "queue_delay_us_p99", "aqm_drops", "tail_drops", "packets_sent",
-		"total_goodput_gbps", "cp_update_period_us", "simulated_s", "startup_s", "events"}}
+		"total_goodput_gbps", "cp_update_period_us", "simulated_s", "startup_s", "events",
+		"queue_delay_us_n", "queue_delay_us_mean", "queue_delay_us_max",
+		"data_sent", "delivered_full", "dropped", "in_flight_at_end", "conservation_ok"}}
 	opt := func(x *float64) string {
 		if x == nil {
 			return ""
@@ -83,7 +85,10 @@ func (r *Result) aqmRunRows() [][]string {
 		rows = append(rows, []string{run.Variant, run.Value, strconv.Itoa(run.Senders), opt(p.RiseS), opt(p.FallS),
 			strconv.Itoa(p.Updates), f2s(p.FinalDropProb), f2s(p.MaxDropProb), f2s(q.P50), f2s(q.P90), f2s(q.P99),
 			strconv.Itoa(p.AQMDrops), strconv.Itoa(p.TailDrops), strconv.Itoa(p.PacketsSent), f2s(p.TotalGoodputGbps),
-			opt(p.CPPeriodUs), f2s(p.SimulatedS), f2s(p.StartupS), strconv.FormatInt(run.Events, 10)})
+			opt(p.CPPeriodUs), f2s(p.SimulatedS), f2s(p.StartupS), strconv.FormatInt(run.Events, 10),
+			strconv.Itoa(q.N), f2s(q.Mean), f2s(q.Max),
+			strconv.Itoa(run.DataSent), strconv.Itoa(run.DeliveredFull), strconv.Itoa(run.Dropped), strconv.Itoa(run.InFlight),
+			strconv.FormatBool(run.ConservationOK)})
 	}
 	return rows
 }

@@ -119,9 +119,11 @@ type ProtegoRun struct {
 	// link (congestion, not corruption).
 	SenderQueueDrops int `json:"sender_queue_drops"`
 	// ReceiverQueueDrops are the source's frames the receiver's traffic
-	// manager dropped after the link (counted in Unrecovered). At line
-	// rate they come from a model artifact: the traffic manager paces a
-	// port by the queued length, bridged metadata included (README).
+	// manager dropped after the link (counted in Unrecovered). (Until
+	// 2026-11-29 the traffic manager paced a port by the queued frame,
+	// the Protego header the egress strips included, and dropped frames
+	// at line rate; a port now drains at the rate of the frames its MAC
+	// sends.)
 	ReceiverQueueDrops int `json:"receiver_queue_drops"`
 	// Recirculation passes of each switch as a share of its pipe's packet
 	// capacity (one packet per clock) over the run (paper Table 4).
@@ -136,7 +138,7 @@ type ProtegoRun struct {
 	// Transport what their transports did to recover.
 	FCTUs *flowgen.Summary `json:"fct_us,omitempty"`
 	// GoodputGbps is a protego-bulk connection's goodput.
-	GoodputGbps *float64           `json:"goodput_gbps,omitempty"`
+	GoodputGbps *float64           `json:"tcp_goodput_gbps,omitempty"` // not goodput_gbps: the run's per-flow list has that key
 	Transport   *TransportCounters `json:"transport,omitempty"`
 }
 
@@ -881,6 +883,7 @@ func (s *Scenario) runProtego(spec runSpec) (*Run, error) {
 	} else if g, ok := ends.rx.(arch.PacketGenerator); ok && span > 0 {
 		pr.TimerMpps = float64(g.PktGenerated()) / (float64(span) / 1e12) / 1e6
 	}
+	r.DropReasons = []DropCount{} // a list in the JSON even when empty
 	for _, d := range drops.Sorted() {
 		r.DropReasons = append(r.DropReasons, DropCount{Reason: d.Reason, Packets: d.Packets})
 		r.Dropped += d.Packets

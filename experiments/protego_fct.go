@@ -240,22 +240,24 @@ func (s *Scenario) tcpPair(eng sim.Engine, net *network, cfg tcp.Config, deadlin
 }
 
 // protegoRunRows are runs.csv's rows for Protego scenarios (the JSON keys
-// that are numbers, flattened).
+// that are numbers, flattened; columns added later go at the end).
 func (r *Result) protegoRunRows() [][]string {
 	rows := [][]string{{"variant", "sweep_value", "link_loss", "link_loss_measured", "copies", "offered", "delivered", "unrecovered",
 		"duplicates", "reordered", "effective_loss", "effective_loss_ci95_lo", "effective_loss_ci95_hi", "effective_loss_expected",
 		"effective_gbps", "tx_buffer_max_bytes", "rx_buffer_max_bytes", "recovery_us_p50", "recovery_us_p99", "recovery_us_max",
 		"ack_timeouts", "pfc_pauses", "paused_us", "tx_recirc_share", "rx_recirc_share", "fct_us_p50", "fct_us_p99", "fct_us_p999",
-		"tcp_goodput_gbps", "events", "conservation_ok"}}
+		"tcp_goodput_gbps", "events", "conservation_ok",
+		"effective_loss_measurable", "recovery_us_n", "recovery_us_mean", "recovery_us_p90", "pfc_resumes",
+		"sender_queue_drops", "receiver_queue_drops", "header_overhead", "timer_mpps", "fct_us_p9999"}}
 	i64 := func(x int64) string { return strconv.FormatInt(x, 10) }
 	for _, run := range r.Runs {
 		p := run.ProtegoRun
 		if p == nil {
 			continue
 		}
-		fct := []string{"", "", ""}
+		fct, fct4 := []string{"", "", ""}, ""
 		if f := p.FCTUs; f != nil {
-			fct = []string{f2s(f.P50), f2s(f.P99), f2s(f.P999)}
+			fct, fct4 = []string{f2s(f.P50), f2s(f.P99), f2s(f.P999)}, f2s(f.P9999)
 		}
 		good := ""
 		if p.GoodputGbps != nil {
@@ -266,7 +268,10 @@ func (r *Result) protegoRunRows() [][]string {
 			f2s(p.EffectiveLossCI[0]), f2s(p.EffectiveLossCI[1]), f2s(p.EffectiveLossExpected), f2s(p.EffectiveGbps),
 			i64(p.TxBufferMaxBytes), i64(p.RxBufferMaxBytes), f2s(p.RecoveryUs.P50), f2s(p.RecoveryUs.P99), f2s(p.RecoveryUs.Max),
 			i64(p.AckTimeouts), strconv.Itoa(p.PFCPauses), f2s(p.PausedUs), f2s(p.TxRecircShare), f2s(p.RxRecircShare)}, fct...),
-			good, i64(run.Events), strconv.FormatBool(run.ConservationOK)))
+			good, i64(run.Events), strconv.FormatBool(run.ConservationOK),
+			strconv.FormatBool(p.Measurable), strconv.Itoa(p.RecoveryUs.N), f2s(p.RecoveryUs.Mean), f2s(p.RecoveryUs.P90),
+			strconv.Itoa(p.PFCResumes), strconv.Itoa(p.SenderQueueDrops), strconv.Itoa(p.ReceiverQueueDrops),
+			f2s(p.HeaderOverhead), f2s(p.TimerMpps), fct4))
 	}
 	return rows
 }

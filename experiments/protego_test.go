@@ -1,6 +1,7 @@
 package experiments
 
 import (
+	"encoding/json"
 	"math"
 	"strings"
 	"testing"
@@ -320,5 +321,27 @@ func TestProtegoFrameBytes(t *testing.T) {
 	rdma := (&Scenario{Workload: Workload{Kind: "protego-fct", Transport: "rdma"}}).frameBytes()
 	if rdma < 1024 || rdma > 1514 {
 		t.Errorf("rdma: %d bytes, want a 1024-byte path MTU plus its headers", rdma)
+	}
+}
+
+// A protego-bulk run's TCP goodput reaches --json and shard files under
+// the README's key, tcp_goodput_gbps: it used to share goodput_gbps with
+// the run's per-flow list, and encoding/json dropped it.
+func TestProtegoBulkGoodputInJSON(t *testing.T) {
+	g := 9.28
+	r := Run{Variant: "none-0", ProtegoRun: &ProtegoRun{GoodputGbps: &g}}
+	b, err := json.Marshal(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), `"tcp_goodput_gbps":9.28`) {
+		t.Fatalf("JSON %s has no tcp_goodput_gbps", b)
+	}
+	var back Run
+	if err := json.Unmarshal(b, &back); err != nil {
+		t.Fatal(err)
+	}
+	if back.ProtegoRun == nil || back.GoodputGbps != nil || back.ProtegoRun.GoodputGbps == nil || *back.ProtegoRun.GoodputGbps != g {
+		t.Errorf("read back %+v: want the TCP goodput %g and no per-flow list", back.ProtegoRun, g)
 	}
 }

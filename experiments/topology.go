@@ -286,7 +286,7 @@ func (s *Scenario) buildNetwork(spec runSpec, engine sim.Engine, deadline int64)
 			name = sim.BuildNameWithIndex("Net", "Switch", si)
 		}
 		net := &arch.Net{Ports: p.ports[si], LinkGbps: s.Link.Gbps, MSS: s.frameBytes(), HeaderBytes: w.Ctrl, Framing: s.Link.framing(),
-			IsHeader: hosts.IsHeader, Trim: func(pkt *packet.Packet) { hosts.Trim(pkt, w.Ctrl) },
+			IsHeader: hosts.IsHeader, Trim: func(pkt *packet.Packet) { hosts.Trim(pkt, trimmedBytes(w)) },
 			Route: func(pkt *packet.Packet) int {
 				if d := hosts.DstHost(pkt); d >= 0 && d < len(routes) {
 					return routes[d]
@@ -321,11 +321,11 @@ func (s *Scenario) buildNetwork(spec runSpec, engine sim.Engine, deadline int64)
 			return nil, nil, fmt.Errorf("variant %s: switch %s: %v", spec.variant.Name, ts.Name, err)
 		}
 	}
+	// Every host port runs at its link's rate: only the ideal chip builds
+	// its ports at link.gbps, Tofino and Trio at their configured port
+	// rate (setPortGbps does nothing where they already agree).
 	for h := range p.hostAt {
 		g := s.hostGbps(h)
-		if g == s.Link.Gbps {
-			continue
-		}
 		sw, port := n.hostPort(h)
 		if err := setPortGbps(sw, port, g); err != nil {
 			return nil, nil, fmt.Errorf("host %d at %g Gb/s: %v", h, g, err)
@@ -481,4 +481,17 @@ func installRoutes(sw arch.Switch, front []int, routes []int) error {
 		return err
 	}
 	return sw.WriteTable(r.Table, r.Entries)
+}
+
+// cbrTrimmedBytes is the length of a cbr packet the ideal switch trims:
+// cbr has no ctrl size, and a trimmed packet is a header, 64 bytes as the
+// ndp workloads' (htsim's ACKSIZE), not an empty frame.
+const cbrTrimmedBytes = 64
+
+// trimmedBytes is the length of a packet the ideal switch trims.
+func trimmedBytes(w Workload) int {
+	if w.Ctrl > 0 {
+		return w.Ctrl
+	}
+	return cbrTrimmedBytes
 }

@@ -220,3 +220,96 @@ func TestSlowLinkIsTheBottleneck(t *testing.T) {
 		}
 	}
 }
+
+// One flow at exactly line rate into an otherwise idle port: an output
+// port drains at its line rate, so no queue builds and nothing is trimmed
+// or dropped, whatever the program does to the frame's length in egress.
+// (ndp.p4 carries a 3-byte in-band header through the traffic manager
+// and strips it in egress; the transmitter was paced by the longer frame,
+// drained at 99.8 % of line rate, and the queue grew until packets were
+// trimmed on Tofino and dropped on Trio.)
+func TestLineRateFlowNeverQueues(t *testing.T) {
+	s := loadText(t, `scenario: line-rate-flow
+doc: one line-rate flow through one port
+source: test
+seed: 1
+duration_us: 1500
+hosts: 4
+link: {gbps: 100, prop_ns: 500}
+workload: {kind: cbr, mss: 1564, rate_gbps: 100, flow_packets: 0}
+pattern: {kind: pairs, flows: [[1, 0]], starts_us: [0]}
+variants:
+  - {name: Tofino, chip: tofino, program: ndp}
+  - {name: Trio, chip: trio, program: ndp}
+`)
+	res, err := s.Execute(Options{Jobs: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range res.Runs {
+		// In flight at the end: the frames on the two links and in the
+		// switch, about 14 at 125 ns each.
+		if r.Trims != 0 || r.Dropped != 0 || r.InFlight > 30 {
+			t.Errorf("%s: %d trimmed, %d dropped, %d in flight at the end of %d sent: the port drains below line rate",
+				r.Variant, r.Trims, r.Dropped, r.InFlight, r.DataSent)
+		}
+	}
+}
+
+// A switch takes no packet after the run's deadline (the hosts' NICs may
+// still drain what they queued before it): a 1 us trim-fig6 run at 64
+// senders trims at most what can reach the ideal switch by then, three
+// 1564-byte frames per sender (the ideal switch trimmed about 50 000
+// packets that arrived after the end).
+func TestNothingTrimmedAfterTheDeadline(t *testing.T) {
+	s := loadText(t, `scenario: short-fig6
+doc: trim-fig6 at 64 senders cut to 1 us
+source: test
+seed: 1
+duration_us: 1
+hosts: 64
+link: {gbps: 100, prop_ns: 500, framing: htsim}
+workload: {kind: ndp, mss: 1564, ctrl: 64, window: 1000, flow_packets: 0, pull_rate: 0.99}
+pattern: {kind: mod16, senders: 64}
+variants:
+  - {name: Ideal, chip: ideal, queue_packets: 10}
+  - {name: Tofino, chip: tofino, program: ndp}
+`)
+	res, err := s.Execute(Options{Jobs: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range res.Runs {
+		if r.Trims > 3*64 || !r.ConservationOK {
+			t.Errorf("%s: %d trims in a 1 us run (conservation %v): the switch took packets after the deadline", r.Variant, r.Trims, r.ConservationOK)
+		}
+	}
+}
+
+// What the ideal switch delivers to one host fits that host's link: a
+// cbr packet it trims becomes a 64-byte header (it became an empty frame,
+// and 63 line-rate senders got about 49 000 headers through one port in
+// 100 us, at 24 bytes of framing each).
+func TestIdealTrimmedCBRFitsTheLink(t *testing.T) {
+	s := loadText(t, `scenario: cbr-incast
+doc: cbr incast on the ideal switch
+source: test
+seed: 1
+duration_us: 100
+hosts: 64
+link: {gbps: 100, prop_ns: 500}
+workload: {kind: cbr, mss: 1564, rate_gbps: 100, flow_packets: 0}
+pattern: {kind: incast, senders: 63, receivers: 1}
+variants:
+  - {name: Ideal, chip: ideal, queue_packets: 10}
+`)
+	res, err := s.Execute(Options{Jobs: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := res.Runs[0]
+	wire := float64(r.DeliveredFull*(1564+24)+r.DeliveredTrimmed*(64+24)) * 8 / 100e9 // seconds of the receiver's link
+	if r.DeliveredTrimmed == 0 || wire > 100e-6 {
+		t.Errorf("delivered %d whole and %d trimmed: %.1f us of a 100 us link", r.DeliveredFull, r.DeliveredTrimmed, wire*1e6)
+	}
+}

@@ -295,7 +295,7 @@ func trimClaims() []Claim {
 			Tolerance: "worst sender count ≥ 0.95 x Ideal",
 			Note: "trim-fig6 sweep, Tofino-paper checked, Tofino (ndp.p4) reported; goodput = distinct payload bytes delivered per flow over the 500 us run. Where only two pipes feed a port " +
 				"(17-32 senders) each pessimistic window admits 2 x 25 % = 50 % of line rate, so the port idles for half of it; the paper's " +
-				"model keeps ports pessimistic 24 % of the run at 32 senders (the paper: 'roughly a quarter of the time'), all of it while " +
+				"model keeps ports pessimistic about a fifth of the run at 32 senders (the paper: 'roughly a quarter of the time'), all of it while " +
 				"the senders' initial windows and the packets their pulls earn still arrive (the first ~250-300 us). trim-fig6-pessi50 (the pessimistic " +
 				"meter at 50 %, a what-if) isolates it: goodput within 0.5 % of Ideal at 32 senders, while at 64 senders four " +
 				"pipes at 50 % overload the port and the DoD queue runs away: 25 % is the paper's choice for the worst case",
@@ -583,7 +583,7 @@ func trimClaims() []Claim {
 			ID: "trim.fig9.one-pipe.trims", Source: "Trimming paper §6.3",
 			Expected:  "signal to one pipe trims 10-15 % more packets than the full design",
 			Tolerance: "excess in 5..20 % (64 senders, 12 us response)",
-			Note: "trims of Tofino-one-pipe over the full design at T0 = 12 us in trim-fig9-one-pipe-64; with an unstable DoD queue that fills, many packets are dropped there (deflect-on-drop queue full) instead of being trimmed. " +
+			Note: "trims of Tofino-one-pipe over the full design at T0 = 12 us in trim-fig9-one-pipe-64. " +
 				"Every data packet sent is delivered, trimmed, dropped or still in flight (the run's conservation check), and what the senders send " +
 				"is fixed by their initial windows and the receivers' pull pacers, so more trims need fewer packets delivered: at 64 senders four " +
 				"pipes feed every port and even four pessimistic windows (4 x 25 %) keep it busy, so no design idles a port and both trim the same",
@@ -887,8 +887,8 @@ func fig9Threshold(id, scen, variant string, want float64, words string) Claim {
 		Tolerance: "smallest stable response within ± 3 us",
 		Note: "stable = maximum DoD queue ≤ 250 packets (the full design's Fig. 6 bound) for that response and every longer one in the " +
 			"sweep. Without the half-pessimistic mode a port returns to 100 % per pipe when its window ends and floods the DoD " +
-			"queue until its next NOTIFY comes out of that queue (see trim.fig8.small-queue); in the model that loop does not " +
-			"settle within the sweep",
+			"queue until its next NOTIFY comes out of that queue (see trim.fig8.small-queue); since the traffic manager's pacing " +
+			"fix of 2026-11-29 (a port drains at the rate of the frames its MAC sends) that loop settles at every response in the sweep",
 		long:  true,
 		needs: []need{{scenario: scen}},
 		probe: func(c *Context) reading {

@@ -165,8 +165,9 @@ func (s *Switch) SetPortGbps(port int, gbps float64) error {
 	return nil
 }
 
-// SetDeadline ends the run: the ideal switch drains its queues (its hosts
-// stop at the deadline); only PIE's update timers stop at it.
+// SetDeadline ends the run: the ideal switch drains its queues, takes no
+// packet that arrives after it (it stays in flight) and stops PIE's
+// update timers.
 func (s *Switch) SetDeadline(ps int64) { s.deadline = ps }
 
 // Counters are the switch's deliveries, drops and trims.
@@ -211,6 +212,13 @@ func (s *Switch) Handle(e sim.Event) error {
 }
 
 func (s *Switch) arrive(pkt *packet.Packet, now int64) {
+	if s.deadline > 0 && now > s.deadline {
+		// The run is over (hosts' NICs may still be draining what they
+		// queued before it): the packet stays in flight, as on Tofino and
+		// Trio, instead of being queued or trimmed after the end.
+		s.drops.Add("still in flight at the end of the run")
+		return
+	}
 	pi := s.cfg.PortOfPacket(pkt)
 	if pi < 0 || pi >= len(s.ports) {
 		s.dropped(pkt, "ideal switch: no route")

@@ -160,6 +160,7 @@ func (p *PipeThread) process(pkt *packet.Packet, nowPs int64) {
 	res := p.codec.ParsePass(pkt.Head, pkt.Len, phv, p.gress == spec.Egress, p.gress == spec.Egress && !pkt.NoBridge, p.view)
 	if res.Rejected {
 		p.Stats.ParserDrops++
+		p.paced(pkt, 0)
 		p.sw.dropped(pkt, p.rejectReason)
 		return
 	}
@@ -199,6 +200,7 @@ func (p *PipeThread) process(pkt *packet.Packet, nowPs int64) {
 	}
 	if phv[p.std(programs.StdDrop)] != 0 {
 		p.Stats.ProgramDrops++
+		p.paced(pkt, 0)
 		if mirrored {
 			p.sw.Replicated++ // the packet lives on as its mirror copy (e.g. a trimmed header)
 			p.sw.recycle(pkt)
@@ -220,7 +222,21 @@ func (p *PipeThread) process(pkt *packet.Packet, nowPs int64) {
 		return
 	}
 	pkt.EgressInPs, pkt.EgressOutPs = nowPs, outPs
+	p.paced(pkt, pkt.Len)
 	packet.Schedule(p.engine, p.next, outPs, packet.KindArrive, pkt, pkt.OutPort)
+}
+
+// paced reports to the traffic manager the length an egress pass let a
+// packet leave with (0: dropped) when it differs from the length the
+// port's transmitter was paced by.
+func (p *PipeThread) paced(pkt *packet.Packet, length int) {
+	if p.gress != spec.Egress || pkt.PacedLen == 0 {
+		return
+	}
+	if pkt.PacedLen != length {
+		p.sw.tm.EgressSized(pkt.OutPort, pkt.PacedLen, length)
+	}
+	pkt.PacedLen = 0
 }
 
 func newPipeThread(sw *Switch, gress spec.Gress, pipe int, state *programs.State, rng *rand.Rand, arbSeed int64) *PipeThread {

@@ -78,6 +78,7 @@ func (p *PFE) OnDrop(f func(*packet.Packet, string)) { p.dropHook = f }
 func (p *PFE) TapWire(f arch.WireTap) { p.tap = f }
 
 func (p *PFE) dropped(pkt *packet.Packet, reason string) {
+	p.egressSized(pkt, 0)
 	p.drops.Add(reason)
 	if p.dropHook != nil {
 		p.dropHook(pkt, reason)

@@ -7,34 +7,35 @@ import (
 	"archsim/arch"
 	"archsim/components/fifo"
 	"archsim/components/packet"
+	"archsim/programs"
 )
 
 // Output: multicast replication, per-port output queues drained at line
 // rate, the egress thread, and delivery to attached hosts.
 
 // released moves a processed head on: an ingress packet to its output
-// queue (or back to the dispatcher to recirculate), an egress one to the
-// wire.
+// queue, its multicast group's ports, or back to the dispatcher to
+// recirculate; an egress one to the wire. As Tofino's traffic manager
+// does: a group's copies are made whatever else the packet does, a
+// recirculating packet still makes them, and an unknown group drops only
+// a packet that has nowhere else to go.
 func (p *PFE) released(pkt *packet.Packet, gress int, now int64) {
 	if gress == 1 { // egress done
 		p.delivered(pkt, now)
 		return
 	}
-	if pkt.Recirculate {
-		pkt.Recirculate = false
-		p.arrive(pkt, 0, now)
-		return
-	}
+	var g *programs.MulticastGroup
 	if pkt.McastGrp != 0 {
-		g := p.groups[pkt.McastGrp]
-		if g == nil {
-			p.dropped(pkt, fmt.Sprintf("no multicast group %d", pkt.McastGrp))
-			return
+		if g = p.groups[pkt.McastGrp]; g == nil {
+			p.Stats.UnknownGroups++
 		}
+	}
+	elsewhere := pkt.Recirculate || pkt.OutPort != NoPort // the packet itself goes on
+	if g != nil {
 		// A packet that goes nowhere else lives on as its copies: the last
 		// copy is the packet itself (nothing else holds it or its head).
 		last := len(g.Ports)
-		if pkt.OutPort == NoPort {
+		if !elsewhere {
 			last--
 		}
 		for i, port := range g.Ports {
@@ -42,17 +43,32 @@ func (p *PFE) released(pkt *packet.Packet, gress int, now int64) {
 			if i != last {
 				c = pkt.Copy()
 			}
-			c.McastGrp, c.OutPort = 0, port
+			c.McastGrp, c.OutPort, c.Recirculate = 0, port, false
 			p.Stats.Copies++
 			p.output(c, now)
 		}
-		if last < len(g.Ports) {
+		if !elsewhere {
 			p.Stats.Replicated++
 			return
 		}
 	}
+	if pkt.Recirculate {
+		pkt.Recirculate, pkt.McastGrp = false, 0
+		if n := p.bridgeBytes; !pkt.NoBridge && p.bridges() && len(pkt.Head) >= n {
+			// The bridged metadata is for an egress thread, and a
+			// recirculated head goes back to the dispatcher without one.
+			pkt.Head, pkt.Len = pkt.Head[n:], pkt.Len-n
+			pkt.NoBridge = true
+		}
+		p.arrive(pkt, 0, now)
+		return
+	}
 	if pkt.OutPort == NoPort {
-		p.dropped(pkt, "no destination port")
+		if pkt.McastGrp != 0 && g == nil {
+			p.dropped(pkt, fmt.Sprintf("no multicast group %d", pkt.McastGrp))
+		} else {
+			p.dropped(pkt, "no destination port")
+		}
 		return
 	}
 	p.output(pkt, now)
@@ -74,6 +90,10 @@ type outPort struct {
 	busyUntil int64       // the transmitter is busy up to here
 	wireFree  int64       // the wire is busy up to here (after the egress thread)
 	pending   bool        // a dequeue is scheduled
+	// owedPs is transmit time the port is owed: frames its egress threads
+	// made shorter than they were paced by, or dropped (negative: made
+	// longer). The next dequeues take it back.
+	owedPs int64
 }
 
 // outQueue is one queue of an output port.
@@ -206,12 +226,23 @@ func (p *PFE) dequeue(port int, now int64) {
 		return
 	}
 	pkt := q.pkts.Pop()
+	wire := p.wireLen(pkt)
 	q.cells -= p.cells(pkt.Len)
-	q.bytes -= int64(p.wireLen(pkt))
+	q.bytes -= int64(wire)
 	pkt.DeqDeltaPs = now - pkt.EnqPs
 	pkt.DeqDepthCells = int(q.cells)
-	o.busyUntil = now + packet.SerializationPs(p.wireLen(pkt), p.portGbps(port))
+	ser := packet.SerializationPs(wire, p.portGbps(port))
+	if o.owedPs != 0 {
+		// Egress threads changed earlier frames' length after they were
+		// paced (ndp strips its 3-byte in-band header): the transmitter
+		// follows the frames the wire really carries.
+		adj := min(o.owedPs, ser)
+		ser -= adj
+		o.owedPs -= adj
+	}
+	o.busyUntil = now + ser
 	if p.hasEgress(pkt) {
+		pkt.PacedLen = wire
 		p.arrive(pkt, 1, now)
 	} else {
 		p.delivered(pkt, now)
@@ -238,7 +269,29 @@ func (p *PFE) QueueUse(port, qid int) (arch.QueueUse, bool) {
 	return arch.QueueUse{PeakCells: q.peakCells, PeakBytes: q.peakCells * int64(p.cfg.Output.CellBytes), Enqueued: q.enqueued}, true
 }
 
+// egressSized tells the transmitter of the port a packet was paced on
+// (pkt.PacedLen bytes, when it went to an egress thread) the length it
+// leaves with (0: dropped), so that the port drains at the rate of the
+// frames the wire carries.
+func (p *PFE) egressSized(pkt *packet.Packet, length int) {
+	if pkt.PacedLen == 0 {
+		return
+	}
+	if pkt.PacedLen != length {
+		if o := p.out[pkt.OutPort]; o != nil {
+			g := p.portGbps(pkt.OutPort)
+			owed := packet.SerializationPs(pkt.PacedLen, g)
+			if length > 0 {
+				owed -= packet.SerializationPs(length, g)
+			}
+			o.owedPs += owed
+		}
+	}
+	pkt.PacedLen = 0
+}
+
 func (p *PFE) delivered(pkt *packet.Packet, now int64) {
+	p.egressSized(pkt, pkt.Len)
 	if p.onDeliver != nil {
 		p.onDeliver(pkt)
 	}

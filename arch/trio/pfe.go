@@ -187,22 +187,23 @@ type PFE struct {
 
 // PFEStats are what a run measured.
 type PFEStats struct {
-	Packets     [2]int
-	Latency     [2]stats.Samples // arrival at dispatch to release by the reorder engine, ps (WithThreadStats)
-	WaitPs      [2]stats.Samples // waiting for a free thread (WithThreadStats)
-	Instr       [2]stats.Samples // instructions per packet
-	XTXN        [2][lower.NumXKinds]int64
-	MaxWaiting  int
-	MaxThreads  int
-	busy        int
-	Delivered   int
-	Copies      int // multicast copies made
-	Emitted     int // packets threads created
-	Resent      int // packets threads sent again from a packet buffer
-	Replicated  int // packets that live on only as their copies
-	E2E         stats.Samples
-	FirstDonePs int64
-	LastDonePs  int64
+	Packets       [2]int
+	Latency       [2]stats.Samples // arrival at dispatch to release by the reorder engine, ps (WithThreadStats)
+	WaitPs        [2]stats.Samples // waiting for a free thread (WithThreadStats)
+	Instr         [2]stats.Samples // instructions per packet
+	XTXN          [2][lower.NumXKinds]int64
+	MaxWaiting    int
+	MaxThreads    int
+	busy          int
+	Delivered     int
+	Copies        int // multicast copies made
+	Emitted       int // packets threads created
+	Resent        int // packets threads sent again from a packet buffer
+	Replicated    int // packets that live on only as their copies
+	UnknownGroups int // packets that named a multicast group the program does not have
+	E2E           stats.Samples
+	FirstDonePs   int64
+	LastDonePs    int64
 	// Ingress threads: first and last to finish, and time threads were
 	// held (for utilisation).
 	FirstFinishPs int64

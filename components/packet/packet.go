@@ -36,6 +36,10 @@ type Packet struct {
 	OrigPort      int  // the port a deflected packet was heading for
 	NoBridge      bool // an egress-to-egress mirror copy: no bridged metadata in front
 	Trimmed       bool // a copy the traffic manager trimmed (SONiC packet_discard_action = trim)
+	// PacedLen is the frame length the traffic manager paced the port by
+	// when it sent the packet to egress (0: none); the egress pipeline
+	// reports the length it really leaves with.
+	PacedLen int
 
 	// Timestamps in picoseconds.
 	BornPs       int64

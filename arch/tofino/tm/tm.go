@@ -133,6 +133,10 @@ type port struct {
 	ser       packet.SerialMemo
 	pending   bool
 	down      bool // admin down: nothing is queued or sent
+	// owedPs is transmit time the port is owed: frames the egress
+	// pipeline made shorter than the traffic manager paced them by, or
+	// dropped (negative: made longer). The next dequeues take it back.
+	owedPs int64
 }
 
 // Queue is one egress queue.
@@ -666,6 +670,14 @@ func (t *TrafficManager) dequeue(p *port, now int64) {
 		wire -= t.bridgeBytes
 	}
 	ser := p.ser.Ps(wire, p.gbps)
+	if p.owedPs != 0 {
+		// Egress changed earlier frames' length after they were paced
+		// (ndp.p4 strips its 3-byte in-band header): the port's
+		// transmitter follows the frames the MAC really sends.
+		adj := min(p.owedPs, ser)
+		ser -= adj
+		p.owedPs -= adj
+	}
 	p.busyUntil = now + ser
 	if t.macBusy != nil {
 		// The next frame may leave once this one is within the MAC's FIFO
@@ -684,6 +696,7 @@ func (t *TrafficManager) dequeue(p *port, now int64) {
 		}
 		packet.Schedule(t.engine, t.mac, now, packet.KindArrive, pkt, p.dev)
 	} else {
+		pkt.PacedLen = wire
 		packet.Schedule(t.engine, t.egress(t.pipeOf(p.dev)), now, packet.KindArrive, pkt, 0)
 	}
 	if p.hasWork() {
@@ -691,6 +704,23 @@ func (t *TrafficManager) dequeue(p *port, now int64) {
 	} else {
 		p.pending = false // the next enqueue restarts the transmitter
 	}
+}
+
+// EgressSized tells port dev's transmitter that a frame it paced by
+// paced bytes leaves egress with length bytes (0: egress dropped it), so
+// that the port drains at the rate of the frames its MAC sends. (The MAC
+// returns credit for the bytes it transmits; the traffic manager cannot
+// know how a program's egress resizes a packet.)
+func (t *TrafficManager) EgressSized(dev, paced, length int) {
+	if dev < 0 || dev >= len(t.ports) || t.ports[dev] == nil {
+		return
+	}
+	p := t.ports[dev]
+	owed := p.ser.Ps(paced, p.gbps)
+	if length > 0 {
+		owed -= p.ser.Ps(length, p.gbps)
+	}
+	p.owedPs += owed
 }
 
 // macSlack is how far a port's MAC may be behind: its transmit FIFO,
