@@ -3,6 +3,7 @@ package programs
 import (
 	"encoding/binary"
 	"hash/crc32"
+	"math"
 )
 
 // The semantics of the built-ins with nodes of their own: the Eval and
@@ -23,10 +24,10 @@ func evalSatSub(x *Exec, e *CallExpr) int64 {
 }
 
 // evalMin is min(a, b).
-func evalMin(x *Exec, e *CallExpr) int64 { return min(x.eval(e.Args[0]), x.eval(e.Args[1])) }
+func evalMin(x *Exec, e *CallExpr) int64 { return minOf(x.eval(e.Args[0]), x.eval(e.Args[1]), e.T) }
 
 // evalMax is max(a, b).
-func evalMax(x *Exec, e *CallExpr) int64 { return max(x.eval(e.Args[0]), x.eval(e.Args[1])) }
+func evalMax(x *Exec, e *CallExpr) int64 { return maxOf(x.eval(e.Args[0]), x.eval(e.Args[1]), e.T) }
 
 // evalConcat is concat: the operands' bits joined, the first in the high
 // bits (P4 ++).
@@ -302,8 +303,26 @@ func (x *Exec) runAction(call ActionCall) {
 	x.params = saved
 }
 
-// satAdd is a + b clamped to t's range.
+// satAdd is a + b clamped to t's range (at 64 bits, without the
+// int64 overflow: an unsigned one saturates at 2^64-1, a signed one at
+// its own bounds).
 func satAdd(a, b int64, t Type) int64 {
+	if t.Bits == 64 || t.Bits == 0 {
+		if u64(t) {
+			if s := uint64(a) + uint64(b); s >= uint64(a) {
+				return int64(s)
+			}
+			return -1 // all ones
+		}
+		s := a + b
+		switch {
+		case b > 0 && s < a:
+			return math.MaxInt64
+		case b < 0 && s > a:
+			return math.MinInt64
+		}
+		return s
+	}
 	s := a + b
 	if s > t.Max() {
 		return t.Max()
@@ -314,8 +333,24 @@ func satAdd(a, b int64, t Type) int64 {
 	return s
 }
 
-// satSub is a - b clamped to t's range.
+// satSub is a - b clamped to t's range (at 64 bits as satAdd).
 func satSub(a, b int64, t Type) int64 {
+	if t.Bits == 64 || t.Bits == 0 {
+		if u64(t) {
+			if uint64(a) < uint64(b) {
+				return 0
+			}
+			return int64(uint64(a) - uint64(b))
+		}
+		s := a - b
+		switch {
+		case b < 0 && s < a:
+			return math.MaxInt64
+		case b > 0 && s > a:
+			return math.MinInt64
+		}
+		return s
+	}
 	s := a - b
 	if s > t.Max() {
 		return t.Max()

@@ -837,7 +837,9 @@ func negativeVsUnsigned(op Op, a, b Expr) error {
 		if !ok || ce.T.Bits != 0 || ce.Val >= 0 {
 			continue
 		}
-		if t := side.other.Type(); t.Bits != 0 && !t.Signed {
+		if t := side.other.Type(); t.Bits != 0 && !t.Signed && t.Bits < 64 {
+			// (A 64-bit unsigned field takes the constant as its bit
+			// pattern: -1 is 0xffffffffffffffff.)
 			return fmt.Errorf("%s is unsigned (%s) and compared (%s) with the negative constant %d: the comparison never depends on the field (a negative --param?)",
 				exprName(side.other), t, op, ce.Val)
 		}

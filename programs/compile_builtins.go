@@ -39,9 +39,15 @@ func (k *compiled) callFor(e *CallExpr) evalFn {
 		return func(x *Exec) int64 { return satSub(X(x), Y(x), t) }
 	case "min":
 		X, Y := args[0], args[1]
+		if u64(t) {
+			return func(x *Exec) int64 { return minOf(X(x), Y(x), t) }
+		}
 		return func(x *Exec) int64 { return min(X(x), Y(x)) }
 	case "max":
 		X, Y := args[0], args[1]
+		if u64(t) {
+			return func(x *Exec) int64 { return maxOf(X(x), Y(x), t) }
+		}
 		return func(x *Exec) int64 { return max(X(x), Y(x)) }
 	case "concat":
 		types := make([]Type, len(e.Args))

@@ -15,6 +15,15 @@ func (k *compiled) binary(e *BinaryExpr) evalFn {
 		return func(x *Exec) int64 { return b2i(c(x)) }
 	}
 	X, Y := k.expr(e.X), k.expr(e.Y)
+	if e.Op.IsCompare() && unsignedCompare(e.X, e.Y) {
+		// 64-bit unsigned: compare the patterns with their top bit
+		// flipped (see unsigned64.go).
+		fx, fy := func(x *Exec) int64 { return flip(X(x)) }, func(x *Exec) int64 { return flip(Y(x)) }
+		if c, ok := e.Y.(*ConstExpr); ok {
+			return compareConst(e.Op, fx, flip(c.Val))
+		}
+		return compare(e.Op, fx, fy)
+	}
 	if e.Op.IsCompare() {
 		if c, ok := e.Y.(*ConstExpr); ok {
 			if f, ok := e.X.(*FieldExpr); ok && f.F.Slot != k.dynSlot {
@@ -274,7 +283,7 @@ func (k *compiled) cond(e Expr) condFn {
 		case e.Op == OpLOr:
 			X, Y := k.cond(e.X), k.cond(e.Y)
 			return func(x *Exec) bool { return X(x) || Y(x) }
-		case e.Op.IsCompare():
+		case e.Op.IsCompare() && !unsignedCompare(e.X, e.Y):
 			if c, ok := e.Y.(*ConstExpr); ok {
 				if f, ok := e.X.(*FieldExpr); ok && f.F.Slot != k.dynSlot {
 					return condFieldConst(e.Op, f.F.Slot, c.Val)

@@ -281,6 +281,9 @@ func (x *refExec) eval(e Expr) int64 {
 		}
 		t := e.T
 		if e.Op.IsCompare() {
+			if unsignedCompare(e.X, e.Y) {
+				return evalBinary(e.Op, flip(x.eval(e.X)), flip(x.eval(e.Y)), Type{})
+			}
 			t = Type{}
 		}
 		return evalBinary(e.Op, x.eval(e.X), x.eval(e.Y), t)
@@ -331,10 +334,10 @@ func refevalSatSub(x *refExec, e *CallExpr) int64 {
 }
 
 // refevalMin is min(a, b).
-func refevalMin(x *refExec, e *CallExpr) int64 { return min(x.eval(e.Args[0]), x.eval(e.Args[1])) }
+func refevalMin(x *refExec, e *CallExpr) int64 { return minOf(x.eval(e.Args[0]), x.eval(e.Args[1]), e.T) }
 
 // refevalMax is max(a, b).
-func refevalMax(x *refExec, e *CallExpr) int64 { return max(x.eval(e.Args[0]), x.eval(e.Args[1])) }
+func refevalMax(x *refExec, e *CallExpr) int64 { return maxOf(x.eval(e.Args[0]), x.eval(e.Args[1]), e.T) }
 
 // refevalConcat is concat: the operands' bits joined, the first in the high
 // bits (P4 ++).

@@ -1,0 +1,84 @@
+package programs
+
+import (
+	"math/rand"
+	"testing"
+)
+
+// A bit<64> field's values use all 64 bits: comparisons, min, max and the
+// saturating operations read them as unsigned, and a constant compared with
+// one is its bit pattern. (The values from 2^63 up compared as negative:
+// 0x8000000000000000 < 5 was true and max(that, 1) was 1; sat_add of
+// 2^63-1 and 1 gave 0.) Compiled and reference executors agree.
+func TestUnsigned64(t *testing.T) {
+	p, err := Load([]byte(`program: u64
+headers:
+  a: {u: 64, v: 64, s: i64}
+parser:
+  start: s
+  states:
+    s: {extract: a}
+metadata:
+  lt5: 1
+  gt5: 1
+  ltv: 1
+  geTop: 1
+  eqAll: 1
+  mx: 64
+  mn: 64
+  sadd: 64
+  ssub: 64
+  iadd: i64
+  isub: i64
+ingress: |
+  if a.u < 5 {
+    meta.lt5 = 1
+  }
+  if a.u > 5 {
+    meta.gt5 = 1
+  }
+  if a.u < a.v {
+    meta.ltv = 1
+  }
+  if a.u >= 0x8000000000000000 {
+    meta.geTop = 1
+  }
+  if a.v == 0xffffffffffffffff {
+    meta.eqAll = 1
+  }
+  meta.mx = max(a.u, 1)
+  meta.mn = min(a.u, 1)
+  meta.sadd = sat_add(a.u, a.v)
+  meta.ssub = sat_sub(1, a.u)
+  meta.iadd = sat_add(a.s, 9223372036854775807)
+  meta.isub = sat_sub(a.s, 9223372036854775807)
+`), "u64.yaml", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const top = -1 << 63 // 0x8000000000000000
+	set := func(phv []int64) {
+		phv[p.Field("a.u").Slot] = top
+		phv[p.Field("a.v").Slot] = -1 // 0xffffffffffffffff
+		phv[p.Field("a.s").Slot] = -5
+	}
+	want := map[string]int64{"meta.lt5": 0, "meta.gt5": 1, "meta.ltv": 1, "meta.geTop": 1, "meta.eqAll": 1,
+		"meta.mx": top, "meta.mn": 1, "meta.sadd": -1, "meta.ssub": 0,
+		"meta.iadd": 9223372036854775802, "meta.isub": -1 << 63}
+	x := NewExec(NewState(p), rand.New(rand.NewSource(1)))
+	x.PHV = make([]int64, len(p.Fields))
+	set(x.PHV)
+	x.RunControl(p.Ingress)
+	r := &refExec{Exec: NewExec(NewState(p), rand.New(rand.NewSource(1)))}
+	r.PHV = make([]int64, len(p.Fields))
+	set(r.PHV)
+	r.RunControl(p.Ingress)
+	for name, w := range want {
+		if got := x.PHV[p.Field(name).Slot]; got != w {
+			t.Errorf("%s = %#x, want %#x", name, uint64(got), uint64(w))
+		}
+		if got := r.PHV[p.Field(name).Slot]; got != w {
+			t.Errorf("reference: %s = %#x, want %#x", name, uint64(got), uint64(w))
+		}
+	}
+}
