@@ -866,6 +866,11 @@ func operandType(op Op, a, b Expr) (Type, error) {
 	if ta.Bits != 0 && tb.Bits != 0 && ta.Bits != tb.Bits {
 		return Type{}, fmt.Errorf("operands of %s have different widths (%s and %s); cast one of them", op, ta, tb)
 	}
+	if ta.Bits != 0 && tb.Bits != 0 && ta.Signed != tb.Signed {
+		// As in P4: 200 as bit<8> against 3 as int<8> has no one reading
+		// (66 or -18 for /); the cast says which.
+		return Type{}, fmt.Errorf("operands of %s mix signed and unsigned (%s and %s); cast one of them", op, ta, tb)
+	}
 	for _, side := range []struct {
 		e Expr
 		t Type

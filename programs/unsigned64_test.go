@@ -2,6 +2,7 @@ package programs
 
 import (
 	"math/rand"
+	"strings"
 	"testing"
 )
 
@@ -79,6 +80,32 @@ ingress: |
 		}
 		if got := r.PHV[p.Field(name).Slot]; got != w {
 			t.Errorf("reference: %s = %#x, want %#x", name, uint64(got), uint64(w))
+		}
+	}
+}
+
+// Operands of different signedness are refused, as in P4: 200 as bit<8>
+// and 3 as int<8> have no one reading (the model computed 200 / 3 = 66
+// but typed the result signed).
+func TestMixedSignsRefused(t *testing.T) {
+	for _, expr := range []string{"a.u / a.s", "a.u < a.s", "a.s + a.u"} {
+		_, err := Load([]byte(`program: mix
+headers:
+  a: {u: 8, s: i8}
+parser:
+  start: s
+  states:
+    s: {extract: a}
+metadata:
+  r: i8
+  c: 1
+ingress: |
+  if `+expr+` != 0 {
+    meta.c = 1
+  }
+`), "mix.yaml", nil)
+		if err == nil || !strings.Contains(err.Error(), "mix signed and unsigned (bit<8> and int<8>)") && !strings.Contains(err.Error(), "mix signed and unsigned (int<8> and bit<8>)") {
+			t.Errorf("%s: %v, want the mix refused", expr, err)
 		}
 	}
 }
