@@ -334,10 +334,14 @@ func refevalSatSub(x *refExec, e *CallExpr) int64 {
 }
 
 // refevalMin is min(a, b).
-func refevalMin(x *refExec, e *CallExpr) int64 { return minOf(x.eval(e.Args[0]), x.eval(e.Args[1]), e.T) }
+func refevalMin(x *refExec, e *CallExpr) int64 {
+	return minOf(x.eval(e.Args[0]), x.eval(e.Args[1]), e.T)
+}
 
 // refevalMax is max(a, b).
-func refevalMax(x *refExec, e *CallExpr) int64 { return maxOf(x.eval(e.Args[0]), x.eval(e.Args[1]), e.T) }
+func refevalMax(x *refExec, e *CallExpr) int64 {
+	return maxOf(x.eval(e.Args[0]), x.eval(e.Args[1]), e.T)
+}
 
 // refevalConcat is concat: the operands' bits joined, the first in the high
 // bits (P4 ++).
