@@ -424,9 +424,12 @@ func switchML(s Setup, engine sim.Engine, params map[string]string, wc *workers.
 		})
 	}
 	f.collect = func(r *Result) {
-		drops := sw.Counters().Drops
-		r.SwitchDrops = unexpectedDrops(drops)
-		r.Consumed = programDrops(drops)
+		c := sw.Counters()
+		r.SwitchDrops = unexpectedDrops(c.Drops)
+		r.Consumed = programDrops(c.Drops)
+		// SwitchML creates no packet: a slot's last gradient packet
+		// becomes its result and is multicast (Created stays 0).
+		r.Copies, r.Delivered = c.Copies, c.Delivered
 	}
 	f.stopTimers = func(int64) {}
 	return f, nil

@@ -56,6 +56,9 @@ func TestSwitchMLAggregates(t *testing.T) {
 	if r.Results != 4*200 || r.Consumed != r.Sent-200 {
 		t.Errorf("results %d (want 800), consumed %d (want %d)", r.Results, r.Consumed, r.Sent-200)
 	}
+	if r.Copies != r.Results || r.Delivered != r.Results || r.Created != 0 {
+		t.Errorf("switch copies %d, delivered %d, created %d: want the 800 results multicast and delivered, none created", r.Copies, r.Delivered, r.Created)
+	}
 	if r.Program != "switchml" || r.Passes != r.Sent+200 {
 		t.Errorf("program %s, %d aggregation passes, want switchml and %d (one per packet, one harvest per slot)", r.Program, r.Passes, r.Sent+200)
 	}
