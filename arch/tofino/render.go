@@ -141,8 +141,8 @@ func (r *Report) WriteTables(w io.Writer) {
 		fmt.Fprintf(w, "Dropped: %s\n", strings.Join(parts, "; "))
 	}
 	tm := s.TM
-	fmt.Fprintf(w, "Traffic manager: %d enqueued, %d queue drops, %d deflected (%d dropped at the deflect queue), %d drop mirrors, %d mirror copies, %d multicast copies\n",
-		tm.Enqueued, tm.QueueDrops, tm.Deflected, tm.DeflectDrops, tm.DropMirrors, tm.MirrorCopies, tm.MulticastCopies)
+	fmt.Fprintf(w, "Traffic manager: %d enqueued, %d queue drops, %d shared-buffer drops, %d deflected (%d dropped at the deflect queue), %d drop mirrors, %d mirror copies, %d multicast copies\n",
+		tm.Enqueued, tm.QueueDrops, tm.BufferDrops, tm.Deflected, tm.DeflectDrops, tm.DropMirrors, tm.MirrorCopies, tm.MulticastCopies)
 	fmt.Fprintf(w, "Simulation: %d Akita events, %.1f events per offered packet, %.0f ns simulated, seed %d\n",
 		s.Events, float64(s.Events)/float64(max(1, s.Offered)), s.SimulatedNs, r.Seed)
 }
