@@ -125,7 +125,9 @@ func RunResultOf(m *arch.Measurement) *RunResult {
 		r.Timers = &TimerSummary{Runs: p.Stats.TimerRuns, DurationNs: p.Stats.TimerNs.Summarize(1000), Instructions: p.Stats.TimerInstr.Summarize(1)}
 	}
 	if m.Rate != nil {
-		r.Saturation = saturation(m.Rate, run.MeanFrameBytes, r.Ingress.ThreadNs+r.Egress.ThreadNs)
+		// The line rate from the probe's own frames, the mix the rate
+		// was measured on (the latency run's few packets may not be it).
+		r.Saturation = saturation(m.Rate, m.Rate.MeanFrameBytes, r.Ingress.ThreadNs+r.Egress.ThreadNs)
 	}
 	return r
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -586,5 +587,44 @@ func TestTieBreak(t *testing.T) {
 	r1again, _, _ := run(t, append(args, "--tie-break", "random:1")...)
 	if r1 == "" || r1 == fifo || r1 == out.String() || r1 != r1again {
 		t.Errorf("--tie-break random:1: empty %v, same as fifo %v, same as akita %v, not repeatable %v", r1 == "", r1 == fifo, r1 == out.String(), r1 != r1again)
+	}
+}
+
+// Trio's line-rate verdict compares the probe's rate with the line rate
+// of the probe's own frames: it does not change with --packets (with 5
+// packets the latency run's 64-byte frames made the line rate 568 Mpps and
+// the verdict false).
+func TestTrioLineRateVerdictIndependentOfPackets(t *testing.T) {
+	verdict := func(n string) string {
+		out, msg, code := run(t, "--arch", "trio", "--program", "ndp", "--packets", n, "--json")
+		if code != 0 {
+			t.Fatalf("--packets %s: exit %d %s", n, code, msg)
+		}
+		var d map[string]any
+		if err := json.Unmarshal([]byte(out), &d); err != nil {
+			t.Fatal(err)
+		}
+		var find func(any) map[string]any
+		find = func(o any) map[string]any {
+			if m, ok := o.(map[string]any); ok {
+				if _, ok := m["sustains_line_rate"]; ok {
+					return m
+				}
+				for _, v := range m {
+					if r := find(v); r != nil {
+						return r
+					}
+				}
+			}
+			return nil
+		}
+		s := find(d)
+		if s == nil {
+			t.Fatalf("--packets %s: no saturation in the JSON", n)
+		}
+		return fmt.Sprint(s["line_rate_mpps"], s["sustains_line_rate"])
+	}
+	if a, b := verdict("5"), verdict("3000"); a != b {
+		t.Errorf("line rate and verdict with 5 packets %s, with 3000 %s", a, b)
 	}
 }
