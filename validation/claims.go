@@ -94,7 +94,8 @@ type Result struct {
 }
 
 // MarshalJSON writes a non-finite measured or expected value (e.g. "never
-// stable in the sweep") as null, which JSON can carry.
+// stable in the sweep") as null, which JSON can carry, and both of a
+// claim that was not run.
 func (r Result) MarshalJSON() ([]byte, error) {
 	type plain Result
 	finite := func(x float64) *float64 {
@@ -103,11 +104,15 @@ func (r Result) MarshalJSON() ([]byte, error) {
 		}
 		return &x
 	}
+	v, t := finite(r.Value), finite(r.Target)
+	if r.Skipped {
+		v, t = nil, nil // not run: nothing measured, and the probe that sets the target did not run
+	}
 	return json.Marshal(struct {
 		plain
 		Value  *float64 `json:"measured_value"`
 		Target *float64 `json:"expected_value"`
-	}{plain(r), finite(r.Value), finite(r.Target)})
+	}{plain(r), v, t})
 }
 
 // Context caches chip configs, placements and scenario results shared by
