@@ -104,7 +104,7 @@ func (p *Params) ranges() []configs.Range {
 		configs.In("training.fabric_ns", t.FabricNs, 0, 1e9),
 		configs.In("straggler.delay_points", float64(s.DelayPoints), 0, 1000),
 		configs.In("straggler.slow_min", s.SlowMin, 0, 1000),
-		configs.In("straggler.slow_max", s.SlowMax, 0, 1000),
+		configs.In("straggler.slow_max", s.SlowMax, s.SlowMin, 1000).From("straggler.slow_min", ""),
 		configs.In("straggler.probability", s.Probability, 0, 1),
 		configs.In("straggler.iterations", float64(s.Iterations), 1, MaxIterations),
 		configs.In("switchml.pool", float64(p.SwitchML.Pool), 1, MaxPool),
