@@ -153,7 +153,7 @@ func (t *Target) Report(c *arch.Compiled, m *arch.Measurement, seed int64) arch.
 func (t *Target) Summary(c *arch.Compiled, m *arch.Measurement) arch.Summary {
 	r := arch.Summary{Arch: t.chip.ArchName, Chip: t.cfg.Name, Structure: c.Structure,
 		StatefulNote: "shared memory: any thread, any number of accesses (RMW engines serialise per address)",
-		Timers:       fmt.Sprintf("%d timers start threads periodically", t.cfg.Timers)}
+		Timers:       trioTimers(c.Program, t.cfg.Timers)}
 	if !c.Fits {
 		r.Why = oneLine(c.Err.Error())
 		return r
@@ -181,4 +181,12 @@ func oneLine(s string) string {
 		return s[:i]
 	}
 	return s
+}
+
+// trioTimers says what periodic work a program asks of the chip's timers.
+func trioTimers(p *programs.Program, capacity int) string {
+	if p == nil || len(p.Timers) == 0 {
+		return fmt.Sprintf("none used (the chip's %d timers can start threads periodically)", capacity)
+	}
+	return fmt.Sprintf("%d of the chip's %d timers start threads periodically", len(p.Timers), capacity)
 }
