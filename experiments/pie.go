@@ -407,6 +407,10 @@ func (s *Scenario) runAQM(spec runSpec) (*Run, error) {
 	if s.Sweep != nil {
 		r.Sweep = s.Sweep.Var
 	}
+	if s.Pattern.Kind == "pairs" && (s.Sweep == nil || s.Sweep.Var != "senders") {
+		// The flows listed, as runNetwork counts them (not the hosts).
+		r.Senders = len(s.Pattern.Flows)
+	}
 	net, _, err := s.buildNetwork(spec, eng, netDeadline)
 	if err != nil {
 		return nil, err

@@ -177,3 +177,22 @@ func TestAQMHostBehindItsSwitch(t *testing.T) {
 		t.Fatalf("error %v, want host 0 refused as not behind B", err)
 	}
 }
+
+// A udp-risefall run's senders are its flows (one), not its hosts
+// (three: it read 3).
+func TestRiseFallSendersAreItsFlows(t *testing.T) {
+	s, err := loadEdited(t, "pie-risefall", "duration_us: 15000000", "duration_us: 200")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.KeepVariant("ns3-rfc"); err != nil {
+		t.Fatal(err)
+	}
+	res, err := s.Execute(Options{Jobs: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := res.Runs[0].Senders; got != 1 {
+		t.Errorf("senders %d, want 1 (one flow)", got)
+	}
+}
