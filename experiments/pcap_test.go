@@ -165,3 +165,74 @@ func TestPcapAndRecordsBeyondNDP(t *testing.T) {
 		t.Error("a Protego scenario accepted --records, which it would not write")
 	}
 }
+
+// Captures stamp a frame when its first bit leaves the port: on Trio, not
+// when the egress thread finished it (frames that finished together were
+// stamped closer than the wire allows), and the ideal switch's PIE ports
+// are captured too (they wrote nothing).
+func TestCapturesAtTheWire(t *testing.T) {
+	s := loadText(t, `scenario: trio-wire
+doc: two NDP senders into one 10 Gb/s port of a Trio PFE
+source: test
+seed: 1
+duration_us: 60
+hosts: 3
+link: {gbps: 10, prop_ns: 100}
+workload: {kind: ndp, mss: 1564, ctrl: 64, window: 20, flow_packets: 0, pull_rate: 0.99}
+pattern: {kind: incast, senders: 2}
+variants:
+  - {name: Trio, chip: trio, program: ndp}
+`)
+	caps := t.TempDir()
+	if _, err := s.Execute(Options{Jobs: 1, Pcap: caps}); err != nil {
+		t.Fatal(err)
+	}
+	files, _ := filepath.Glob(filepath.Join(caps, "Trio", "*.pcapng"))
+	frames := 0
+	for _, path := range files {
+		f, err := os.Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := pcapgo.NewNgReader(f, pcapgo.DefaultNgReaderOptions)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var last, lastLen int64 = -1, 0
+		for {
+			_, ci, err := r.ReadPacketData()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			ns := ci.Timestamp.UnixNano()
+			// Ethernet framing: 24 bytes besides the frame, at 10 Gb/s.
+			if wire := (lastLen + 24) * 8 / 10; last >= 0 && ns-last < wire {
+				t.Errorf("%s: a frame %d ns after a %d-byte one, which holds the wire %d ns", path, ns-last, lastLen, wire)
+			}
+			last, lastLen = ns, int64(ci.Length)
+			frames++
+		}
+		f.Close()
+	}
+	if frames == 0 {
+		t.Fatal("nothing captured")
+	}
+
+	pie, err := loadEdited(t, "pie-risefall", "duration_us: 15000000", "duration_us: 50")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := pie.KeepVariant("ns3-rfc"); err != nil {
+		t.Fatal(err)
+	}
+	caps = t.TempDir()
+	if _, err := pie.Execute(Options{Jobs: 1, Pcap: caps}); err != nil {
+		t.Fatal(err)
+	}
+	if files, _ := filepath.Glob(filepath.Join(caps, "ns3-rfc", "*.pcapng")); len(files) == 0 {
+		t.Error("the ideal switch's PIE ports wrote no capture")
+	}
+}

@@ -122,6 +122,9 @@ func (s *Scenario) Preflight(opt Options) error {
 			if err := s.checkPorts(target, si, ports); err != nil {
 				return s.ix.locate(fieldErr(path+".chip", "%v", err))
 			}
+			if len(s.topology().Switches) > 1 && prog.Routes == nil {
+				return s.ix.locate(fieldErr(path+".program", "program %s has no routes section, so a control plane cannot install routes in a network of several switches (see README, Program format: routes)", prog.Name))
+			}
 			if s.Trace != "" && ts.Name == s.topology().Switches[0].Name && !hasRegisterAction(prog, s.Trace) {
 				return s.ix.locate(fieldErr("trace_register", "program %s has no register action %q (allowed: REGISTER.ACTION)", prog.Name, s.Trace))
 			}

@@ -93,6 +93,7 @@ func (t *Topology) validate(hosts int) error {
 	if n != hosts {
 		return fmt.Errorf("topology: the switches hold %d hosts, the scenario has %d", n, hosts)
 	}
+	pairs := map[[2]string]int{}
 	for i, l := range t.Links {
 		if len(l.Between) != 2 || l.Between[0] == l.Between[1] {
 			return fmt.Errorf("topology.links[%d]: between needs two different switch names (switches: %s)", i, t.names())
@@ -102,6 +103,13 @@ func (t *Topology) validate(hosts int) error {
 				return fmt.Errorf("topology.links[%d]: between names %q, which is no switch (switches: %s)", i, name, t.names())
 			}
 		}
+		pair := [2]string{min(l.Between[0], l.Between[1]), max(l.Between[0], l.Between[1])}
+		if j, ok := pairs[pair]; ok {
+			// Routes take the shortest path, ties to the earlier link:
+			// a second link would carry nothing.
+			return fmt.Errorf("topology.links[%d]: a second link between %s and %s (links[%d]); one link per pair of switches", i, pair[0], pair[1], j)
+		}
+		pairs[pair] = i
 		if !rateOK(l.Gbps, true, 3200) {
 			return fmt.Errorf("topology.links[%d]: gbps must be 0 (link.gbps) or in [%g, 3200], got %g", i, MinGbps, l.Gbps)
 		}
@@ -334,14 +342,18 @@ func (s *Scenario) buildNetwork(spec runSpec, engine sim.Engine, deadline int64)
 	for li, l := range t.Links {
 		a, b := t.index(l.Between[0]), t.index(l.Between[1])
 		pa, pb := n.front[a][p.linkLocal[li][0]], n.front[b][p.linkLocal[li][1]]
-		if l.Gbps > 0 {
-			for _, end := range []struct {
-				sw   arch.Switch
-				port int
-			}{{n.switches[a], pa}, {n.switches[b], pb}} {
-				if err := setPortGbps(end.sw, end.port, l.Gbps); err != nil {
-					return nil, nil, fmt.Errorf("topology.links[%d]: %v", li, err)
-				}
+		// Both ends at the link's rate (0: link.gbps, as the host links),
+		// not at each chip's own port rate: a link has one speed.
+		g := l.Gbps
+		if g == 0 {
+			g = s.Link.Gbps
+		}
+		for _, end := range []struct {
+			sw   arch.Switch
+			port int
+		}{{n.switches[a], pa}, {n.switches[b], pb}} {
+			if err := setPortGbps(end.sw, end.port, g); err != nil {
+				return nil, nil, fmt.Errorf("topology.links[%d]: %v", li, err)
 			}
 		}
 		prop := int64(l.PropNs * 1000)

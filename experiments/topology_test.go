@@ -164,6 +164,7 @@ variants:
 		{"{name: b, hosts: 2}", "{name: b, hosts: 1}", "the switches hold 3 hosts, the scenario has 4"},
 		{"{name: b, hosts: 2}", "{name: a, hosts: 2}", "duplicate name"},
 		{"links: [{between: [a, b]}]", "links: []", "do not connect every switch"},
+		{"links: [{between: [a, b]}]", "links: [{between: [a, b]}, {between: [b, a], gbps: 10}]", "topology.links[1]: a second link between a and b (links[0]); one link per pair of switches"},
 		{"between: [a, b]", "between: [a, c]", `between names "c", which is no switch (switches: a, b)`},
 		{"between: [a, b]}", "between: [a, b], gbps: 1e-12}", "topology.links[0]: gbps must be 0 (link.gbps) or in [0.001, 3200], got 1e-12"},
 		{"between: [a, b]}", "between: [a, b], prop_ns: 1e30}", "topology.links[0]: prop_ns must be in [0, 1e+06], got 1e+30"},
@@ -311,5 +312,42 @@ variants:
 	wire := float64(r.DeliveredFull*(1564+24)+r.DeliveredTrimmed*(64+24)) * 8 / 100e9 // seconds of the receiver's link
 	if r.DeliveredTrimmed == 0 || wire > 100e-6 {
 		t.Errorf("delivered %d whole and %d trimmed: %.1f us of a 100 us link", r.DeliveredFull, r.DeliveredTrimmed, wire*1e6)
+	}
+}
+
+// A link without gbps runs at link.gbps at both ends, whatever the chips:
+// a Tofino end left at its 100 Gb/s ports made a link with two speeds.
+// Measured by the second hop's serialization in a two-switch line.
+func TestLinkDefaultsToLinkRate(t *testing.T) {
+	s := loadText(t, `scenario: mixed-link
+doc: a Tofino and an ideal switch joined by a link without gbps
+source: test
+seed: 1
+duration_us: 100
+hosts: 4
+topology:
+  switches: [{name: a, hosts: 2}, {name: b, hosts: 2}]
+  links: [{between: [a, b], prop_ns: 100}]
+link: {gbps: 25, prop_ns: 100}
+workload: {kind: cbr, mss: 1564, rate_gbps: 20, flow_packets: 0}
+pattern: {kind: pairs, flows: [[0, 2], [1, 3], [2, 0], [3, 1]], starts_us: [0, 0, 0, 0]}
+variants:
+  - {name: Mixed, chip: tofino, program: ndp, switches: {b: {chip: ideal, queue_packets: 10}}}
+`)
+	res, err := s.Execute(Options{Jobs: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := res.Runs[0]
+	// Two 20 Gb/s flows share each direction of a 25 Gb/s link: each
+	// direction delivers at most 25 Gb/s of frames, and the two directions
+	// alike (a 100 Gb/s a-to-b end gave 18.7 Gb/s per flow one way and
+	// 11.1 the other).
+	if len(r.GoodputGbps) != 4 {
+		t.Fatalf("%d flows", len(r.GoodputGbps))
+	}
+	ab, ba := r.GoodputGbps[0]+r.GoodputGbps[1], r.GoodputGbps[2]+r.GoodputGbps[3]
+	if ab > 25 || ba > 25 || ab-ba > 1 || ba-ab > 1 {
+		t.Errorf("goodput a to b %.2f, b to a %.2f Gb/s: want both under the 25 Gb/s link and alike", ab, ba)
 	}
 }

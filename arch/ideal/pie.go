@@ -190,6 +190,9 @@ func (s *Switch) servePIE(pi int, now int64) {
 		q.qdelayPs = 0 // ns-3 PieQueueDisc::DoDequeue: an emptied queue has no delay
 	}
 	p.busyUntil = now + p.ser.Ps(pkt.Len, s.portGbps(pi))
+	if s.tap != nil {
+		s.tap(pi, pkt, now)
+	}
 	if a := s.out[pi]; a.To != nil {
 		s.Delivered++
 		a.Deliver(s.engine, pkt, p.busyUntil)

@@ -295,15 +295,21 @@ func (p *PFE) delivered(pkt *packet.Packet, now int64) {
 	if p.onDeliver != nil {
 		p.onDeliver(pkt)
 	}
-	if p.tap != nil {
-		p.tap(pkt.OutPort, pkt, now)
+	// The frame's last bit reaches the far end one serialization time
+	// after it starts on the wire; the wire takes one frame at a time, so
+	// frames that egress threads finish together go back to back (and a
+	// capture stamps the frame when its first bit leaves, not before).
+	a, attached := p.attached[pkt.OutPort]
+	start := now
+	var o *outPort
+	if attached {
+		o = p.port(pkt.OutPort)
+		start = max(now, o.wireFree)
 	}
-	if a, ok := p.attached[pkt.OutPort]; ok {
-		// The frame's last bit reaches the far end one serialization time
-		// after it starts on the wire; the wire takes one frame at a time,
-		// so frames that egress threads finish together go back to back.
-		o := p.port(pkt.OutPort)
-		start := max(now, o.wireFree)
+	if p.tap != nil {
+		p.tap(pkt.OutPort, pkt, start)
+	}
+	if attached {
 		o.wireFree = start + packet.SerializationPs(pkt.Len, p.portGbps(pkt.OutPort))
 		a.Deliver(p.engine, pkt, o.wireFree)
 	}
