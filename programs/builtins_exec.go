@@ -303,18 +303,22 @@ func (x *Exec) runAction(call ActionCall) {
 	x.params = saved
 }
 
-// satAdd is a + b clamped to t's range (at 64 bits, without the
-// int64 overflow: an unsigned one saturates at 2^64-1, a signed one at
-// its own bounds).
+// satAdd is a + b clamped to t's range, without int64's overflow: an
+// unsigned sum is taken as uint64 (63 and 64 bits overflow an int64; 64
+// saturates at 2^64-1), a 64-bit signed one saturates at its bounds.
 func satAdd(a, b int64, t Type) int64 {
-	if t.Bits == 64 || t.Bits == 0 {
-		if u64(t) {
-			if s := uint64(a) + uint64(b); s >= uint64(a) {
-				return int64(s)
-			}
-			return -1 // all ones
+	if !t.Signed && t.Bits != 0 {
+		top := uint64(t.Max())
+		if t.Bits >= 64 {
+			top = ^uint64(0)
 		}
-		s := a + b
+		if s := uint64(a) + uint64(b); s >= uint64(a) && s <= top {
+			return int64(s)
+		}
+		return int64(top)
+	}
+	s := a + b
+	if t.Bits == 64 || t.Bits == 0 {
 		switch {
 		case b > 0 && s < a:
 			return math.MaxInt64
@@ -323,26 +327,20 @@ func satAdd(a, b int64, t Type) int64 {
 		}
 		return s
 	}
-	s := a + b
-	if s > t.Max() {
-		return t.Max()
-	}
-	if s < t.Min() {
-		return t.Min()
-	}
-	return s
+	return min(max(s, t.Min()), t.Max())
 }
 
-// satSub is a - b clamped to t's range (at 64 bits as satAdd).
+// satSub is a - b clamped to t's range (unsigned: 0 below; 64-bit signed
+// without int64's overflow).
 func satSub(a, b int64, t Type) int64 {
-	if t.Bits == 64 || t.Bits == 0 {
-		if u64(t) {
-			if uint64(a) < uint64(b) {
-				return 0
-			}
-			return int64(uint64(a) - uint64(b))
+	if !t.Signed && t.Bits != 0 {
+		if uint64(a) < uint64(b) {
+			return 0
 		}
-		s := a - b
+		return int64(uint64(a) - uint64(b))
+	}
+	s := a - b
+	if t.Bits == 64 || t.Bits == 0 {
 		switch {
 		case b < 0 && s < a:
 			return math.MaxInt64
@@ -351,14 +349,7 @@ func satSub(a, b int64, t Type) int64 {
 		}
 		return s
 	}
-	s := a - b
-	if s > t.Max() {
-		return t.Max()
-	}
-	if s < t.Min() {
-		return t.Min()
-	}
-	return s
+	return min(max(s, t.Min()), t.Max())
 }
 
 // payloadWord returns the i-th 32-bit big-endian word of payload: 0 when

@@ -513,7 +513,9 @@ func (l *loader) loadMetadata(n node) error {
 				return err
 			}
 			if b, ok := f["bridged"]; ok {
-				bridged = b.n.Value == "true"
+				if bridged, err = b.boolean("bridged"); err != nil {
+					return err
+				}
 			}
 		} else if t, err = l.parseType(p.val); err != nil {
 			return err
@@ -585,7 +587,9 @@ func (l *loader) loadRegisters(n node) error {
 			}
 		}
 		if v, ok := f["pair"]; ok {
-			r.Pair = v.n.Value == "true"
+			if r.Pair, err = v.boolean("pair"); err != nil {
+				return err
+			}
 			if r.Pair && r.Type.Bits%2 != 0 {
 				return v.errf("a pair register needs an even width")
 			}

@@ -128,7 +128,11 @@ func (l *loader) loadParser(n node, egress bool) error {
 				if err != nil || v.isFloat || !fits(v.i, t) {
 					return tp.val.errf("select value %q must be an integer that fits %s", tp.key, t)
 				}
-				tr.Value, tr.Mask = t.Norm(v.i), Type{Bits: t.Bits}.Max()
+				// The value as the field's bits: a signed field's -1 is
+				// 0xff in an 8-bit field, which is what the mask leaves of
+				// the field's (sign-extended) value.
+				tr.Mask = Type{Bits: t.Bits}.Max()
+				tr.Value = t.Norm(v.i) & tr.Mask
 				if ms != "" {
 					m, err := l.consts.evalConstString(ms)
 					if err != nil || m.isFloat {

@@ -98,15 +98,13 @@ func (l *loader) loadTable(name string, n node) (*Table, error) {
 		t.Size = int(v)
 	}
 	if cn, ok := f["const"]; ok {
-		t.Const = cn.n.Value == "true"
+		if t.Const, err = cn.boolean("const"); err != nil {
+			return nil, err
+		}
 	}
 	if an, ok := f["aging"]; ok {
-		switch an.n.Value {
-		case "true":
-			t.Aging = true
-		case "false":
-		default:
-			return nil, an.errf("aging is true or false, got %q", an.n.Value)
+		if t.Aging, err = an.boolean("aging"); err != nil {
+			return nil, err
 		}
 		if t.Aging {
 			if why := notExact(t); why != "" {
@@ -484,7 +482,7 @@ func (l *loader) keyValue(n node, k *Key) (v, m int64, prefix int, err error) {
 			return t.Norm(v) & m, m, 0, nil
 		}
 		v, err = num(s)
-		return t.Norm(v), full, 0, err
+		return t.Norm(v) & full, full, 0, err // a signed key's -1 as its bits, as the match masks the field
 	case MatchLPM:
 		prefix = k.Bits
 		if i := strings.LastIndex(s, "/"); i >= 0 {

@@ -109,3 +109,27 @@ ingress: |
 		}
 	}
 }
+
+// sat_add of a 63-bit unsigned field saturates at 2^63 - 1: its sum can
+// exceed an int64 (it wrapped negative and clamped to 0).
+func TestSatAdd63(t *testing.T) {
+	u63 := Type{Bits: 63}
+	if got := satAdd(1<<62, 1<<62, u63); got != 1<<63-1 {
+		t.Errorf("sat_add(2^62, 2^62) at 63 bits = %d, want 2^63-1", got)
+	}
+	if got := satAdd(5, 6, Type{Bits: 4}); got != 11 {
+		t.Errorf("sat_add(5, 6) at 4 bits = %d, want 11", got)
+	}
+	if got := satAdd(9, 9, Type{Bits: 4}); got != 15 {
+		t.Errorf("sat_add(9, 9) at 4 bits = %d, want 15", got)
+	}
+	if got := satSub(3, 9, Type{Bits: 8}); got != 0 {
+		t.Errorf("sat_sub(3, 9) at 8 bits = %d, want 0", got)
+	}
+	if got := satAdd(100, 100, Type{Bits: 8, Signed: true}); got != 127 {
+		t.Errorf("sat_add(100, 100) at int8 = %d, want 127", got)
+	}
+	if got := satSub(-100, 100, Type{Bits: 8, Signed: true}); got != -128 {
+		t.Errorf("sat_sub(-100, 100) at int8 = %d, want -128", got)
+	}
+}

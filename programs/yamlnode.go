@@ -193,3 +193,15 @@ func parseAddress(s string) (int64, bool) {
 	}
 	return 0, false
 }
+
+// boolean reads a true/false setting (YAML's spellings of them); anything
+// else is an error, not false.
+func (n node) boolean(name string) (bool, error) {
+	switch n.n.Value {
+	case "true", "True", "TRUE":
+		return true, nil
+	case "false", "False", "FALSE":
+		return false, nil
+	}
+	return false, n.errf("%s is true or false, got %q", name, n.n.Value)
+}

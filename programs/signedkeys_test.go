@@ -1,0 +1,99 @@
+package programs
+
+import (
+	"math/rand"
+	"strings"
+	"testing"
+)
+
+// A negative value written for a signed field matches the field's bits:
+// a parser select on -1 and a ternary entry -1 catch the packet whose
+// 8-bit field is 0xff (both fell through: the value was kept
+// sign-extended against a mask of the field's width).
+func TestNegativeValuesMatchSignedFields(t *testing.T) {
+	p, err := Load([]byte(`program: neg
+headers:
+  a: {k: i8, pad: 8}
+  b: {x: 8}
+parser:
+  start: s
+  states:
+    s:
+      extract: a
+      select: a.k
+      transitions: {-1: sb, 5: accept, default: accept}
+    sb: {extract: b}
+metadata:
+  hit: 8
+actions:
+  mark: {params: {v: 8}, do: "meta.hit = v"}
+tables:
+  t:
+    key: {a.k: ternary}
+    actions: [mark]
+    default: mark(99)
+    entries:
+      - {key: -1, action: mark(1)}
+      - {key: "-2 &&& 0xff", action: mark(2)}
+ingress: t.apply()
+`), "neg.yaml", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		k        byte
+		parsedB  bool
+		wantMark int64
+	}{{0xff, true, 1}, {0xfe, false, 2}, {5, false, 99}} {
+		phv := make([]int64, len(p.Fields))
+		res := p.Codec().Parse([]byte{c.k, 0, 0x42}, 3, phv, false, false)
+		if res.Rejected {
+			t.Fatalf("k %#x: rejected", c.k)
+		}
+		if got := phv[p.Field("b.$valid").Slot] != 0; got != c.parsedB {
+			t.Errorf("k %#x: b extracted %v, want %v", c.k, got, c.parsedB)
+		}
+		x := NewExec(NewState(p), rand.New(rand.NewSource(1)))
+		x.PHV = phv
+		x.RunControl(p.Ingress)
+		if got := phv[p.Field("meta.hit").Slot]; got != c.wantMark {
+			t.Errorf("k %#x: table ran mark(%d), want mark(%d)", c.k, got, c.wantMark)
+		}
+	}
+}
+
+// true/false settings take YAML's spellings and refuse anything else
+// (bridged: True, 1 or flase silently meant not bridged).
+func TestBooleanSettings(t *testing.T) {
+	src := `program: b
+headers:
+  h: {x: 8}
+parser:
+  start: s
+  states:
+    s: {extract: h}
+metadata:
+  m: {width: 8, bridged: BRIDGED}
+ingress: meta.m = h.x
+egress: h.x = meta.m
+`
+	for _, c := range []struct {
+		v       string
+		bridged bool
+		err     string
+	}{{"true", true, ""}, {"True", true, ""}, {"false", false, ""}, {"1", false, `bridged is true or false, got "1"`}, {"flase", false, `bridged is true or false, got "flase"`}} {
+		p, err := Load([]byte(strings.Replace(src, "BRIDGED", c.v, 1)), "b.yaml", nil)
+		if c.err != "" {
+			if err == nil || !strings.Contains(err.Error(), c.err) {
+				t.Errorf("bridged: %s: %v, want %q", c.v, err, c.err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatalf("bridged: %s: %v", c.v, err)
+		}
+		if got := p.Field("meta.m").Bridged; got != c.bridged {
+			t.Errorf("bridged: %s read as %v", c.v, got)
+		}
+	}
+}
