@@ -594,6 +594,9 @@ func (l *loader) loadRegisters(n node) error {
 				return v.errf("a pair register needs an even width")
 			}
 		}
+		if v, ok := f["init"]; ok && !fits(r.Init, r.Type) {
+			return v.errf("init %d does not fit the register's %s (it would start as %d)", r.Init, r.Type, r.Type.Norm(r.Init))
+		}
 		acts, ok := f["actions"]
 		if !ok {
 			return p.val.errf("a register needs at least one register action under \"actions\"")

@@ -97,3 +97,26 @@ egress: h.x = meta.m
 		}
 	}
 }
+
+// A register's init must fit its width (300 in an 8-bit register started
+// as 44).
+func TestRegisterInitFits(t *testing.T) {
+	src := `program: r
+headers:
+  h: {x: 8}
+parser:
+  start: s
+  states:
+    s: {extract: h}
+registers:
+  r: {width: 8, size: 4, init: INIT, actions: {get: {out: 8, do: "out = value"}}}
+ingress: h.x = r.get(0)
+`
+	if _, err := Load([]byte(strings.Replace(src, "INIT", "255", 1)), "r.yaml", nil); err != nil {
+		t.Fatalf("init 255: %v", err)
+	}
+	_, err := Load([]byte(strings.Replace(src, "INIT", "300", 1)), "r.yaml", nil)
+	if err == nil || !strings.Contains(err.Error(), "init 300 does not fit the register's bit<8> (it would start as 44)") {
+		t.Errorf("init 300: %v", err)
+	}
+}
