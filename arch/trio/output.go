@@ -232,6 +232,11 @@ func (p *PFE) dequeue(port int, now int64) {
 	pkt.DeqDeltaPs = now - pkt.EnqPs
 	pkt.DeqDepthCells = int(q.cells)
 	ser := packet.SerializationPs(wire, p.portGbps(port))
+	if o.owedPs != 0 && now > o.busyUntil {
+		// Idle since its last frame: credit for frames sent back then buys
+		// nothing now, and the idle time pays a debt off.
+		o.owedPs = min(0, o.owedPs+(now-o.busyUntil))
+	}
 	if o.owedPs != 0 {
 		// Egress threads changed earlier frames' length after they were
 		// paced (ndp strips its 3-byte in-band header): the transmitter

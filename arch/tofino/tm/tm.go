@@ -670,6 +670,11 @@ func (t *TrafficManager) dequeue(p *port, now int64) {
 		wire -= t.bridgeBytes
 	}
 	ser := p.ser.Ps(wire, p.gbps)
+	if p.owedPs != 0 && now > p.busyUntil {
+		// Idle since its last frame: credit for frames sent back then buys
+		// nothing now, and the idle time pays a debt off.
+		p.owedPs = min(0, p.owedPs+(now-p.busyUntil))
+	}
 	if p.owedPs != 0 {
 		// Egress changed earlier frames' length after they were paced
 		// (ndp.p4 strips its 3-byte in-band header): the port's
