@@ -195,6 +195,11 @@ func RunJobs(jobs []Job, opt Options) ([]*Run, error) {
 		go func() {
 			defer wg.Done()
 			for i := range work {
+				if engine.Interrupted() {
+					// A signal stopped the command: start no more runs.
+					errs[i] = engine.ErrInterrupted
+					continue
+				}
 				// Labelled, so that a --cpuprofile splits by run
 				// (go tool pprof -tagfocus / -tags).
 				pprof.Do(context.Background(), pprof.Labels("scenario", jobs[i].s.Name, "variant", jobs[i].spec.variant.Name), func(context.Context) {

@@ -11,6 +11,7 @@ import (
 	"os/signal"
 	"sync/atomic"
 	"syscall"
+	"time"
 
 	"archsim/engine"
 )
@@ -72,12 +73,22 @@ func interruptOnSignal() *atomic.Value {
 		s := <-ch
 		got.Store(s)
 		engine.Interrupt()
-		s = <-ch
-		fmt.Fprintf(os.Stderr, "archsim: %v again: exiting at once\n", s)
+		select {
+		case s = <-ch:
+			fmt.Fprintf(os.Stderr, "archsim: %v again: exiting at once\n", s)
+		case <-time.After(interruptGrace):
+			// Not in a simulation (loading a program, placing it): nothing
+			// looks at the flag, and nothing is half-written yet.
+			fmt.Fprintf(os.Stderr, "archsim: %v: no simulation stopped within %v: exiting\n", s, interruptGrace)
+		}
 		os.Exit(signalExit(s))
 	}()
 	return &got
 }
+
+// interruptGrace is how long a signalled command has to stop its
+// simulations and take back its files before it exits regardless.
+const interruptGrace = 5 * time.Second
 
 // signalExit is the exit status of a process a signal ended: 128 + its
 // number (130 for SIGINT, 143 for SIGTERM).
