@@ -334,9 +334,31 @@ func (l *loader) expandFor(n node, fn func(node) error) error {
 		return fn(n)
 	}
 	body := node{n: rest, file: n.file, what: n.what, item: n.item}
+	// Loops whose bounds are constants multiply before anything is made
+	// (bounds over another loop's variable are counted as they run).
+	product := uint64(1)
+	for _, v := range loops {
+		lo, hi, _ := strings.Cut(v.val.n.Value, "..")
+		a, err1 := l.consts.evalConstString(lo)
+		b, err2 := l.consts.evalConstString(hi)
+		if err1 != nil || err2 != nil || a.isFloat || b.isFloat || b.i < a.i || b.i-a.i >= maxLoopItems {
+			product = 0 // checked (or refused) as the loop runs
+			break
+		}
+		if product *= uint64(b.i-a.i) + 1; product > maxLoopItems {
+			return loops[0].val.errf("the loops of this item make %d items, more than %d", product, maxLoopItems)
+		}
+	}
+	made := 0
 	var rec func(k int) error
 	rec = func(k int) error {
 		if k == len(loops) {
+			// Nested loops multiply: bound what they make together, as
+			// one loop is bounded (a million entries is far beyond any
+			// table a chip holds).
+			if made++; made > maxLoopItems {
+				return loops[0].val.errf("the loops of this item make more than %d items", maxLoopItems)
+			}
 			return fn(body)
 		}
 		v := loops[k]
@@ -352,7 +374,7 @@ func (l *loader) expandFor(n node, fn func(node) error) error {
 		if b.i < a.i {
 			return v.val.errf("loop range %d..%d is empty (hi below lo): the item would make nothing", a.i, b.i)
 		}
-		if b.i-a.i > 1<<20 || b.i-a.i < 0 {
+		if b.i-a.i >= maxLoopItems || b.i-a.i < 0 {
 			return v.val.errf("loop of %d iterations is too long", uint64(b.i-a.i)+1)
 		}
 		saved, had := l.consts.names[v.key]
@@ -371,6 +393,10 @@ func (l *loader) expandFor(n node, fn func(node) error) error {
 	}
 	return rec(0)
 }
+
+// maxLoopItems bounds the items one for: item makes, its loops' iterations
+// multiplied.
+const maxLoopItems = 1 << 20
 
 func (l *loader) loadEntry(n node, t *Table, index int) (*Entry, error) {
 	f, err := n.fields("key", "action")

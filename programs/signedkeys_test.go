@@ -120,3 +120,35 @@ ingress: h.x = r.get(0)
 		t.Errorf("init 300: %v", err)
 	}
 }
+
+// Nested for loops multiply: an entry list of 4096 x 1024 items is refused
+// before it is made (its million-entry loops are each within bounds; the
+// loader made them all, gigabytes, and no limit saw it).
+func TestNestedLoopsBounded(t *testing.T) {
+	src := `program: big
+headers:
+  h: {x: 32}
+parser:
+  start: s
+  states:
+    s: {extract: h}
+actions:
+  set: {params: {v: 8}, do: ""}
+tables:
+  t:
+    key: {h.x: exact}
+    actions: [set]
+    default: set(0)
+    size: 16777216
+    entries:
+      - {for: {i: "0..LOOP", j: "0..1023"}, key: "i*1024+j", action: set(1)}
+ingress: t.apply()
+`
+	_, err := Load([]byte(strings.Replace(src, "LOOP", "4095", 1)), "big.yaml", nil)
+	if err == nil || !strings.Contains(err.Error(), "the loops of this item make 4194304 items, more than 1048576") {
+		t.Errorf("4096 x 1024 items: %v", err)
+	}
+	if _, err := Load([]byte(strings.Replace(src, "LOOP", "3", 1)), "big.yaml", nil); err != nil {
+		t.Errorf("4 x 1024 items: %v", err)
+	}
+}
