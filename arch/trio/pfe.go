@@ -176,7 +176,11 @@ type PFE struct {
 	onDeliver func(*packet.Packet)
 	tap       arch.WireTap // packet captures (nil: none)
 	groups    map[int]*programs.MulticastGroup
-	attached  map[int]link.End
+	// arb orders heads that reach the dispatcher from several ports at
+	// one instant (trio.arbitration); flushFn takes them in that order.
+	arb      *packet.Arbiter
+	flushFn  func(packet.Held)
+	attached map[int]link.End
 	// Stats.
 	Stats    PFEStats
 	drops    arch.DropCounter
@@ -298,6 +302,8 @@ func newPFE(name string, engine sim.Engine, cfg *spec.Config, mc *lower.Microcod
 	p.attached = map[int]link.End{}
 	p.smem = smem.MakeBuilder().WithConfig(cfg.SMem).WithClockMHz(cfg.ClockMHz).Build(p.Name() + ".SMem")
 	p.deadlinePs = 1 << 62
+	p.arb = packet.NewArbiter(engine, p, cfg.ArbitrationPolicy(), seed^0x5bd1e995)
+	p.flushFn = func(h packet.Held) { p.portArrive(h.Pkt, h.Port, p.arb.AtPs()) }
 	p.tailPs, p.filterPs = NsToPs(cfg.SMem.DRAMLatencyNs), NsToPs(cfg.Lookup.FilterLatencyNs)
 	p.sramPs = NsToPs(cfg.SMem.SRAMLatencyNs)
 	p.tailShift = -1
@@ -370,16 +376,13 @@ func (p *PFE) Handle(e sim.Event) error {
 	now := ev.AtPs()
 	kind, pkt, port := ev.Kind, ev.Pkt, ev.Port
 	switch kind {
+	case packet.KindArbitrate:
+		p.arb.Flush(p.flushFn)
 	case packet.KindArrive:
-		pkt.InPort = port
-		if port >= 0 && port < p.cfg.Ports && p.mac().Consume(pkt.Head, port, p.portGbps(port), now) {
-			p.dropped(pkt, "mac: PFC frame consumed")
-			return nil
+		if !p.arb.Offer(ev, 0, port, 0) {
+			return nil // heads from several ports at once: the arbiter orders them
 		}
-		if port >= p.cfg.Ports && !p.beyondIn[port] {
-			p.noteBeyondIn(port)
-		}
-		p.arrive(pkt, 0, now)
+		p.portArrive(pkt, port, now)
 	case evResume:
 		p.resume(p.threads[port], now)
 	case evDequeue:
@@ -420,6 +423,20 @@ func (p *PFE) startTimer(timer, thread int, now int64) {
 }
 
 // arrive hands a head to the dispatcher.
+// portArrive takes a head that arrived on a port: the MAC consumes PFC
+// frames, the dispatcher the rest.
+func (p *PFE) portArrive(pkt *packet.Packet, port int, now int64) {
+	pkt.InPort = port
+	if port >= 0 && port < p.cfg.Ports && p.mac().Consume(pkt.Head, port, p.portGbps(port), now) {
+		p.dropped(pkt, "mac: PFC frame consumed")
+		return
+	}
+	if port >= p.cfg.Ports && !p.beyondIn[port] {
+		p.noteBeyondIn(port)
+	}
+	p.arrive(pkt, 0, now)
+}
+
 func (p *PFE) arrive(pkt *packet.Packet, gress int, now int64) {
 	if now > p.deadlinePs {
 		p.drops.Add("still in flight at the end of the run")

@@ -23,6 +23,7 @@ import (
 	"fmt"
 
 	"archsim/arch/trio/smem"
+	"archsim/components/packet"
 	"archsim/configs"
 )
 
@@ -32,6 +33,7 @@ type Config struct {
 	ClockMHz         float64     `mapstructure:"clock_mhz"`
 	Ports            int         `mapstructure:"ports"`
 	PortGbps         float64     `mapstructure:"port_gbps"`
+	Arbitration      string      `mapstructure:"arbitration"`
 	QueueLimitBytes  int64       `mapstructure:"queue_limit_bytes"`
 	Output           Output      `mapstructure:"output"`
 	PPEs             int         `mapstructure:"ppes"`
@@ -85,6 +87,13 @@ type Lookup struct {
 	FilterLatencyNs float64 `mapstructure:"filter_latency_ns"`
 }
 
+// ArbitrationPolicy is how heads that reach the dispatcher from several
+// ports at one instant are ordered.
+func (c *Config) ArbitrationPolicy() packet.Arbitration {
+	a, _ := packet.ParseArbitration(c.Arbitration)
+	return a
+}
+
 // LoadConfig decodes and validates a Trio config.
 func LoadConfig(l *configs.Loaded) (*Config, error) {
 	c := &Config{}
@@ -132,6 +141,9 @@ func LoadConfig(l *configs.Loaded) (*Config, error) {
 		configs.In("timers", float64(c.Timers), 0, 1<<16),
 	}); err != nil {
 		return nil, err
+	}
+	if _, err := packet.ParseArbitration(c.Arbitration); err != nil {
+		return nil, fmt.Errorf("%s: trio.arbitration: %v", l.Origin("trio.arbitration"), err)
 	}
 	if c.ReorderCreated != ReorderOneFlow && c.ReorderCreated != ReorderOwnFlow {
 		return nil, fmt.Errorf("%s: trio.reorder_created: %q is not %s or %s",
