@@ -82,6 +82,9 @@ func (c *Chip) Load(o arch.Overrides) (arch.Target, error) {
 	}); err != nil {
 		return nil, err
 	}
+	if strings.TrimSpace(p.Name) == "" {
+		return nil, fmt.Errorf("%s: ideal.name: must not be empty (reports name the chip by it)", l.Origin("ideal.name"))
+	}
 	t := &Target{p: p}
 	switch p.Queue.Discipline {
 	case DisciplineComposite:

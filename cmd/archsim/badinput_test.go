@@ -69,6 +69,7 @@ variants:
 		{[]string{"aggregate", "--straggle-prob", "NaN"}, "--straggle-prob NaN: must be a finite number"},
 		{[]string{"aggregate", "--set", "aggregation.straggler.probability=NaN"}, "--set aggregation.straggler.probability=NaN: must be a finite number"},
 		{[]string{"aggregate", "--set", "aggregation.straggler.probability=0.5"}, "--set aggregation.straggler.probability: the trio.straggler.speedup claim's"},
+		{[]string{"--program", "ndp", "--set", "tofino.name="}, "--set tofino.name=: tofino.name: must not be empty"},
 		{[]string{"aggregate", "--set", "aggregation.straggler.slow_min=3"}, "--set aggregation.straggler.slow_min=3: aggregation.straggler.slow_max = 2 is out of range [3, 1000] (a bound set by aggregation.straggler.slow_min)"},
 		{[]string{"aggregate", "--set", "aggregation.straggler.iterations=5"}, "--set aggregation.straggler.iterations: the trio.straggler.speedup claim's"},
 		{[]string{"--program", "ndp", "--set", "tofino.mau.stages=18446744073709551615"}, "--set tofino.mau.stages=18446744073709551615: 18446744073709551615 is out of the integer range"},

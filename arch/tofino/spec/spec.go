@@ -23,6 +23,7 @@ package spec
 
 import (
 	"fmt"
+	"strings"
 
 	"archsim/arch/tofino/tm"
 	"archsim/components/packet"
@@ -323,6 +324,9 @@ func (c *Config) validate(l *configs.Loaded) error {
 	}
 	if _, err := packet.ParseArbitration(c.Arbitration); err != nil {
 		return fmt.Errorf("%s: tofino.arbitration: %v", l.Origin("tofino.arbitration"), err)
+	}
+	if strings.TrimSpace(c.Name) == "" {
+		return fmt.Errorf("%s: tofino.name: must not be empty (reports name the chip by it)", l.Origin("tofino.name"))
 	}
 	for i, name := range []string{"b8", "b16", "b32"} {
 		s := c.PHV.Size(i)

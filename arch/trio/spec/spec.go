@@ -21,6 +21,7 @@ package spec
 
 import (
 	"fmt"
+	"strings"
 
 	"archsim/arch/trio/smem"
 	"archsim/components/packet"
@@ -144,6 +145,9 @@ func LoadConfig(l *configs.Loaded) (*Config, error) {
 	}
 	if _, err := packet.ParseArbitration(c.Arbitration); err != nil {
 		return nil, fmt.Errorf("%s: trio.arbitration: %v", l.Origin("trio.arbitration"), err)
+	}
+	if strings.TrimSpace(c.Name) == "" {
+		return nil, fmt.Errorf("%s: trio.name: must not be empty (reports name the chip by it)", l.Origin("trio.name"))
 	}
 	if c.ReorderCreated != ReorderOneFlow && c.ReorderCreated != ReorderOwnFlow {
 		return nil, fmt.Errorf("%s: trio.reorder_created: %q is not %s or %s",
