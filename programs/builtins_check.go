@@ -113,6 +113,9 @@ func (c *codeCtx) allowed(b *BuiltinSpec, s callSite) error {
 			return c.errf(s.at, "%s: table %s %s; the data plane writes and scans hash-table records, which need 1..%d exact keys", s.display(), s.recv, why, maxExactKeys)
 		}
 	}
+	if (b.tableOp == TableInsert || b.tableOp == TableRemove) && s.table != nil && s.table.Const {
+		return c.errf(s.at, "%s: table %s is const (its entries are the program's, and neither the control plane nor the data plane changes them)", s.display(), s.recv)
+	}
 	if w.RefFlags && !s.table.Aging {
 		return c.errf(s.at, "%s.%s(INDEX): table %s has no REF flags; declare it with aging: true", s.recv, s.name, s.recv)
 	}

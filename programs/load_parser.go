@@ -118,6 +118,10 @@ func (l *loader) loadParser(n node, egress bool) error {
 			if tp.key == "default" {
 				tr.Default = true
 				hasDefault = true
+			} else if hasDefault {
+				// Transitions are tried in the order written: the default
+				// would take every packet this value should.
+				return tp.val.errf("transition %q comes after default, which would take its packets; list default last", tp.key)
 			} else {
 				t := st.Select.Type
 				vs, ms := tp.key, ""

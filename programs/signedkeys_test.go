@@ -152,3 +152,49 @@ ingress: t.apply()
 		t.Errorf("4 x 1024 items: %v", err)
 	}
 }
+
+// A parser's transitions are tried in the order written, so a value after
+// default is refused (it never matched); a const table refuses the data
+// plane's insert and remove.
+func TestShadowedTransitionAndConstInsert(t *testing.T) {
+	_, err := Load([]byte(`program: p
+headers:
+  a: {k: 8}
+  b: {x: 8}
+parser:
+  start: s
+  states:
+    s:
+      extract: a
+      select: a.k
+      transitions: {default: accept, 5: sb}
+    sb: {extract: b}
+`), "p.yaml", nil)
+	if err == nil || !strings.Contains(err.Error(), `transition "5" comes after default`) {
+		t.Errorf("value after default: %v", err)
+	}
+	_, err = Load([]byte(`program: c
+headers:
+  h: {a: 8, b: 8}
+parser:
+  start: s
+  states:
+    s: {extract: h}
+actions:
+  set: {params: {v: 8}, do: "h.b = v"}
+tables:
+  t:
+    key: {h.a: exact}
+    actions: [set]
+    const: true
+    entries:
+      - {key: 1, action: set(11)}
+ingress: |
+  if !t.apply().hit {
+    t.insert(set(h.a))
+  }
+`), "c.yaml", nil)
+	if err == nil || !strings.Contains(err.Error(), "t.insert(): table t is const") {
+		t.Errorf("insert into a const table: %v", err)
+	}
+}
