@@ -18,6 +18,10 @@ func TestIntegerSettings(t *testing.T) {
 	if err := os.WriteFile(file, []byte("tofino:\n  mau:\n    stages: 2.9\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	octal := filepath.Join(dir, "o.yaml")
+	if err := os.WriteFile(octal, []byte("tofino:\n  mau:\n    stages: 012\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	load := func(src configs.Source) (*spec.Config, error) {
 		src.Base = []string{"tofino.yaml"}
 		l, err := configs.Load(src)
@@ -33,6 +37,8 @@ func TestIntegerSettings(t *testing.T) {
 		{configs.Source{Sets: []string{"tofino.mau.stages=2.5"}}, "--set tofino.mau.stages=2.5: must be an integer, got 2.5"},
 		{configs.Source{UserFile: file}, file + ":3: tofino.mau.stages: must be an integer, got 2.9"},
 		{configs.Source{Sets: []string{"tofino.mau.stages=[1]"}}, "--set tofino.mau.stages=[1]: expected an integer, got a list"},
+		{configs.Source{Sets: []string{"tofino.mau.stages=012"}}, "--set tofino.mau.stages=012: a leading zero, which YAML reads as octal; write 12 (or 0o12 for octal)"},
+		{configs.Source{UserFile: octal}, octal + ":3: tofino.mau.stages: 012 has a leading zero, which YAML reads as octal; write 12 (or 0o12 for octal)"},
 	} {
 		_, err := load(c.src)
 		if err == nil || err.Error() != c.want {
