@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"reflect"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -254,7 +255,11 @@ func (l *Loaded) Decode(key string, out any) error {
 	if err = dec.Decode(tree); err != nil {
 		msg := err.Error()
 		if i := strings.Index(msg, "\n"); i >= 0 {
+			// "2 error(s) decoding:\n\n* a\n* b": the first is enough.
 			msg = strings.TrimSpace(msg[i+1:])
+			if j := strings.Index(msg, "\n"); j >= 0 {
+				msg = strings.TrimSpace(msg[:j])
+			}
 		}
 		msg = strings.TrimPrefix(msg, "* ")
 		// mapstructure names the field ('mau.stages'); find its origin.
@@ -269,7 +274,8 @@ func (l *Loaded) Decode(key string, out any) error {
 				}
 			}
 		}
-		where := l.Origin(field)
+		// A list element's error names the list's key (dscp_modes[0]).
+		where := l.Origin(listKey.ReplaceAllString(field, ""))
 		if field != "" && strings.HasPrefix(where, "--set "+field+"=") {
 			// the flag already names the key
 			msg = strings.TrimPrefix(msg, field+": ")
@@ -278,6 +284,9 @@ func (l *Loaded) Decode(key string, out any) error {
 	}
 	return nil
 }
+
+// listKey matches a list index at the end of a field path ([0]).
+var listKey = regexp.MustCompile(`\[\d+\]$`)
 
 // intToFloat lets integers be written where a float is expected (clock_mhz:
 // 1250) and parses the strings command-line flags deliver.
@@ -362,6 +371,10 @@ var plainTypes = strings.NewReplacer(
 	"unconvertible type 'bool'", "a bool",
 	"unconvertible type 'float64'", "a number",
 	"unconvertible type 'int'", "an integer",
+	"source data must be an array or slice, got int", "expected a list, got an integer",
+	"source data must be an array or slice, got string", "expected a list, got a string",
+	"source data must be an array or slice, got float64", "expected a list, got a number",
+	"source data must be an array or slice, got bool", "expected a list, got a bool",
 )
 
 // IsInt reports whether a kind is a Go integer kind (a decimal given for
