@@ -102,3 +102,16 @@ func TestBuiltinsDoNotEmit(t *testing.T) {
 		}
 	}
 }
+
+// TestPacketLengthEgressOnly: TNA's pkt_length is egress intrinsic
+// metadata; ingress has none, so reading std.packet_length there is
+// refused on Tofino (it was allowed) and allowed in egress.
+func TestPacketLengthEgressOnly(t *testing.T) {
+	var pe *PlacementError
+	if _, err := Place(chip(t), variant(t, "meta.a = bit32(std.packet_length)", "", "")); !errors.As(err, &pe) || pe.Rule != RuleIntrinsic || !strings.Contains(pe.Msg, "reads std.packet_length") {
+		t.Errorf("ingress read: %v, want rule %s", err, RuleIntrinsic)
+	}
+	if _, err := Place(chip(t), variant(t, "", "meta.a = bit32(std.packet_length)", "")); err != nil {
+		t.Errorf("egress read: %v", err)
+	}
+}

@@ -81,8 +81,12 @@ func stdRights(c *spec.Config, g spec.Gress, id programs.StdID) stdAccess {
 		return stdAccess{read: true, write: true}
 	case programs.StdDeflectOnDrop, programs.StdMcastGrp, programs.StdRecirculate, programs.StdBypassEgress, programs.StdTrimDisable:
 		return stdAccess{read: g == spec.Ingress, write: g == spec.Ingress}
-	case programs.StdPacketLength, programs.StdTstamp:
+	case programs.StdTstamp:
 		return stdAccess{read: true}
+	case programs.StdPacketLength:
+		// TNA: pkt_length is egress intrinsic metadata; ingress has none
+		// (a program reads ipv4.total_len there).
+		return stdAccess{read: g == spec.Egress}
 	case programs.StdTimerIndex:
 		// Always 0 on a packet thread (a program with timers does not
 		// place): a constant the compiler folds.
@@ -230,8 +234,11 @@ func checkIntrinsics(c *spec.Config, prog *programs.Program, lt *LT) error {
 			}
 			if !write && !r.read {
 				why := ""
-				if f.Std == programs.StdEnqQdepth {
+				switch f.Std {
+				case programs.StdEnqQdepth:
 					why = " (queue state reaches only egress on Tofino 1; the what-if knob tofino.features.ingress_queue_visibility models Tofino 2's ghost thread)"
+				case programs.StdPacketLength:
+					why = " (TNA's pkt_length is egress intrinsic metadata; in ingress read the IP header's length)"
 				}
 				return ruleErr(RuleIntrinsic, lt.Pos, "%s reads %s, which the %s thread cannot see on %s%s", lt.Name, f.Name, lt.Gress, c.Name, why)
 			}
