@@ -90,10 +90,9 @@ type outPort struct {
 	busyUntil int64       // the transmitter is busy up to here
 	wireFree  int64       // the wire is busy up to here (after the egress thread)
 	pending   bool        // a dequeue is scheduled
-	// owedPs is transmit time the port is owed: frames its egress threads
-	// made shorter than they were paced by, or dropped (negative: made
-	// longer). The next dequeues take it back.
-	owedPs int64
+	// credit is transmit time the port is owed for frames its egress
+	// threads resized or dropped after they were paced.
+	credit packet.PaceCredit
 }
 
 // outQueue is one queue of an output port.
@@ -231,20 +230,9 @@ func (p *PFE) dequeue(port int, now int64) {
 	q.bytes -= int64(wire)
 	pkt.DeqDeltaPs = now - pkt.EnqPs
 	pkt.DeqDepthCells = int(q.cells)
-	ser := packet.SerializationPs(wire, p.portGbps(port))
-	if o.owedPs != 0 && now > o.busyUntil {
-		// Idle since its last frame: credit for frames sent back then buys
-		// nothing now, and the idle time pays a debt off.
-		o.owedPs = min(0, o.owedPs+(now-o.busyUntil))
-	}
-	if o.owedPs != 0 {
-		// Egress threads changed earlier frames' length after they were
-		// paced (ndp strips its 3-byte in-band header): the transmitter
-		// follows the frames the wire really carries.
-		adj := min(o.owedPs, ser)
-		ser -= adj
-		o.owedPs -= adj
-	}
+	// Egress threads may have changed earlier frames' length after they
+	// were paced: the transmitter follows the frames the wire carries.
+	ser := o.credit.Slot(packet.SerializationPs(wire, p.portGbps(port)), now, o.busyUntil)
 	o.busyUntil = now + ser
 	if p.hasEgress(pkt) {
 		pkt.PacedLen = wire
@@ -285,11 +273,11 @@ func (p *PFE) egressSized(pkt *packet.Packet, length int) {
 	if pkt.PacedLen != length {
 		if o := p.out[pkt.OutPort]; o != nil {
 			g := p.portGbps(pkt.OutPort)
-			owed := packet.SerializationPs(pkt.PacedLen, g)
+			left := int64(0)
 			if length > 0 {
-				owed -= packet.SerializationPs(length, g)
+				left = packet.SerializationPs(length, g)
 			}
-			o.owedPs += owed
+			o.credit.Resized(packet.SerializationPs(pkt.PacedLen, g), left)
 		}
 	}
 	pkt.PacedLen = 0

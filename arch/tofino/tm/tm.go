@@ -133,10 +133,9 @@ type port struct {
 	ser       packet.SerialMemo
 	pending   bool
 	down      bool // admin down: nothing is queued or sent
-	// owedPs is transmit time the port is owed: frames the egress
-	// pipeline made shorter than the traffic manager paced them by, or
-	// dropped (negative: made longer). The next dequeues take it back.
-	owedPs int64
+	// credit is transmit time the port is owed for frames the egress
+	// pipeline resized or dropped after they were paced.
+	credit packet.PaceCredit
 }
 
 // Queue is one egress queue.
@@ -669,20 +668,9 @@ func (t *TrafficManager) dequeue(p *port, now int64) {
 	if !pkt.NoBridge {
 		wire -= t.bridgeBytes
 	}
-	ser := p.ser.Ps(wire, p.gbps)
-	if p.owedPs != 0 && now > p.busyUntil {
-		// Idle since its last frame: credit for frames sent back then buys
-		// nothing now, and the idle time pays a debt off.
-		p.owedPs = min(0, p.owedPs+(now-p.busyUntil))
-	}
-	if p.owedPs != 0 {
-		// Egress changed earlier frames' length after they were paced
-		// (ndp.p4 strips its 3-byte in-band header): the port's
-		// transmitter follows the frames the MAC really sends.
-		adj := min(p.owedPs, ser)
-		ser -= adj
-		p.owedPs -= adj
-	}
+	// Egress may have changed earlier frames' length after they were
+	// paced: the transmitter follows the frames the MAC really sends.
+	ser := p.credit.Slot(p.ser.Ps(wire, p.gbps), now, p.busyUntil)
 	p.busyUntil = now + ser
 	if t.macBusy != nil {
 		// The next frame may leave once this one is within the MAC's FIFO
@@ -721,11 +709,11 @@ func (t *TrafficManager) EgressSized(dev, paced, length int) {
 		return
 	}
 	p := t.ports[dev]
-	owed := p.ser.Ps(paced, p.gbps)
+	left := int64(0)
 	if length > 0 {
-		owed -= p.ser.Ps(length, p.gbps)
+		left = p.ser.Ps(length, p.gbps)
 	}
-	p.owedPs += owed
+	p.credit.Resized(p.ser.Ps(paced, p.gbps), left)
 }
 
 // macSlack is how far a port's MAC may be behind: its transmit FIFO,
