@@ -257,6 +257,47 @@ variants:
 	}
 }
 
+// A frame egress drops still spent its slot in the port's schedule: the
+// recirculation port carries "up to 100Gb/s of untrimmed packets"
+// (trimming paper §3), and ndp.p4's egress mirrors each deflected packet
+// as a header and drops the packet. In the 16 x 4:1 incast with the
+// DoD-only design every pipe deflects about 144 full frames into its
+// recirculation port, so the last header cannot leave before those frames
+// have had their 125 ns each. (When a dropped frame was credited back,
+// the DoD queue drained at egress's packet rate, the last header arrived
+// at 6.7 us, and no congestion response of §6.3 was ever too short.)
+func TestDroppedFrameSpendsItsSlot(t *testing.T) {
+	s := loadText(t, `scenario: dod-only-16x4
+doc: trim-fig5c's DoD-only variant
+source: test
+seed: 1
+duration_us: 100
+hosts: 64
+link: {gbps: 100, prop_ns: 500, framing: htsim}
+workload: {kind: ndp, mss: 1564, ctrl: 64, window: 15, flow_packets: 15, pull_rate: 0.99}
+pattern: {kind: shifted, senders: 64}
+variants:
+  - {name: DoD, chip: tofino, program: ndp, params: {ALLOW_PESSIMISM: "0", FEEDBACK: "0"}}
+plots:
+  - {kind: header_cdf, file: h.png}
+`)
+	res, err := s.Execute(Options{Jobs: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := res.Runs[0]
+	last := 0.0
+	for _, h := range r.HeadersUs {
+		last = max(last, h)
+	}
+	// Every pipe holds 16 of the 64 senders: a quarter of the deflections.
+	perPipe := float64(r.TrimsDoD) / 4
+	drain := perPipe * 1564 * 8 / 100e3 // us at 100 Gb/s, without framing
+	if r.TrimsDoD < 400 || last < drain {
+		t.Errorf("%d packets deflected, last header at %.1f us: four recirculation ports at 100 Gb/s need %.1f us for them", r.TrimsDoD, last, drain)
+	}
+}
+
 // A switch takes no packet after the run's deadline (the hosts' NICs may
 // still drain what they queued before it): a 1 us trim-fig6 run at 64
 // senders trims at most what can reach the ideal switch by then, three

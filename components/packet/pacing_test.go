@@ -2,19 +2,21 @@ package packet
 
 import "testing"
 
-// PaceCredit gives back what egress saved while the port stays busy,
-// never more than a frame's own time at once, drops credit over idle time
+// PaceCredit gives back what egress saved on a frame it sent while the
+// port stays busy, never more than a frame's own time at once, nothing for
+// a frame egress dropped (its slot was spent), drops credit over idle time
 // and pays debt off with it.
 func TestPaceCredit(t *testing.T) {
 	var c PaceCredit
-	c.Resized(1000, 900) // a frame left 100 ps shorter
-	c.Resized(1000, 0)   // one was dropped in egress
-	if got := c.Slot(500, 10, 10); got != 0 || c != 600 {
-		t.Errorf("busy port: slot %d, credit %d; want 0 and 600", got, c)
+	c.Resized(1000, 0)   // one was dropped in egress: no credit
+	c.Resized(1000, 300) // a frame left 700 ps shorter
+	if got := c.Slot(500, 10, 10); got != 0 || c != 200 {
+		t.Errorf("busy port: slot %d, credit %d; want 0 and 200", got, c)
 	}
-	if got := c.Slot(500, 20, 20); got != 0 || c != 100 {
-		t.Errorf("busy port: slot %d, credit %d; want 0 and 100", got, c)
+	if got := c.Slot(500, 20, 20); got != 300 || c != 0 {
+		t.Errorf("busy port: slot %d, credit %d; want 300 and 0", got, c)
 	}
+	c.Resized(1000, 900)
 	if got := c.Slot(500, 100, 20); got != 500 || c != 0 {
 		t.Errorf("after idling: slot %d, credit %d; want 500 and 0 (credit lapses)", got, c)
 	}
