@@ -494,20 +494,23 @@ func trimClaims() []Claim {
 			check: atMost(250),
 		},
 		{
-			ID: "trim.fig8.trims-6us", Source: "Trimming paper §6.3",
+			ID: "trim.fig8.trims-6us", Source: "Trimming paper §6.3, Fig. 8a; §6.2",
 			Expected:  "with the chosen 6 us response the switch trims ~10 % more packets than optimal",
-			Tolerance: "excess within 0..20 % (64 senders)",
-			Note: "trim-fig8-64 at T0 = 6 us over Ideal; trim-fig8-32 beside it (reported, not checked: the paper does not say which " +
-				"panel of Fig. 8 its 10 % reads). At 64 senders four pipes feed every port and their four 25 % windows together admit " +
-				"its line rate, so the port stays busy and trims cannot exceed the ideal queue's by much; at 32 senders two pipes feed " +
-				"a port and a pessimistic window admits half its line rate, the port idles and the excess appears",
-			needs: []need{{scenario: "trim-fig8-64", values: fig8Short}, {scenario: "trim-fig8-32", values: []string{"6000"}}},
+			Tolerance: "excess within 0..20 % (32 senders)",
+			Note: "trim-fig8-32 at T0 = 6 us over Ideal, 64 senders (trim-fig8-64) reported beside it. §6.3 does not say which panel " +
+				"of Fig. 8 its 10 % reads, but it cannot be the 64-sender one: NDP's pull pacers fix what the senders send, so a run " +
+				"delivers at most what it sent less what it trimmed, and at 64 senders a 10 % excess over Ideal's trims leaves at most " +
+				"the fraction of Ideal's deliveries the row computes, against §6.2's 64-sender flows 'within 1% of the optimal'. " +
+				"At 64 senders four pipes feed every port and their four 25 % windows together admit its line rate, so the port " +
+				"stays busy and trims cannot exceed the ideal queue's by much; at 32 senders two pipes feed a port and a pessimistic " +
+				"window admits half its line rate, the port idles and the excess appears. (Checked at 64 senders until 2026-11-29.)",
+			needs: []need{{scenario: "trim-fig8-32", values: []string{"6000"}}, {scenario: "trim-fig8-64", values: fig8Short}},
 			probe: func(c *Context) reading {
-				r64, err := c.scenario("trim-fig8-64", fig8Short...)
+				r32, err := c.scenario("trim-fig8-32", "6000")
 				if err != nil {
 					return broken(err)
 				}
-				r32, err := c.scenario("trim-fig8-32", "6000")
+				r64, err := c.scenario("trim-fig8-64", fig8Short...)
 				if err != nil {
 					return broken(err)
 				}
@@ -515,10 +518,13 @@ func trimClaims() []Claim {
 					return float64(r.Find(v, "6000").Trims)/float64(r.Find("Ideal", "").Trims) - 1
 				}
 				rd := modelsProbe("Tofino", func(c *Context, v string) reading {
-					ex := excess(r64, v)
+					ex := excess(r32, v)
 					return read(fmt.Sprintf("%+.1f %%", 100*ex), ex)
 				})(c)
-				return withWhatIf(rd, "32 senders (trim-fig8-32), reported", fmt.Sprintf("%+.1f %%", 100*excess(r32, paperOf("Tofino"))))
+				ideal := r64.Find("Ideal", "")
+				bound := (float64(ideal.DataSent) - 1.1*float64(ideal.Trims)) / float64(ideal.DeliveredFull)
+				return withWhatIf(rd, "64 senders (trim-fig8-64), reported", fmt.Sprintf("%+.1f %%; a +10 %% excess there would deliver at most %.2f of Ideal's",
+					100*excess(r64, paperOf("Tofino")), bound))
 			},
 			check: between(0, 0.20, 0.10),
 		},
