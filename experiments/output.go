@@ -160,9 +160,9 @@ func (r *Result) cdfRows() [][]string {
 
 // metric returns a run's value of a sweep plot's y: any numeric key of the
 // run's JSON summary, or "sonic_" + a key of its SONiC counters.
-func (run *Run) metric(y string) float64 {
-	v, _ := runMetrics(run)[y]
-	return v
+func (run *Run) metric(y string) (float64, bool) {
+	v, ok := runMetrics(run)[y]
+	return v, ok
 }
 
 // runMetrics flattens a run's numeric JSON keys.
@@ -193,7 +193,7 @@ func metricNames() map[string]bool {
 	names := map[string]bool{}
 	zero := 0.0
 	var count int64
-	for k := range runMetrics(&Run{Sonic: &SonicRun{NonTrimQueueDrops: &count, TrimQueueTx: &count}, PIERun: &PIERun{RiseS: &zero, FallS: &zero, CPPeriodUs: &zero}}) {
+	for k := range runMetrics(&Run{Sonic: &SonicRun{NonTrimQueueDrops: &count, TrimQueueTx: &count}, PIERun: &PIERun{RiseS: &zero, FallS: &zero, CPPeriodUs: &zero, QueueDelayUs: Quantiles{N: 1}}}) {
 		names[k] = true
 	}
 	return names
@@ -202,7 +202,12 @@ func metricNames() map[string]bool {
 func (r *Result) sweepRows(y string) [][]string {
 	rows := [][]string{{"variant", "sweep_value", y}}
 	for _, run := range r.Runs {
-		rows = append(rows, []string{run.Variant, run.Value, f2s(run.metric(y))})
+		v, ok := run.metric(y)
+		cell := "" // a run with nothing to summarise (no samples)
+		if ok {
+			cell = f2s(v)
+		}
+		rows = append(rows, []string{run.Variant, run.Value, cell})
 	}
 	return rows
 }
@@ -326,15 +331,19 @@ func (r *Result) plot(p Plot, path string) error {
 				if run.Variant != name {
 					continue
 				}
+				y, ok := run.metric(p.Y)
+				if !ok {
+					continue // nothing to summarise in this run: no point
+				}
 				if run.Value == "" { // run once (no program constants): a flat line
-					pts = append(pts, plotter.XY{X: lo, Y: run.metric(p.Y)}, plotter.XY{X: hi, Y: run.metric(p.Y)})
+					pts = append(pts, plotter.XY{X: lo, Y: y}, plotter.XY{X: hi, Y: y})
 					continue
 				}
 				x, err := strconv.ParseFloat(run.Value, 64)
 				if err != nil {
 					continue
 				}
-				pts = append(pts, plotter.XY{X: x, Y: run.metric(p.Y)})
+				pts = append(pts, plotter.XY{X: x, Y: y})
 			}
 			if len(pts) == 0 {
 				continue

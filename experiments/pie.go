@@ -1,6 +1,7 @@
 package experiments
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 	"slices"
@@ -101,6 +102,16 @@ type Quantiles struct {
 	P90  float64 `json:"p90"`
 	P99  float64 `json:"p99"`
 	Max  float64 `json:"max"`
+}
+
+// MarshalJSON writes quantiles of no samples as null values, so that no
+// reader takes their zeros for measured ones.
+func (q Quantiles) MarshalJSON() ([]byte, error) {
+	if q.N == 0 {
+		return []byte(`{"n":0,"mean":null,"p50":null,"p90":null,"p99":null,"max":null}`), nil
+	}
+	type plain Quantiles
+	return json.Marshal(plain(q))
 }
 
 func quantilesOf(s *stats.Samples, scale float64) Quantiles {

@@ -82,11 +82,17 @@ func (r *Result) aqmRunRows() [][]string {
 			continue
 		}
 		q := p.QueueDelayUs
+		qv := func(x float64) string { // empty when no packet left the queue
+			if q.N == 0 {
+				return ""
+			}
+			return f2s(x)
+		}
 		rows = append(rows, []string{run.Variant, run.Value, strconv.Itoa(run.Senders), opt(p.RiseS), opt(p.FallS),
-			strconv.Itoa(p.Updates), f2s(p.FinalDropProb), f2s(p.MaxDropProb), f2s(q.P50), f2s(q.P90), f2s(q.P99),
+			strconv.Itoa(p.Updates), f2s(p.FinalDropProb), f2s(p.MaxDropProb), qv(q.P50), qv(q.P90), qv(q.P99),
 			strconv.Itoa(p.AQMDrops), strconv.Itoa(p.TailDrops), strconv.Itoa(p.PacketsSent), f2s(p.TotalGoodputGbps),
 			opt(p.CPPeriodUs), f2s(p.SimulatedS), f2s(p.StartupS), strconv.FormatInt(run.Events, 10),
-			strconv.Itoa(q.N), f2s(q.Mean), f2s(q.Max),
+			strconv.Itoa(q.N), qv(q.Mean), qv(q.Max),
 			strconv.Itoa(run.DataSent), strconv.Itoa(run.DeliveredFull), strconv.Itoa(run.Dropped), strconv.Itoa(run.InFlight),
 			strconv.FormatBool(run.ConservationOK)})
 	}

@@ -123,6 +123,10 @@ func (r *Report) WriteTables(w io.Writer) {
 	fmt.Fprintf(w, "Measured latency (%d packets offered, %d delivered; parser + MAU + deparser + issue wait):\n", s.Offered, s.Delivered)
 	t = tables.New(w, "Thread", "Packets", "Unit", "Min", "Mean", "p99", "Max")
 	row := func(name string, pk int, unit string, x stats.Summary) {
+		if x.N == 0 {
+			t.Row(name, fmt.Sprint(pk), unit, "-", "-", "-", "-")
+			return
+		}
 		t.Row(name, fmt.Sprint(pk), unit, fmt.Sprintf("%.1f", x.Min), fmt.Sprintf("%.1f", x.Mean), fmt.Sprintf("%.1f", x.P99), fmt.Sprintf("%.1f", x.Max))
 	}
 	row("ingress", s.Ingress.Packets, "ns", r.Latency.IngressNs)

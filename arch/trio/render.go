@@ -11,6 +11,9 @@ import (
 )
 
 func sum(s stats.Summary, unit string) string {
+	if s.N == 0 {
+		return "- (none)"
+	}
 	return fmt.Sprintf("%.1f / %.1f / %.1f / %.1f %s", s.Min, s.Mean, s.P99, s.Max, unit)
 }
 

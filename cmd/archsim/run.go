@@ -283,9 +283,12 @@ func renderAQM(w io.Writer, res *experiments.Result) {
 		if r.Value != "" {
 			sw = r.Sweep + "=" + r.Value
 		}
-		q := r.QueueDelayUs
+		q, delay := r.QueueDelayUs, "-"
+		if q.N > 0 {
+			delay = fmt.Sprintf("%.0f / %.0f / %.0f", q.P50, q.P90, q.P99)
+		}
 		t.Row(r.Variant, sw, opt(r.RiseS, "%.3f"), opt(r.FallS, "%.3f"), fmt.Sprint(r.Updates), fmt.Sprintf("%.4f", r.FinalDropProb),
-			fmt.Sprintf("%.2f", r.TotalGoodputGbps), fmt.Sprintf("%.0f / %.0f / %.0f", q.P50, q.P90, q.P99), fmt.Sprint(r.AQMDrops), fmt.Sprint(r.TailDrops),
+			fmt.Sprintf("%.2f", r.TotalGoodputGbps), delay, fmt.Sprint(r.AQMDrops), fmt.Sprint(r.TailDrops),
 			opt(r.CPPeriodUs, "%.1f"), fmt.Sprintf("%.3f", r.SimulatedS), fmt.Sprint(r.ConservationOK))
 	}
 	t.Render()

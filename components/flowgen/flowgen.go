@@ -30,6 +30,7 @@
 package flowgen
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 
@@ -73,6 +74,16 @@ type Summary struct {
 	P9999 float64 `json:"p9999"`
 	Max   float64 `json:"max"`
 	Exact bool    `json:"exact"`
+}
+
+// MarshalJSON writes a summary of no flows with null quantiles, so that
+// no reader takes its zeros for measured ones.
+func (s Summary) MarshalJSON() ([]byte, error) {
+	if s.N == 0 {
+		return []byte(`{"n":0,"p50":null,"p99":null,"p999":null,"p9999":null,"max":null,"exact":true}`), nil
+	}
+	type plain Summary
+	return json.Marshal(plain(s))
 }
 
 // Client is a closed-loop fixed-size flow generator.

@@ -4,6 +4,7 @@
 package stats
 
 import (
+	"encoding/json"
 	"math"
 	"math/bits"
 	"slices"
@@ -220,6 +221,16 @@ type Summary struct {
 	Mean float64 `json:"mean"`
 	P99  float64 `json:"p99"`
 	Max  float64 `json:"max"`
+}
+
+// MarshalJSON writes a summary of no samples with null values, so that no
+// reader takes its zeros for measured ones.
+func (s Summary) MarshalJSON() ([]byte, error) {
+	if s.N == 0 {
+		return []byte(`{"n":0,"min":null,"mean":null,"p99":null,"max":null}`), nil
+	}
+	type plain Summary
+	return json.Marshal(plain(s))
 }
 
 // Summarize returns min, mean, p99 (nearest rank, see Quantile) and max,

@@ -1,6 +1,7 @@
 package stats
 
 import (
+	"encoding/json"
 	"math"
 	"math/rand"
 	"slices"
@@ -349,5 +350,19 @@ func BenchmarkSamplesAdd(b *testing.B) {
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		s.Add(xs[i&(1<<16-1)])
+	}
+}
+
+// A summary of no samples has null values in JSON (a reader would take
+// zeros for measured ones); one with samples has its numbers.
+func TestEmptySummaryJSONIsNull(t *testing.T) {
+	var s Samples
+	b, err := json.Marshal(s.Summarize(1))
+	if err != nil || string(b) != `{"n":0,"min":null,"mean":null,"p99":null,"max":null}` {
+		t.Errorf("empty summary: %s, %v", b, err)
+	}
+	s.Add(5)
+	if b, _ = json.Marshal(s.Summarize(1)); string(b) != `{"n":1,"min":5,"mean":5,"p99":5,"max":5}` {
+		t.Errorf("one sample: %s", b)
 	}
 }
