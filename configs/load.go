@@ -147,8 +147,8 @@ func Load(src Source) (*Loaded, error) {
 		if !known[k] {
 			return nil, fmt.Errorf("--set %s: unknown config key (see configs/%s)", k, src.Base[0])
 		}
-		if v := strings.TrimSpace(val); leadingZero(v) {
-			return nil, fmt.Errorf("--set %s=%s: a leading zero, which YAML reads as octal; write %s (or 0o%s for octal)", k, v, strings.TrimLeft(v, "0"), strings.TrimLeft(v, "0"))
+		if v := strings.TrimSpace(val); yamlfile.LeadingZero(v) {
+			return nil, fmt.Errorf("--set %s=%s: a leading zero, which YAML reads as octal; %s", k, v, yamlfile.OctalHint(v))
 		}
 		v.Set(k, parseValue(val))
 		l.origin[k] = "--set " + k + "=" + strings.TrimSpace(val)
@@ -442,9 +442,9 @@ func yamlKeys(data []byte) ([]string, map[string]int, error) {
 			// whole section): say so where it is written.
 			dup = fmt.Errorf("line %d: %s: no value (null); give one, or leave the key out for the default", line, prefix)
 		}
-		if n.Kind == yaml.ScalarNode && n.Tag == "!!int" && leadingZero(n.Value) && dup == nil {
+		if n.Kind == yaml.ScalarNode && n.Tag == "!!int" && yamlfile.LeadingZero(n.Value) && dup == nil {
 			// The YAML decoder reads 012 as octal 10: surely not meant.
-			dup = fmt.Errorf("line %d: %s: %s has a leading zero, which YAML reads as octal; write %s (or 0o%s for octal)", line, prefix, n.Value, strings.TrimLeft(n.Value, "0"), strings.TrimLeft(n.Value, "0"))
+			dup = fmt.Errorf("line %d: %s: %s has a leading zero, which YAML reads as octal; %s", line, prefix, n.Value, yamlfile.OctalHint(n.Value))
 		}
 		if _, seen := lines[prefix]; !seen {
 			out = append(out, prefix)
@@ -457,13 +457,6 @@ func yamlKeys(data []byte) ([]string, map[string]int, error) {
 	}
 	sort.Strings(out)
 	return out, lines, nil
-}
-
-// leadingZero reports whether an integer is written with a leading zero
-// (012, not 0 or 0x12).
-func leadingZero(v string) bool {
-	v = strings.TrimLeft(v, "+-")
-	return len(v) > 1 && v[0] == '0' && v[1] >= '0' && v[1] <= '9'
 }
 
 // Range is a numeric value's allowed range, for CheckRanges.

@@ -285,6 +285,9 @@ func Load(nameOrPath string) (*Scenario, error) {
 	if err := yamlfile.OneDocument(data, file); err != nil {
 		return nil, err
 	}
+	if o := yamlfile.OctalInt(ix.root); o != nil {
+		return nil, yamlfile.OctalIntError(file, o)
+	}
 	s := &Scenario{file: file, ix: ix, checked: &programMemo{}}
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)

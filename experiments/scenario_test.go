@@ -354,6 +354,8 @@ variants:
 		// yaml.v3 would truncate a decimal for an integer, and NaN passes
 		// every range check.
 		{"hosts: 4", "hosts: 4.5", "s.yaml:6: hosts: got 4.5 (allowed: an integer)"},
+		// YAML reads 010 as octal 8.
+		{"hosts: 4", "hosts: 010", "s.yaml:6: 010 has a leading zero, which YAML reads as octal; write 10 (or 0o10 for octal)"},
 		{"hosts: 4", "hosts: 4.0", ""},
 		{"kind: incast, senders: 2", "kind: incast, senders: 2.5", "s.yaml:9: pattern.senders: got 2.5 (allowed: an integer)"},
 		{"queue_packets: 10}", "queue_packets: 10.5}", "s.yaml:11: variants[0].queue_packets: got 10.5 (allowed: an integer)"},

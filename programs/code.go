@@ -1,6 +1,7 @@
 package programs
 
 import (
+	"archsim/internal/yamlfile"
 	"fmt"
 	"go/ast"
 	"go/parser"
@@ -637,6 +638,9 @@ func (c *codeCtx) expr(e ast.Expr) (Expr, error) {
 	case *ast.BasicLit:
 		if x.Kind != token.INT {
 			return nil, c.errf(x.Pos(), "only integer literals are allowed in code, got %s", x.Value)
+		}
+		if yamlfile.LeadingZero(x.Value) {
+			return nil, c.errf(x.Pos(), "%s", octalLiteral(x.Value))
 		}
 		v, ok := parseIntLiteral(x.Value)
 		if !ok {

@@ -1,6 +1,8 @@
 package programs
 
 import (
+	"archsim/internal/yamlfile"
+	"errors"
 	"fmt"
 	"go/ast"
 	"go/constant"
@@ -65,6 +67,9 @@ func (s *constScope) lookup(name string) (number, bool) {
 // numbers, named constants, + - * / % << >> & | ^ and parentheses.
 func (s *constScope) evalConstString(src string) (number, error) {
 	src = strings.TrimSpace(src)
+	if yamlfile.LeadingZero(src) {
+		return number{}, errors.New(octalLiteral(src))
+	}
 	if v, ok := parseIntLiteral(src); ok {
 		return number{i: v}, nil
 	}
@@ -81,6 +86,9 @@ func (s *constScope) evalConstString(src string) (number, error) {
 func (s *constScope) evalConst(e ast.Expr) (number, error) {
 	switch e := e.(type) {
 	case *ast.BasicLit:
+		if e.Kind == token.INT && yamlfile.LeadingZero(e.Value) {
+			return number{}, errors.New(octalLiteral(e.Value))
+		}
 		if len(e.Value) > 64 || hugeExponent(e.Value) {
 			return number{}, fmt.Errorf("number %.20s... is out of range", e.Value)
 		}
@@ -275,4 +283,11 @@ func hugeExponent(lit string) bool {
 	}
 	exp := strings.TrimLeft(lit[i+1:], "+-")
 	return len(exp) > 3
+}
+
+// octalLiteral is the error for an integer written with a leading zero
+// (010), which Go's syntax and YAML read as octal (8): surely not what its
+// author meant.
+func octalLiteral(v string) string {
+	return fmt.Sprintf("%s has a leading zero, which reads as octal; %s", v, yamlfile.OctalHint(v))
 }

@@ -66,6 +66,10 @@ func TestLoaderRefusesNonsense(t *testing.T) {
 		{nil, [2]string{"port: 1}", "port: -9}"}, "h.yaml:14: mirror_sessions[0] port: must be a port 0..511 (the 9 bits of std.egress_port), got -9"},
 		{nil, [2]string{"mirror_sessions:", "multicast_groups: {7: [-5, 2]}\nmirror_sessions:"}, "h.yaml:13: multicast_groups 7[0]: must be a port 0..511 (the 9 bits of std.egress_port), got -5"},
 		{nil, [2]string{"mirror_sessions:", "multicast_groups: {7: [2, 99999999999]}\nmirror_sessions:"}, "got 99999999999"},
+		// A leading zero reads as octal (010 = 8) in YAML and in Go's syntax.
+		{nil, [2]string{"port: 1}", "port: 010}"}, "h.yaml:14: 010 has a leading zero, which YAML reads as octal; write 10 (or 0o10 for octal)"},
+		{nil, [2]string{"  meta.s = -1\n", "  meta.x = 010\n"}, "h.yaml:20: ingress: 010 has a leading zero, which reads as octal; write 10 (or 0o10 for octal)"},
+		{map[string]string{"LIMIT": "010"}, [2]string{}, "010 has a leading zero, which reads as octal; write 10 (or 0o10 for octal)"},
 	} {
 		src := hardenProgram
 		if c.edit[0] != "" {

@@ -79,6 +79,9 @@ func Load(data []byte, file string, overrides map[string]string) (*Program, erro
 	if top == nil {
 		return nil, fmt.Errorf("%s: empty program file", file)
 	}
+	if o := yamlfile.OctalInt(top); o != nil {
+		return nil, yamlfile.OctalIntError(file, o)
+	}
 	root := node{n: top, file: file}
 	l := &loader{
 		file:   file,

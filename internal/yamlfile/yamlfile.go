@@ -8,6 +8,7 @@ package yamlfile
 import (
 	"bytes"
 	"fmt"
+	"strings"
 
 	"gopkg.in/yaml.v3"
 )
@@ -45,4 +46,57 @@ func SecondDocument(data []byte) int {
 		return 0 // an empty document adds nothing
 	}
 	return second.Content[0].Line
+}
+
+// LeadingZero reports whether v is a decimal integer written with a
+// leading zero (012, -012, 0_12; not 0, 0x12, 0o12, 0.5 or 00:15:4d:...).
+func LeadingZero(v string) bool {
+	v = strings.TrimLeft(v, "+-")
+	if len(v) < 2 || v[0] != '0' {
+		return false
+	}
+	for _, c := range v[1:] {
+		if (c < '0' || c > '9') && c != '_' {
+			return false
+		}
+	}
+	return true
+}
+
+// OctalInt returns the first integer under n written with a leading zero
+// (stages: 012), which the YAML decoder reads as octal (10): surely not
+// what its author meant. nil when there is none.
+func OctalInt(n *yaml.Node) *yaml.Node {
+	if n == nil {
+		return nil
+	}
+	if n.Kind == yaml.ScalarNode && n.Tag == "!!int" && LeadingZero(n.Value) {
+		return n
+	}
+	for _, c := range n.Content {
+		if o := OctalInt(c); o != nil {
+			return o
+		}
+	}
+	return nil
+}
+
+// OctalIntError is "FILE:LINE: 012 has a leading zero ..." for n, an
+// integer OctalInt found in file.
+func OctalIntError(file string, n *yaml.Node) error {
+	return fmt.Errorf("%s:%d: %s has a leading zero, which YAML reads as octal; %s", file, n.Line, n.Value, OctalHint(n.Value))
+}
+
+// OctalHint is what to write instead of v, a decimal integer with a
+// leading zero: "write 12 (or 0o12 for octal)".
+func OctalHint(v string) string {
+	sign := ""
+	if strings.HasPrefix(v, "-") {
+		sign = "-"
+	}
+	d := strings.TrimLeft(strings.TrimLeft(v, "+-"), "0_")
+	if d == "" {
+		d = "0"
+	}
+	return fmt.Sprintf("write %s%s (or %s0o%s for octal)", sign, d, sign, d)
 }

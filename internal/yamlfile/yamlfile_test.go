@@ -23,3 +23,15 @@ func TestOneDocument(t *testing.T) {
 		}
 	}
 }
+
+// Only a decimal integer with a leading zero is octal by accident.
+func TestLeadingZero(t *testing.T) {
+	for v, want := range map[string]bool{
+		"012": true, "-012": true, "+07": true, "0_12": true, "00": true,
+		"0": false, "12": false, "0x12": false, "0o12": false, "0b1": false, "0.5": false, "00:15:4d:13:82:b7": false, "": false, "-0": false,
+	} {
+		if got := LeadingZero(v); got != want {
+			t.Errorf("LeadingZero(%q) = %v, want %v", v, got, want)
+		}
+	}
+}
