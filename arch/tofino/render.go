@@ -109,6 +109,9 @@ func (r *Report) WriteTables(w io.Writer) {
 		fmt.Fprintln(w)
 		r.writePHV(w)
 	}
+	if pu := r.Parser; pu != nil {
+		fmt.Fprintf(w, "\nParser TCAM: at least %d of the %d rows of each gress's parser (one per state transition)\n", pu.TCAMRows, pu.Capacity)
+	}
 	fmt.Fprintln(w)
 	fmt.Fprintf(w, "MAU pipeline length from the stage dependencies: ingress %d cycles, egress %d cycles", r.MAUCycles.Ingress, r.MAUCycles.Egress)
 	if p != nil && p.RawMAU[1] < p.MAUCycles[1] {

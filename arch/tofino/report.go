@@ -14,18 +14,19 @@ import (
 // object. Its keys are a contract (README "Output"): keep them stable.
 type Report struct {
 	arch.ReportHead
-	StagesUsed  int                `json:"stages_used"`
-	StagesTotal int                `json:"stages_total"`
-	Resources   compiler.Percent   `json:"resources"`
-	Units       compiler.Resources `json:"resource_units"`
-	Capacity    compiler.Resources `json:"resource_capacity_per_stage"`
-	PerStage    []StageReport      `json:"per_stage"`
-	MAUCycles   ThreadCycles       `json:"mau_cycles"`
-	PHV         *compiler.PHVUse   `json:"phv,omitempty"` // PHV containers per thread and width (nil: not placed)
-	Latency     *LatencyReport     `json:"latency,omitempty"`
-	Simulation  *RunResult         `json:"simulation,omitempty"`
-	ClockMHz    float64            `json:"clock_mhz"`
-	Seed        int64              `json:"seed"`
+	StagesUsed  int                 `json:"stages_used"`
+	StagesTotal int                 `json:"stages_total"`
+	Resources   compiler.Percent    `json:"resources"`
+	Units       compiler.Resources  `json:"resource_units"`
+	Capacity    compiler.Resources  `json:"resource_capacity_per_stage"`
+	PerStage    []StageReport       `json:"per_stage"`
+	MAUCycles   ThreadCycles        `json:"mau_cycles"`
+	PHV         *compiler.PHVUse    `json:"phv,omitempty"`    // PHV containers per thread and width (nil: not placed)
+	Parser      *compiler.ParserUse `json:"parser,omitempty"` // parser TCAM rows (a lower bound) of each gress's parser (nil: not placed)
+	Latency     *LatencyReport      `json:"latency,omitempty"`
+	Simulation  *RunResult          `json:"simulation,omitempty"`
+	ClockMHz    float64             `json:"clock_mhz"`
+	Seed        int64               `json:"seed"`
 	place       *compiler.Placement
 }
 
@@ -94,6 +95,7 @@ func NewReport(head arch.ReportHead, p *compiler.Placement, r *RunResult, seed i
 			TernaryTables: c.MAU.TernaryTables, VLIW: c.MAU.VLIWRows, MeterALU: c.MAU.MeterALUs, StatsALU: c.MAU.StatsALUs},
 		MAUCycles: ThreadCycles{Ingress: p.MAUCycles[spec.Ingress], Egress: p.MAUCycles[spec.Egress]},
 		PHV:       p.PHV,
+		Parser:    &p.Parser,
 		ClockMHz:  c.ClockMHz, Seed: seed, place: p,
 	}
 	for _, st := range p.Stages {

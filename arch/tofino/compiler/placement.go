@@ -66,6 +66,7 @@ type Placement struct {
 	MAUCycles  [2]int // per gress, after the egress minimum
 	RawMAU     [2]int // per gress, before padding
 	PHV        *PHVUse
+	Parser     ParserUse // parser TCAM rows (a lower bound) and capacity
 	deps       map[*LT][]dep
 	regStage   map[*programs.Register]int
 }
@@ -119,7 +120,11 @@ func Place(c *spec.Config, prog *programs.Program) (*Placement, error) {
 	if err := checkRules(c, prog, lts); err != nil {
 		return nil, err
 	}
-	p := &Placement{Chip: c, Prog: prog, LTs: lts, deps: map[*LT][]dep{}, regStage: map[*programs.Register]int{}}
+	parser, err := checkParser(c, prog)
+	if err != nil {
+		return nil, err
+	}
+	p := &Placement{Chip: c, Prog: prog, LTs: lts, Parser: parser, deps: map[*LT][]dep{}, regStage: map[*programs.Register]int{}}
 	p.analyze()
 	if err := p.schedule(); err != nil {
 		return nil, err

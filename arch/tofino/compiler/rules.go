@@ -41,6 +41,7 @@ const (
 	RuleTableUpdate      Rule = "table-update"    // match entries are written by the control plane, not by the data plane
 	RulePacketBuffer     Rule = "packet-buffer"   // a pipeline keeps no packets: it recirculates mirror copies instead
 	RulePHV              Rule = "phv-allocation"  // the fields a thread carries must fit its PHV containers
+	RuleParserTCAM       Rule = "parser-tcam"     // the parse graph must fit the parser's TCAM rows
 )
 
 // PlacementError is a program the chip cannot run, with the rule broken.

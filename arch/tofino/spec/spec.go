@@ -50,6 +50,7 @@ type Config struct {
 	SALU              SALU      `mapstructure:"salu"`
 	ALU               ALU       `mapstructure:"alu"`
 	Latency           Latency   `mapstructure:"latency"`
+	Parser            Parser    `mapstructure:"parser"`
 	TM                tm.Config `mapstructure:"tm"`
 	PHV               PHV       `mapstructure:"phv"`
 	Features          Features  `mapstructure:"features"`
@@ -154,6 +155,11 @@ type Latency struct {
 	ParserWindowBytes     int `mapstructure:"parser_window_bytes"`
 	DeparserBase          int `mapstructure:"deparser_base"`
 	DeparserBytesPerCycle int `mapstructure:"deparser_bytes_per_cycle"`
+}
+
+// Parser is what a gress's parser holds.
+type Parser struct {
+	TCAMRows int `mapstructure:"tcam_rows"` // match rows of the parse graph's states
 }
 
 // PHV describes the packet header vector: its containers of each size
@@ -294,6 +300,7 @@ func (c *Config) validate(l *configs.Loaded) error {
 		configs.In("latency.parser_base", float64(c.Latency.ParserBase), 0, 10000),
 		configs.In("latency.parser_per_state", float64(c.Latency.ParserPerState), 0, 10000),
 		configs.In("latency.parser_window_bytes", float64(c.Latency.ParserWindowBytes), 1, 10000),
+		configs.In("parser.tcam_rows", float64(c.Parser.TCAMRows), 1, 1<<20),
 		configs.In("latency.deparser_base", float64(c.Latency.DeparserBase), 0, 10000),
 		configs.In("latency.deparser_bytes_per_cycle", float64(c.Latency.DeparserBytesPerCycle), 1, 10000),
 		configs.In("phv.tagalong_collections", float64(c.PHV.TagalongCollections), 0, 1024),
