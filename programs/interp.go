@@ -329,7 +329,11 @@ func entryMatches(t *Table, e *Entry, vals []int64) bool {
 				return false
 			}
 		case MatchRange:
-			if v < e.Values[i] || v > e.Masks[i] {
+			if k.Bits == 64 && k.unsigned64() {
+				if uint64(v) < uint64(e.Values[i]) || uint64(v) > uint64(e.Masks[i]) {
+					return false
+				}
+			} else if v < e.Values[i] || v > e.Masks[i] {
 				return false
 			}
 		}

@@ -539,7 +539,11 @@ func (l *loader) keyValue(n node, k *Key) (v, m int64, prefix int, err error) {
 			return
 		}
 		v, m = t.Norm(v), t.Norm(m)
-		if v > m {
+		if k.unsigned64() {
+			if uint64(v) > uint64(m) {
+				return 0, 0, 0, n.errf("empty range %d..%d for %s key %s", uint64(v), uint64(m), t, k.Field.Name)
+			}
+		} else if v > m {
 			return 0, 0, 0, n.errf("empty range %d..%d for %s key %s", v, m, t, k.Field.Name)
 		}
 		return v, m, 0, nil

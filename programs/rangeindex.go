@@ -15,6 +15,9 @@ type rangeIndex struct {
 	// entry covers it). Values below starts[0] match nothing.
 	starts []int64
 	winner []*Entry
+	// flip is XORed into bounds and looked-up values: the sign bit for a
+	// bit<64> key (so that int64 order is its unsigned order), else 0.
+	flip int64
 }
 
 // rangeIndexAfter is how many lookups scan a range table unchanged before
@@ -35,11 +38,15 @@ func buildRangeIndex(t *Table, ordered []*Entry) *rangeIndex {
 		return nil
 	}
 	kind := t.Keys[0].Kind
+	flip := int64(0)
+	if t.Keys[0].unsigned64() {
+		flip = -1 << 63
+	}
 	bounds := func(e *Entry) (lo, hi int64) {
 		if kind == MatchExact {
-			return e.Values[0], e.Values[0]
+			return e.Values[0] ^ flip, e.Values[0] ^ flip
 		}
-		return e.Values[0], e.Masks[0]
+		return e.Values[0] ^ flip, e.Masks[0] ^ flip
 	}
 	// Every interval starts at an entry's low bound or just after its
 	// high bound (none after the largest int64).
@@ -58,7 +65,7 @@ func buildRangeIndex(t *Table, ordered []*Entry) *rangeIndex {
 		return nil
 	}
 	sort.Slice(cuts, func(i, j int) bool { return cuts[i] < cuts[j] })
-	ix := &rangeIndex{}
+	ix := &rangeIndex{flip: flip}
 	for i, c := range cuts {
 		if i > 0 && c == cuts[i-1] {
 			continue
@@ -100,6 +107,7 @@ func buildRangeIndex(t *Table, ordered []*Entry) *rangeIndex {
 
 // get returns the first entry in priority order whose range holds v.
 func (ix *rangeIndex) get(v int64) *Entry {
+	v ^= ix.flip
 	// The last interval starting at or below v.
 	lo, hi := 0, len(ix.starts)
 	for lo < hi {

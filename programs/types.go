@@ -188,6 +188,10 @@ type Key struct {
 	Pos   Pos
 }
 
+// unsigned64 reports whether the key is a bit<64> value: its ranges order
+// as unsigned (from 2^63 up the int64 it is stored in is negative).
+func (k *Key) unsigned64() bool { return k.Bits == 64 && !k.Expr.Type().Signed }
+
 // Param is an action parameter (action data).
 type Param struct {
 	Name  string

@@ -133,3 +133,57 @@ func TestSatAdd63(t *testing.T) {
 		t.Errorf("sat_sub(-100, 100) at int8 = %d, want -128", got)
 	}
 }
+
+// A range key on a bit<64> field compares as unsigned: a range across 2^63
+// holds the values on both sides of it (compared signed, its high bound was
+// negative and the range empty), and a value at or above 2^63 is above
+// every small one. With entries enough for the range index the same holds.
+func TestUnsigned64RangeKey(t *testing.T) {
+	for _, extra := range []int{0, 20} {
+		src := `program: u64range
+headers:
+  a: {u: 64}
+parser:
+  start: s
+  states:
+    s: {extract: a}
+metadata:
+  hit: 8
+actions:
+  mark: {params: {v: 8}, do: meta.hit = v}
+ingress: |
+  t.apply()
+tables:
+  t:
+    key: {a.u: range}
+    actions: [mark]
+    size: 64
+    default: mark(0)
+    entries:
+      - {key: "0x7ffffffffffffff0..0x8000000000000010", action: mark(1)}
+      - {key: "0x9000000000000000..0xffffffffffffffff", action: mark(4)}
+      - {key: "1..3", action: mark(2)}
+`
+		if extra > 0 {
+			src += "      - {for: {i: \"0..19\"}, key: \"(100 + 10*i)..(105 + 10*i)\", action: mark(3)}\n"
+		}
+		p, err := Load([]byte(src), "r.yaml", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		x := NewExec(NewState(p), rand.New(rand.NewSource(1)))
+		for _, c := range []struct {
+			u    int64
+			want int64
+		}{{-1<<63 + 5, 1}, {1<<63 - 5, 1}, {-1, 4}, {-1<<63 + 0x20, 0}, {5, 0}, {2, 2}, {102, 3 * int64(min(extra, 1))}} {
+			for range 40 { // past the lookups a range table is indexed after
+				x.PHV = make([]int64, len(p.Fields))
+				x.PHV[p.Field("a.u").Slot] = c.u
+				x.RunControl(p.Ingress)
+			}
+			if got := x.PHV[p.Field("meta.hit").Slot]; got != c.want {
+				t.Errorf("%d extra entries: a.u = %#x matched mark(%d), want mark(%d)", extra, uint64(c.u), got, c.want)
+			}
+		}
+	}
+}
