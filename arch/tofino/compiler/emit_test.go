@@ -115,3 +115,24 @@ func TestPacketLengthEgressOnly(t *testing.T) {
 		t.Errorf("egress read: %v", err)
 	}
 }
+
+// The intrinsic-metadata error names the line that reads (or writes) the
+// field, not the first line of the run of inline statements it sits in
+// (one keyless table named after that line).
+func TestIntrinsicErrorNamesItsLine(t *testing.T) {
+	var pe *PlacementError
+	prog := variant(t, "meta.b = meta.c\nmeta.a = bit32(std.packet_length)", "", "")
+	_, err := Place(chip(t), prog)
+	if !errors.As(err, &pe) || pe.Rule != RuleIntrinsic {
+		t.Fatalf("got %v, want rule %s", err, RuleIntrinsic)
+	}
+	first := 0
+	for _, s := range prog.Ingress.Body {
+		if as, ok := s.(*programs.AssignStmt); ok && as.Dst.Field.Name == "meta.b" {
+			first = s.Position().Line
+		}
+	}
+	if first == 0 || pe.Pos.Line != first+1 {
+		t.Errorf("error at line %d, want %d (the read; the run starts at %d): %v", pe.Pos.Line, first+1, first, err)
+	}
+}

@@ -230,8 +230,18 @@ func checkIntrinsics(c *spec.Config, prog *programs.Program, lt *LT) error {
 				continue
 			}
 			r := stdRights(c, lt.Gress, f.Std)
+			// The error names the line that writes or reads the field
+			// (a run of inline statements is one table named after its
+			// first line).
+			at := func(line int) programs.Pos {
+				pos := lt.Pos
+				if line > 0 {
+					pos.Line = line
+				}
+				return pos
+			}
 			if write && !r.write {
-				return ruleErr(RuleIntrinsic, lt.Pos, "%s writes %s, which the %s thread cannot set on %s", lt.Name, f.Name, lt.Gress, c.Name)
+				return ruleErr(RuleIntrinsic, at(writtenAt(lt, slot)), "%s writes %s, which the %s thread cannot set on %s", lt.Name, f.Name, lt.Gress, c.Name)
 			}
 			if !write && !r.read {
 				why := ""
@@ -241,7 +251,11 @@ func checkIntrinsics(c *spec.Config, prog *programs.Program, lt *LT) error {
 				case programs.StdPacketLength:
 					why = " (TNA's pkt_length is egress intrinsic metadata; in ingress read the IP header's length)"
 				}
-				return ruleErr(RuleIntrinsic, lt.Pos, "%s reads %s, which the %s thread cannot see on %s%s", lt.Name, f.Name, lt.Gress, c.Name, why)
+				reads := func(e programs.Expr) bool {
+					fe, ok := e.(*programs.FieldExpr)
+					return ok && fe.F.Slot == slot
+				}
+				return ruleErr(RuleIntrinsic, at(readAt(lt, reads)), "%s reads %s, which the %s thread cannot see on %s%s", lt.Name, f.Name, lt.Gress, c.Name, why)
 			}
 		}
 		return nil
