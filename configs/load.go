@@ -148,7 +148,7 @@ func Load(src Source) (*Loaded, error) {
 			return nil, fmt.Errorf("--set %s: unknown config key (see configs/%s)", k, src.Base[0])
 		}
 		if v := strings.TrimSpace(val); yamlfile.LeadingZero(v) {
-			return nil, fmt.Errorf("--set %s=%s: a leading zero, which YAML reads as octal; %s", k, v, yamlfile.OctalHint(v))
+			return nil, fmt.Errorf("--set %s=%s: %s", k, v, yamlfile.LeadingZeroText(v, "YAML"))
 		}
 		v.Set(k, parseValue(val))
 		l.origin[k] = "--set " + k + "=" + strings.TrimSpace(val)
@@ -442,9 +442,10 @@ func yamlKeys(data []byte) ([]string, map[string]int, error) {
 			// whole section): say so where it is written.
 			dup = fmt.Errorf("line %d: %s: no value (null); give one, or leave the key out for the default", line, prefix)
 		}
-		if n.Kind == yaml.ScalarNode && n.Tag == "!!int" && yamlfile.LeadingZero(n.Value) && dup == nil {
-			// The YAML decoder reads 012 as octal 10: surely not meant.
-			dup = fmt.Errorf("line %d: %s: %s has a leading zero, which YAML reads as octal; %s", line, prefix, n.Value, yamlfile.OctalHint(n.Value))
+		if n.Kind == yaml.ScalarNode && (n.Tag == "!!int" || n.Tag == "!!float") && yamlfile.LeadingZero(n.Value) && dup == nil {
+			// The YAML decoder reads 012 as octal 10 (and 09 as 9):
+			// surely not meant.
+			dup = fmt.Errorf("line %d: %s: %s", line, prefix, yamlfile.LeadingZeroText(n.Value, "YAML"))
 		}
 		if _, seen := lines[prefix]; !seen {
 			out = append(out, prefix)

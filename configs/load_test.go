@@ -39,7 +39,8 @@ func TestIntegerSettings(t *testing.T) {
 		{configs.Source{Sets: []string{"tofino.mau.stages=[1]"}}, "--set tofino.mau.stages=[1]: expected an integer, got a list"},
 		{configs.Source{Sets: []string{"tofino.sonic.dscp_modes=[1,2]"}}, "--set tofino.sonic.dscp_modes=[1,2]: tofino.sonic.dscp_modes[0]: expected a string, got an integer"},
 		{configs.Source{Sets: []string{"tofino.sonic.dscp_modes=5"}}, "--set tofino.sonic.dscp_modes=5: expected a list, got an integer"},
-		{configs.Source{Sets: []string{"tofino.mau.stages=012"}}, "--set tofino.mau.stages=012: a leading zero, which YAML reads as octal; write 12 (or 0o12 for octal)"},
+		{configs.Source{Sets: []string{"tofino.mau.stages=012"}}, "--set tofino.mau.stages=012: 012 has a leading zero, which YAML reads as octal; write 12 (or 0o12 for octal)"},
+		{configs.Source{Sets: []string{"tofino.mau.stages=09"}}, "--set tofino.mau.stages=09: 09 has a leading zero; write 9"},
 		{configs.Source{UserFile: octal}, octal + ":3: tofino.mau.stages: 012 has a leading zero, which YAML reads as octal; write 12 (or 0o12 for octal)"},
 	} {
 		_, err := load(c.src)

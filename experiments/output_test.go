@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"archsim/components/flowgen"
+
 	"gonum.org/v1/plot"
 )
 
@@ -99,5 +101,26 @@ plots:
 	}
 	if !strings.HasPrefix(string(data), "variant,sweep_value,time_us,packets\n") || !strings.Contains(string(data), "Tofino,376,") {
 		t.Errorf("q.csv does not name the sweep value: %.80s", data)
+	}
+}
+
+// A Protego run with nothing to summarise (no frame recovered, no flow
+// finished) leaves those CSV cells empty, as its JSON has null: a 0 would
+// read as measured.
+func TestProtegoEmptySummariesCSV(t *testing.T) {
+	r := &Result{Runs: []*Run{{Variant: "P", ProtegoRun: &ProtegoRun{FCTUs: &flowgen.Summary{}}}}}
+	rows := r.protegoRunRows()
+	col := map[string]int{}
+	for i, h := range rows[0] {
+		col[h] = i
+	}
+	for _, h := range []string{"recovery_us_p50", "recovery_us_max", "recovery_us_mean", "recovery_us_p90", "fct_us_p50", "fct_us_p9999"} {
+		i, ok := col[h]
+		if !ok {
+			t.Fatalf("no column %s in %v", h, rows[0])
+		}
+		if v := rows[1][i]; v != "" {
+			t.Errorf("%s = %q with no samples, want empty", h, v)
+		}
 	}
 }

@@ -256,8 +256,14 @@ func (r *Result) protegoRunRows() [][]string {
 			continue
 		}
 		fct, fct4 := []string{"", "", ""}, ""
-		if f := p.FCTUs; f != nil {
+		if f := p.FCTUs; f != nil && f.N > 0 {
 			fct, fct4 = []string{f2s(f.P50), f2s(f.P99), f2s(f.P999)}, f2s(f.P9999)
+		}
+		rec := func(x float64) string { // empty when no frame was recovered
+			if p.RecoveryUs.N == 0 {
+				return ""
+			}
+			return f2s(x)
 		}
 		good := ""
 		if p.GoodputGbps != nil {
@@ -266,10 +272,10 @@ func (r *Result) protegoRunRows() [][]string {
 		rows = append(rows, append(append([]string{run.Variant, run.Value, f2s(p.LinkLoss), f2s(p.LinkLossMeasured), strconv.Itoa(p.Copies),
 			i64(p.Offered), i64(p.Delivered), i64(p.Unrecovered), i64(p.Duplicates), i64(p.Reordered), f2s(p.EffectiveLoss),
 			f2s(p.EffectiveLossCI[0]), f2s(p.EffectiveLossCI[1]), f2s(p.EffectiveLossExpected), f2s(p.EffectiveGbps),
-			i64(p.TxBufferMaxBytes), i64(p.RxBufferMaxBytes), f2s(p.RecoveryUs.P50), f2s(p.RecoveryUs.P99), f2s(p.RecoveryUs.Max),
+			i64(p.TxBufferMaxBytes), i64(p.RxBufferMaxBytes), rec(p.RecoveryUs.P50), rec(p.RecoveryUs.P99), rec(p.RecoveryUs.Max),
 			i64(p.AckTimeouts), strconv.Itoa(p.PFCPauses), f2s(p.PausedUs), f2s(p.TxRecircShare), f2s(p.RxRecircShare)}, fct...),
 			good, i64(run.Events), strconv.FormatBool(run.ConservationOK),
-			strconv.FormatBool(p.Measurable), strconv.Itoa(p.RecoveryUs.N), f2s(p.RecoveryUs.Mean), f2s(p.RecoveryUs.P90),
+			strconv.FormatBool(p.Measurable), strconv.Itoa(p.RecoveryUs.N), rec(p.RecoveryUs.Mean), rec(p.RecoveryUs.P90),
 			strconv.Itoa(p.PFCResumes), strconv.Itoa(p.SenderQueueDrops), strconv.Itoa(p.ReceiverQueueDrops),
 			f2s(p.HeaderOverhead), f2s(p.TimerMpps), fct4))
 	}

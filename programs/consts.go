@@ -289,5 +289,5 @@ func hugeExponent(lit string) bool {
 // (010), which Go's syntax and YAML read as octal (8): surely not what its
 // author meant.
 func octalLiteral(v string) string {
-	return fmt.Sprintf("%s has a leading zero, which reads as octal; %s", v, yamlfile.OctalHint(v))
+	return yamlfile.LeadingZeroText(v, "")
 }

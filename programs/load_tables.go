@@ -481,6 +481,9 @@ func (l *loader) keyValue(n node, k *Key) (v, m int64, prefix int, err error) {
 		case MatchExact:
 			return 0, 0, 0, n.errf("exact keys need a value, not _")
 		case MatchRange:
+			if k.unsigned64() {
+				return 0, -1, 0, nil // 0..2^64-1, as unsigned (unsigned64)
+			}
 			return t.Min(), t.Max(), 0, nil
 		}
 		return 0, 0, 0, nil

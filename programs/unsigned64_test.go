@@ -187,3 +187,41 @@ tables:
 		}
 	}
 }
+
+// "_" on a bit<64> range key is every value, 2^63 and up included (it was
+// 0..2^63-1).
+func TestUnsigned64RangeWildcard(t *testing.T) {
+	p, err := Load([]byte(`program: u64any
+headers:
+  a: {u: 64}
+parser:
+  start: s
+  states:
+    s: {extract: a}
+metadata:
+  hit: 8
+actions:
+  mark: {params: {v: 8}, do: meta.hit = v}
+ingress: |
+  t.apply()
+tables:
+  t:
+    key: {a.u: range}
+    actions: [mark]
+    default: mark(0)
+    entries:
+      - {key: "_", action: mark(1)}
+`), "w.yaml", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := NewExec(NewState(p), rand.New(rand.NewSource(1)))
+	for _, u := range []int64{0, 5, 1<<63 - 1, -1 << 63, -1} {
+		x.PHV = make([]int64, len(p.Fields))
+		x.PHV[p.Field("a.u").Slot] = u
+		x.RunControl(p.Ingress)
+		if got := x.PHV[p.Field("meta.hit").Slot]; got != 1 {
+			t.Errorf("a.u = %#x: mark(%d), want mark(1)", uint64(u), got)
+		}
+	}
+}

@@ -253,6 +253,10 @@ func renderProtego(w io.Writer, res *experiments.Result) {
 		if f := p.FCTUs; f != nil && f.N > 0 {
 			fct = fmt.Sprintf("%.1f / %.1f", f.P50, f.P999)
 		}
+		recovery := "-" // no frame was recovered
+		if p.RecoveryUs.N > 0 {
+			recovery = fmt.Sprintf("%.2f / %.2f", p.RecoveryUs.P50, p.RecoveryUs.Max)
+		}
 		gbps := fmt.Sprintf("%.2f", p.EffectiveGbps)
 		switch {
 		case p.GoodputGbps != nil:
@@ -263,7 +267,7 @@ func renderProtego(w io.Writer, res *experiments.Result) {
 		t.Row(r.Variant, sw, fmt.Sprintf("%.3g", p.LinkLoss), fmt.Sprint(p.Copies), fmt.Sprint(p.Offered), fmt.Sprint(p.Unrecovered),
 			fmt.Sprintf("%d / %d", p.Reordered, p.Duplicates), fmt.Sprintf("%.2g [%.2g, %.2g]", p.EffectiveLoss, p.EffectiveLossCI[0], p.EffectiveLossCI[1]), gbps,
 			fmt.Sprintf("%.1f", float64(p.TxBufferMaxBytes)/1000), fmt.Sprintf("%.1f", float64(p.RxBufferMaxBytes)/1000),
-			fmt.Sprintf("%.2f / %.2f", p.RecoveryUs.P50, p.RecoveryUs.Max), fmt.Sprint(p.PFCPauses), fct, fmt.Sprint(r.ConservationOK))
+			recovery, fmt.Sprint(p.PFCPauses), fct, fmt.Sprint(r.ConservationOK))
 	}
 	t.Render()
 }

@@ -70,7 +70,9 @@ func OctalInt(n *yaml.Node) *yaml.Node {
 	if n == nil {
 		return nil
 	}
-	if n.Kind == yaml.ScalarNode && n.Tag == "!!int" && LeadingZero(n.Value) {
+	// 012 is an !!int (octal 10); 09 a !!float (9): both are refused, so
+	// that a leading zero means the same everywhere.
+	if n.Kind == yaml.ScalarNode && (n.Tag == "!!int" || n.Tag == "!!float") && LeadingZero(n.Value) {
 		return n
 	}
 	for _, c := range n.Content {
@@ -84,12 +86,15 @@ func OctalInt(n *yaml.Node) *yaml.Node {
 // OctalIntError is "FILE:LINE: 012 has a leading zero ..." for n, an
 // integer OctalInt found in file.
 func OctalIntError(file string, n *yaml.Node) error {
-	return fmt.Errorf("%s:%d: %s has a leading zero, which YAML reads as octal; %s", file, n.Line, n.Value, OctalHint(n.Value))
+	return fmt.Errorf("%s:%d: %s", file, n.Line, LeadingZeroText(n.Value, "YAML"))
 }
 
-// OctalHint is what to write instead of v, a decimal integer with a
-// leading zero: "write 12 (or 0o12 for octal)".
-func OctalHint(v string) string {
+// LeadingZeroText says what is wrong with v, a decimal integer written
+// with a leading zero, and what to write: "012 has a leading zero, which
+// YAML reads as octal; write 12 (or 0o12 for octal)" (reader: who reads
+// it so, "" for no one in particular), or for digits octal has not ("09":
+// YAML reads 9, Go's syntax refuses it) "09 has a leading zero; write 9".
+func LeadingZeroText(v, reader string) string {
 	sign := ""
 	if strings.HasPrefix(v, "-") {
 		sign = "-"
@@ -98,5 +103,11 @@ func OctalHint(v string) string {
 	if d == "" {
 		d = "0"
 	}
-	return fmt.Sprintf("write %s%s (or %s0o%s for octal)", sign, d, sign, d)
+	if strings.ContainsAny(d, "89") {
+		return fmt.Sprintf("%s has a leading zero; write %s%s", v, sign, d)
+	}
+	if reader != "" {
+		reader += " "
+	}
+	return fmt.Sprintf("%s has a leading zero, which %sreads as octal; write %s%s (or %s0o%s for octal)", v, reader, sign, d, sign, d)
 }

@@ -3,6 +3,8 @@ package yamlfile
 import (
 	"strings"
 	"testing"
+
+	"gopkg.in/yaml.v3"
 )
 
 func TestOneDocument(t *testing.T) {
@@ -33,5 +35,28 @@ func TestLeadingZero(t *testing.T) {
 		if got := LeadingZero(v); got != want {
 			t.Errorf("LeadingZero(%q) = %v, want %v", v, got, want)
 		}
+	}
+}
+
+// The message suggests 0o only for digits octal has; YAML reads 09 as the
+// float 9, and OctalInt refuses it too, so a leading zero means one thing.
+func TestLeadingZeroText(t *testing.T) {
+	for v, want := range map[string]string{
+		"012":  "012 has a leading zero, which YAML reads as octal; write 12 (or 0o12 for octal)",
+		"-012": "-012 has a leading zero, which YAML reads as octal; write -12 (or -0o12 for octal)",
+		"00":   "00 has a leading zero, which YAML reads as octal; write 0 (or 0o0 for octal)",
+		"09":   "09 has a leading zero; write 9",
+		"0_18": "0_18 has a leading zero; write 18",
+	} {
+		if got := LeadingZeroText(v, "YAML"); got != want {
+			t.Errorf("LeadingZeroText(%q) = %q, want %q", v, got, want)
+		}
+	}
+	var doc yaml.Node
+	if err := yaml.Unmarshal([]byte("a: 1\nb: [2, 09]\n"), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if n := OctalInt(&doc); n == nil || n.Value != "09" || n.Line != 2 {
+		t.Errorf("OctalInt found %+v, want 09 on line 2", n)
 	}
 }
