@@ -134,13 +134,9 @@ func TestSatAdd63(t *testing.T) {
 	}
 }
 
-// A range key on a bit<64> field compares as unsigned: a range across 2^63
-// holds the values on both sides of it (compared signed, its high bound was
-// negative and the range empty), and a value at or above 2^63 is above
-// every small one. With entries enough for the range index the same holds.
-func TestUnsigned64RangeKey(t *testing.T) {
-	for _, extra := range []int{0, 20} {
-		src := `program: u64range
+// u64RangeTable is a program whose table t matches a bit<64> field by
+// range; its entries follow.
+const u64RangeTable = `program: u64range
 headers:
   a: {u: 64}
 parser:
@@ -159,7 +155,15 @@ tables:
     actions: [mark]
     size: 64
     default: mark(0)
-    entries:
+    entries:`
+
+// A range key on a bit<64> field compares as unsigned: a range across 2^63
+// holds the values on both sides of it (compared signed, its high bound was
+// negative and the range empty), and a value at or above 2^63 is above
+// every small one. With entries enough for the range index the same holds.
+func TestUnsigned64RangeKey(t *testing.T) {
+	for _, extra := range []int{0, 20} {
+		src := u64RangeTable + `
       - {key: "0x7ffffffffffffff0..0x8000000000000010", action: mark(1)}
       - {key: "0x9000000000000000..0xffffffffffffffff", action: mark(4)}
       - {key: "1..3", action: mark(2)}
@@ -191,25 +195,7 @@ tables:
 // "_" on a bit<64> range key is every value, 2^63 and up included (it was
 // 0..2^63-1).
 func TestUnsigned64RangeWildcard(t *testing.T) {
-	p, err := Load([]byte(`program: u64any
-headers:
-  a: {u: 64}
-parser:
-  start: s
-  states:
-    s: {extract: a}
-metadata:
-  hit: 8
-actions:
-  mark: {params: {v: 8}, do: meta.hit = v}
-ingress: |
-  t.apply()
-tables:
-  t:
-    key: {a.u: range}
-    actions: [mark]
-    default: mark(0)
-    entries:
+	p, err := Load([]byte(u64RangeTable+`
       - {key: "_", action: mark(1)}
 `), "w.yaml", nil)
 	if err != nil {
